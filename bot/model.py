@@ -1,0 +1,164 @@
+"""The project's value types: frozen dataclasses shared by every stage of the pipeline.
+
+Positions are 1-based lines and 1-based columns counted in Unicode code points, with end
+positions exclusive (`end_column` is one past the last character). Paths are repo-relative
+POSIX strings. Conversions from tool-specific conventions (0-based, UTF-16, byte offsets)
+happen in `bot.positions`, never here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Literal
+
+
+class Severity(IntEnum):
+    """Ordered so that `a > b` means "a is worse"."""
+
+    INFO = 1
+    WARNING = 2
+    ERROR = 3
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+    @classmethod
+    def parse(cls, text: str) -> Severity:
+        key = text.strip().lower()
+        aliases = {"information": "info", "hint": "info", "note": "info", "warn": "warning",
+                   "fatal": "error", "err": "error"}
+        return cls[aliases.get(key, key).upper()]
+
+
+Scope = Literal["introduced", "changed", "preexisting", "fixed"]
+Where = Literal["diff", "elsewhere"]
+Applicability = Literal["safe", "unsafe", "display"]
+ToolStatus = Literal["ok", "missing", "failed", "timeout", "skipped"]
+FileStatus = Literal["added", "modified", "deleted", "renamed", "copied"]
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    """A range in one file: 1-based lines and columns, end exclusive."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace the text of `span` in `path` with `new_text` (an empty span inserts)."""
+
+    path: str
+    span: Span
+    new_text: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    description: str
+    edits: tuple[Edit, ...]
+    applicability: Applicability = "safe"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One diagnostic as a tool reported it, normalised.
+
+    `file_level` findings (no meaningful line) carry line 1 and are matched by message only.
+    """
+
+    tool: str
+    rule: str
+    severity: Severity
+    message: str
+    path: str
+    span: Span
+    url: str | None = None
+    fix: Fix | None = None
+    file_level: bool = False
+
+    @property
+    def line(self) -> int:
+        return self.span.line
+
+    @property
+    def column(self) -> int:
+        return self.span.column
+
+    def sort_key(self) -> tuple[str, int, int, str, str, str]:
+        return (self.path, self.span.line, self.span.column, self.tool, self.rule, self.message)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A finding with its scope against the merge base.
+
+    For `fixed`, `finding` is the base finding and `base` is None. For a head finding with a
+    base partner, `base` is that partner (its path and line are at the merge base).
+    """
+
+    finding: Finding
+    scope: Scope
+    fingerprint: str
+    where: Where | None = None  # introduced findings only
+    touched: bool = False  # preexisting/changed finding on a line the change touched
+    base: Finding | None = None
+    reasons: tuple[str, ...] = ()  # why "changed": message-args, message, severity-up, ...
+    matched_by: str | None = None  # the matching pass (P1..P8) that paired it
+
+    @property
+    def severity_up(self) -> bool:
+        return "severity-up" in self.reasons
+
+
+@dataclass(frozen=True)
+class ToolRun:
+    """What happened to one tool in one review (both revisions)."""
+
+    name: str
+    version: str | None
+    status: ToolStatus
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One file of the diff between the merge base and the head.
+
+    `changed_lines` are head line numbers that are added or modified; `hunk_lines` are head
+    line numbers inside a hunk of a default 3-line-context unified diff (what a forge lets
+    a review comment sit on).
+    """
+
+    path: str  # head path (base path for deleted files)
+    old_path: str | None  # base path; None for added files
+    status: FileStatus
+    changed_lines: frozenset[int] = frozenset()
+    hunk_lines: frozenset[int] = frozenset()
+    binary: bool = False
+    similarity: int | None = None  # rename score
+
+
+@dataclass(frozen=True)
+class ReviewResult:
+    """Everything the core review computed; renderers and forges only show this."""
+
+    base_ref: str  # what the user named as the target
+    merge_base: str  # full sha of the merge base
+    head: str  # full sha of the head
+    tools: tuple[ToolRun, ...]
+    findings: tuple[Verdict, ...]  # head findings: introduced, changed, preexisting
+    fixed: tuple[Verdict, ...]  # base findings with no partner
+    changes: tuple[FileChange, ...] = ()
+    notes: tuple[str, ...] = ()  # warnings for the reader (no baseline for X, ...)
+    unbaselined: frozenset[str] = field(default_factory=frozenset)  # paths without a baseline
+
+    def count(self, scope: Scope) -> int:
+        if scope == "fixed":
+            return len(self.fixed)
+        return sum(1 for v in self.findings if v.scope == scope)

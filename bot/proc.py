@@ -1,0 +1,171 @@
+"""The one subprocess chokepoint: every external program the bot runs goes through here.
+
+Each call gets a timeout that kills the whole process group (linters fork workers, language
+servers fork node), capped stdout/stderr, and a typed error when the binary is missing.
+Long-lived processes (language servers) use `spawn` + `kill_group` from here too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_TIMEOUT = 300.0
+OUTPUT_CAP = 64 * 1024 * 1024  # bytes kept per stream; the rest is dropped and flagged
+
+
+class ProcError(Exception):
+    """Base of the errors raised here."""
+
+
+class MissingBinary(ProcError):
+    def __init__(self, program: str, hint: str = "") -> None:
+        self.program = program
+        self.hint = hint
+        super().__init__(f"{program}: not found" + (f" (install: {hint})" if hint else ""))
+
+
+class Timeout(ProcError):
+    def __init__(self, argv: Sequence[str], seconds: float, stderr: bytes) -> None:
+        self.argv = list(argv)
+        self.seconds = seconds
+        self.stderr = stderr
+        super().__init__(f"{Path(argv[0]).name}: no result after {seconds:g}s; process group killed")
+
+
+@dataclass(frozen=True)
+class Result:
+    argv: tuple[str, ...]
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+    truncated: bool = False
+
+    @property
+    def out(self) -> str:
+        return self.stdout.decode("utf-8", errors="replace")
+
+    @property
+    def err(self) -> str:
+        return self.stderr.decode("utf-8", errors="replace")
+
+    def err_tail(self, lines: int = 15) -> str:
+        return tail(self.err, lines)
+
+
+def tail(text: str, lines: int = 15) -> str:
+    kept = [ln for ln in text.strip().splitlines() if ln.strip()]
+    return "\n".join(kept[-lines:])
+
+
+def _env(extra: Mapping[str, str] | None) -> dict[str, str]:
+    env = dict(os.environ)
+    # Tools must not paint their output or ask questions.
+    env.update({"NO_COLOR": "1", "FORCE_COLOR": "0", "TERM": "dumb", "GIT_TERMINAL_PROMPT": "0"})
+    if extra:
+        env.update(extra)
+    return env
+
+
+def kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """Kill a process started with `start_new_session=True` and everything it forked."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError):
+        proc.kill()
+
+
+def _reader(stream: object, sink: bytearray, flag: list[bool]) -> None:
+    read = stream.read  # type: ignore[attr-defined]
+    while True:
+        chunk = read(65536)
+        if not chunk:
+            break
+        room = OUTPUT_CAP - len(sink)
+        if room > 0:
+            sink.extend(chunk[:room])
+        if len(chunk) > room:
+            flag[0] = True
+
+
+def run(
+    argv: Sequence[str],
+    *,
+    cwd: str | Path | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    env: Mapping[str, str] | None = None,
+    stdin: bytes | None = None,
+    hint: str = "",
+) -> Result:
+    """Run `argv` to completion; never raises for a non-zero exit, only for missing/timeout."""
+    try:
+        proc = subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env=_env(env),
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+    except FileNotFoundError as exc:
+        raise MissingBinary(str(argv[0]), hint) from exc
+    except PermissionError as exc:
+        raise MissingBinary(str(argv[0]), hint or f"{argv[0]} is not executable") from exc
+    out, err = bytearray(), bytearray()
+    flag = [False]
+    threads = [
+        threading.Thread(target=_reader, args=(proc.stdout, out, flag), daemon=True),
+        threading.Thread(target=_reader, args=(proc.stderr, err, flag), daemon=True),
+    ]
+    for t in threads:
+        t.start()
+    if stdin is not None and proc.stdin is not None:
+        with contextlib.suppress(BrokenPipeError):
+            proc.stdin.write(stdin)
+        with contextlib.suppress(BrokenPipeError):
+            proc.stdin.close()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        kill_group(proc)
+        proc.wait()
+        for t in threads:
+            t.join(timeout=5)
+        raise Timeout(argv, timeout, bytes(err)) from None
+    # The leader exited; children that kept the pipes open must not hang us.
+    for t in threads:
+        t.join(timeout=10)
+    if any(t.is_alive() for t in threads):
+        kill_group(proc)
+        for t in threads:
+            t.join(timeout=5)
+    return Result(tuple(str(a) for a in argv), proc.returncode, bytes(out), bytes(err), flag[0])
+
+
+def spawn(
+    argv: Sequence[str],
+    *,
+    cwd: str | Path | None = None,
+    env: Mapping[str, str] | None = None,
+    hint: str = "",
+) -> subprocess.Popen[bytes]:
+    """Start a long-lived process with piped stdio in its own process group."""
+    try:
+        return subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env=_env(env),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+    except FileNotFoundError as exc:
+        raise MissingBinary(str(argv[0]), hint) from exc
