@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Installs the external tools the bot drives into tools/ (npm packages into tools/node_modules,
+# Go tools into tools/bin) and checks the ones that come with a toolchain (cargo clippy).
+# The Dockerfile runs this same script. Idempotent: re-running only fills what is missing.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+tools="$here/tools"
+
+log() { printf 'install-tools: %s\n' "$*" >&2; }
+
+install_npm() {
+  if ! command -v npm >/dev/null; then
+    log "npm not found: eslint, biome and typescript-language-server will be reported missing"
+    return 0
+  fi
+  if cmp -s "$tools/package-lock.json" "$tools/node_modules/.reviewbot-installed" 2>/dev/null; then
+    return 0
+  fi
+  log "npm packages -> tools/node_modules"
+  (cd "$tools" && npm ci --no-audit --no-fund --loglevel=error)
+  cp "$tools/package-lock.json" "$tools/node_modules/.reviewbot-installed"
+}
+
+install_go() {
+  local spec
+  { grep -v '^\s*\(#\|$\)' "$tools/go-tools.txt" || true; } | while read -r spec; do
+    if ! command -v go >/dev/null; then
+      log "go not found: skipping $spec"
+      continue
+    fi
+    local name="${spec%@*}"; name="${name%/v[0-9]*}"; name="${name##*/}"
+    local stamp="$tools/bin/.$name.version"
+    if [ -x "$tools/bin/$name" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$spec" ]; then
+      continue
+    fi
+    log "go install $spec -> tools/bin"
+    GOBIN="$tools/bin" GOFLAGS=-mod=mod go install "$spec"
+    echo "$spec" > "$stamp"
+  done
+}
+
+check_cargo() {
+  if command -v cargo >/dev/null && ! cargo clippy --version >/dev/null 2>&1; then
+    log "cargo found but clippy is not: run 'rustup component add clippy'"
+  fi
+}
+
+mkdir -p "$tools/bin"
+install_npm
+install_go
+check_cargo
+log "done"
