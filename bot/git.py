@@ -1,0 +1,112 @@
+"""Flat git verbs over the subprocess chokepoint. Every git call of the bot lives here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot import proc
+from bot.errors import BotError
+
+GIT_TIMEOUT = 600.0
+
+
+def git(repo: Path, *args: str, check: bool = True, stdin: bytes | None = None) -> proc.Result:
+    # -c core.quotepath=off keeps non-ASCII paths readable where -z is not used.
+    argv = ["git", "-c", "core.quotepath=off", "-c", "safe.directory=*", *args]
+    try:
+        result = proc.run(argv, cwd=repo, timeout=GIT_TIMEOUT, stdin=stdin,
+                          hint="install git (apt-get install git)")
+    except proc.MissingBinary as exc:
+        raise BotError(f"git is not installed: {exc}") from exc
+    except proc.Timeout as exc:
+        raise BotError(f"git {' '.join(args[:2])} timed out after {exc.seconds:g}s") from exc
+    if check and result.returncode != 0:
+        raise BotError(f"git {' '.join(args)} failed: {result.err_tail(5) or result.out.strip()}")
+    return result
+
+
+def toplevel(path: Path) -> Path:
+    result = git(path, "rev-parse", "--show-toplevel", check=False)
+    if result.returncode != 0:
+        raise BotError(f"{path} is not inside a git repository (run inside a checkout or pass --repo)")
+    return Path(result.out.strip())
+
+
+def rev_parse(repo: Path, rev: str) -> str | None:
+    result = git(repo, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}", check=False)
+    return result.out.strip() or None if result.returncode == 0 else None
+
+
+def merge_base(repo: Path, a: str, b: str) -> str | None:
+    result = git(repo, "merge-base", a, b, check=False)
+    return result.out.strip() or None if result.returncode == 0 else None
+
+
+def is_shallow(repo: Path) -> bool:
+    return git(repo, "rev-parse", "--is-shallow-repository").out.strip() == "true"
+
+
+def fetch_deepen(repo: Path, remote: str, ref: str, depth: int) -> bool:
+    return git(repo, "fetch", "--quiet", f"--deepen={depth}", remote, ref, check=False).returncode == 0
+
+
+def default_branch(repo: Path) -> str | None:
+    """The remote's default branch as `origin/<name>`, if the clone knows it."""
+    result = git(repo, "symbolic-ref", "--quiet", "refs/remotes/origin/HEAD", check=False)
+    if result.returncode == 0 and result.out.strip():
+        return result.out.strip().removeprefix("refs/remotes/")
+    return None
+
+
+def show(repo: Path, rev: str, path: str) -> bytes | None:
+    """The blob at `rev:path`, or None when the path does not exist there."""
+    result = git(repo, "cat-file", "blob", f"{rev}:{path}", check=False)
+    return result.stdout if result.returncode == 0 else None
+
+
+def blob_ids(repo: Path, rev: str, paths: list[str]) -> dict[str, str]:
+    """Blob sha of each path at rev (paths missing at rev are left out)."""
+    if not paths:
+        return {}
+    result = git(repo, "ls-tree", "-z", "--full-tree", rev, "--", *paths)
+    out: dict[str, str] = {}
+    for entry in result.stdout.split(b"\0"):
+        if not entry:
+            continue
+        meta, _, name = entry.partition(b"\t")
+        parts = meta.split()
+        if len(parts) == 3 and parts[1] == b"blob":
+            out[name.decode("utf-8", "surrogateescape")] = parts[2].decode()
+    return out
+
+
+def diff_name_status(repo: Path, base: str, head: str, rename_threshold: int = 50) -> bytes:
+    return git(repo, "diff", "--no-ext-diff", "--no-textconv", "-z", "--name-status",
+               f"-M{rename_threshold}%", base, head).stdout
+
+
+def diff_unified(repo: Path, base: str, head: str, paths: tuple[str, str] | None = None,
+                 context: int = 0) -> bytes:
+    """Unified diff with `context` lines; `paths` = (old, new) compares two blobs."""
+    args = ["diff", "--no-ext-diff", "--no-textconv", "--no-color", "--histogram", f"-U{context}"]
+    if paths is None:
+        return git(repo, *args, "-M50%", base, head).stdout
+    old, new = paths
+    return git(repo, *args, f"{base}:{old}", f"{head}:{new}").stdout
+
+
+def worktree_add(repo: Path, where: Path, rev: str) -> None:
+    git(repo, "worktree", "add", "--detach", "--force", "--quiet", str(where), rev)
+
+
+def worktree_remove(repo: Path, where: Path) -> None:
+    git(repo, "worktree", "remove", "--force", str(where), check=False)
+    git(repo, "worktree", "prune", check=False)
+
+
+def status_porcelain(repo: Path) -> str:
+    return git(repo, "status", "--porcelain", "--untracked-files=no").out
+
+
+def short(sha: str) -> str:
+    return sha[:12]
