@@ -1,0 +1,82 @@
+"""The contract every tool satisfies (linters and language servers alike).
+
+The pipeline asks each registered analyzer whether it applies to the head checkout, resolves
+its binary, then asks it to collect findings for a `Target` (one revision's checkout and the
+changed paths there). Linters implement it through `bot.linters.base.LinterSpec`, language
+servers through `bot.lsp`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from bot.model import Finding, ToolStatus
+
+
+@dataclass(frozen=True)
+class Target:
+    """One revision to analyse.
+
+    `root` is a checkout of the revision (a worktree, or the repository itself for the head when
+    it is checked out and clean). `paths` are the changed files that exist at this revision,
+    repo-relative POSIX. The base checkout already carries the head's configuration files.
+    """
+
+    root: Path
+    rev: str
+    paths: tuple[str, ...]
+    side: str  # "base" or "head"
+    timeout: float = 300.0
+    cache_dir: Path | None = None  # findings cache, when enabled
+    # Head-only knowledge some tools need at both revisions: the full list of changed head
+    # paths, and the repository the worktrees belong to.
+    repo: Path | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one analyzer produced for one Target."""
+
+    tool: str
+    status: ToolStatus
+    findings: tuple[Finding, ...] = ()
+    version: str | None = None
+    message: str = ""  # for failed/timeout: what happened and the stderr tail
+    # Paths whose results are unusable (the tool crashed on them, or could not parse them):
+    # the classifier gives their findings no baseline instead of guessing.
+    failed_paths: frozenset[str] = frozenset()
+    # Extra paths (beyond Target.paths) the tool analysed, e.g. importers of changed modules.
+    extra_paths: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """Where the analyzer's binary is, or why it is not available."""
+
+    executable: str | None
+    version: str | None = None
+    install_hint: str = ""
+    message: str = ""
+
+
+class Analyzer(Protocol):
+    """A tool the review can run: a linter or a language server."""
+
+    @property
+    def name(self) -> str: ...
+
+    def applies(self, root: Path, changed: Sequence[str]) -> bool:
+        """Its config/root marker exists in the head checkout and some changed path is its kind."""
+        ...
+
+    def resolve(self, root: Path) -> Resolution:
+        """Find the binary (repo-local first, then PATH, then the bot's tools folder)."""
+        ...
+
+    def collect(self, target: Target, resolution: Resolution) -> Outcome:
+        """Run on `target` and return its findings, paths repo-relative to `target.root`."""
+        ...

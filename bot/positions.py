@@ -1,0 +1,85 @@
+"""The one place that converts positions between tool conventions and the model's.
+
+The model uses 1-based lines and 1-based columns counted in Unicode code points, end exclusive.
+Tools speak 0-based lines (LSP), UTF-16 code units (LSP, JavaScript), byte offsets (rustc,
+Go), or character offsets from the start of the file (ESLint fixes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from urllib.parse import quote, unquote, urlparse
+
+from bot.model import Span
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines with their endings kept, so offsets can be summed back."""
+    return text.splitlines(keepends=True) or [""]
+
+
+def utf16_to_column(line_text: str, units: int) -> int:
+    """1-based code-point column for a 0-based UTF-16 offset within a line."""
+    count = 0
+    for index, char in enumerate(line_text):
+        if count >= units:
+            return index + 1
+        count += 2 if ord(char) > 0xFFFF else 1
+    return len(line_text) + 1 if count >= units else len(line_text) + 1
+
+
+def column_to_utf16(line_text: str, column: int) -> int:
+    """0-based UTF-16 offset for a 1-based code-point column."""
+    return sum(2 if ord(c) > 0xFFFF else 1 for c in line_text[: column - 1])
+
+
+def byte_to_column(line_text: str, byte_offset: int) -> int:
+    """1-based code-point column for a 0-based UTF-8 byte offset within a line."""
+    data = line_text.encode("utf-8")[:byte_offset]
+    return len(data.decode("utf-8", errors="ignore")) + 1
+
+
+def offset_to_position(lines: Sequence[str], offset: int, utf16: bool = False) -> tuple[int, int]:
+    """(line, column), both 1-based, for a 0-based offset into the joined `lines`.
+
+    `utf16` counts the offset in UTF-16 code units (JavaScript string indices).
+    """
+    remaining = offset
+    for number, line in enumerate(lines, start=1):
+        size = sum(2 if ord(c) > 0xFFFF else 1 for c in line) if utf16 else len(line)
+        if remaining < size or number == len(lines):
+            column = utf16_to_column(line, remaining) if utf16 else min(remaining, len(line)) + 1
+            return number, column
+        remaining -= size
+    return max(1, len(lines)), 1
+
+
+def lsp_range_to_span(lines: Sequence[str], start: tuple[int, int], end: tuple[int, int]) -> Span:
+    """Span for an LSP range given as (0-based line, UTF-16 character) pairs."""
+
+    def point(line0: int, char: int) -> tuple[int, int]:
+        if line0 >= len(lines):
+            return line0 + 1, 1
+        return line0 + 1, utf16_to_column(lines[line0].rstrip("\r\n"), char)
+
+    (sl, sc), (el, ec) = point(*start), point(*end)
+    return Span(sl, sc, el, ec)
+
+
+def span_to_lsp_range(lines: Sequence[str], span: Span) -> tuple[tuple[int, int], tuple[int, int]]:
+    def point(line: int, column: int) -> tuple[int, int]:
+        text = lines[line - 1].rstrip("\r\n") if 0 < line <= len(lines) else ""
+        return line - 1, column_to_utf16(text, column)
+
+    return point(span.line, span.column), point(span.end_line, span.end_column)
+
+
+def path_to_uri(path: Path) -> str:
+    """file:// URI with spaces and non-ASCII percent-encoded, as servers expect."""
+    return "file://" + quote(str(path.resolve()), safe="/")
+
+
+def uri_to_path(uri: str) -> Path:
+    parsed = urlparse(uri)
+    return Path(unquote(parsed.path))
