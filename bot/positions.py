@@ -26,7 +26,7 @@ def utf16_to_column(line_text: str, units: int) -> int:
         if count >= units:
             return index + 1
         count += 2 if ord(char) > 0xFFFF else 1
-    return len(line_text) + 1 if count >= units else len(line_text) + 1
+    return len(line_text) + 1
 
 
 def column_to_utf16(line_text: str, column: int) -> int:

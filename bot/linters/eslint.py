@@ -1,0 +1,98 @@
+"""ESLint (`-f json-with-metadata`): file scope; `fix` is a safe fix, `suggestions` unsafe."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bot import proc
+from bot.analyzer import Target
+from bot.linters.base import GarbageOutput, LinterSpec, Unit, relpath
+from bot.model import Edit, Finding, Fix, Severity, Span
+from bot.positions import offset_to_position, split_lines, utf16_to_column
+
+JS_EXTENSIONS = frozenset({".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"})
+CONFIG_FILES = (
+    *(f"eslint.config.{ext}" for ext in ("js", "mjs", "cjs", "ts", "mts", "cts")),
+    ".eslintrc.js", ".eslintrc.cjs", ".eslintrc.json", ".eslintrc.yml", ".eslintrc.yaml", ".eslintrc",
+)
+
+
+def command(exe: str, unit: Unit, target: Target) -> list[str]:
+    return [exe, "-f", "json-with-metadata", "--no-warn-ignored", "--", *unit.paths]
+
+
+def _edit(path: str, lines: list[str], raw: dict[str, object]) -> Edit:
+    rng = raw["range"]
+    assert isinstance(rng, list) and len(rng) == 2
+    start, end = int(rng[0]), int(rng[1])
+    # ESLint ranges are JavaScript string indices: UTF-16 code units from the file start.
+    sl, sc = offset_to_position(lines, int(start), utf16=True)
+    el, ec = offset_to_position(lines, int(end), utf16=True)
+    return Edit(path, Span(sl, sc, el, ec), str(raw.get("text") or ""))
+
+
+def _fix(path: str, lines: list[str], message: dict[str, object]) -> Fix | None:
+    fix = message.get("fix")
+    if isinstance(fix, dict):
+        return Fix(f"eslint --fix ({message.get('ruleId')})", (_edit(path, lines, fix),), "safe")
+    suggestions = message.get("suggestions")
+    if isinstance(suggestions, list) and suggestions and isinstance(suggestions[0], dict):
+        first = suggestions[0]
+        return Fix(str(first.get("desc") or "suggestion"), (_edit(path, lines, first["fix"]),),
+                   "unsafe")
+    return None
+
+
+def _column(lines: list[str], line: int, column: int) -> int:
+    text = lines[line - 1].rstrip("\r\n") if 0 < line <= len(lines) else ""
+    return utf16_to_column(text, column - 1)
+
+
+def parse(result: proc.Result, unit: Unit, target: Target) -> list[Finding]:
+    try:
+        data = json.loads(result.out)
+    except json.JSONDecodeError as exc:
+        raise GarbageOutput(f"not JSON: {exc}") from exc
+    if not isinstance(data, dict) or "results" not in data:
+        raise GarbageOutput("expected {results, metadata}")
+    meta = (data.get("metadata") or {}).get("rulesMeta") or {}
+    findings = []
+    for file_result in data["results"]:
+        path = relpath(target.root, str(file_result["filePath"]), unit.cwd)
+        if path is None:
+            continue
+        source = file_result.get("source")
+        if source is None:
+            try:
+                source = (target.root / path).read_text("utf-8", "replace")
+            except OSError:
+                source = ""
+        lines = split_lines(source)
+        for message in file_result.get("messages", []):
+            rule = message.get("ruleId") or ("parse-error" if message.get("fatal") else "eslint")
+            line = int(message.get("line") or 1)
+            end_line = int(message.get("endLine") or line)
+            column = _column(lines, line, int(message.get("column") or 1))
+            end_column = _column(lines, end_line, int(message.get("endColumn") or column + 1))
+            url = ((meta.get(rule) or {}).get("docs") or {}).get("url")
+            severity = Severity.ERROR if message.get("severity") == 2 else Severity.WARNING
+            findings.append(Finding("eslint", str(rule), severity, str(message["message"]), path,
+                                    Span(line, column, end_line, end_column), url,
+                                    _fix(path, lines, message), message.get("line") is None))
+    return findings
+
+
+SPEC = LinterSpec(
+    name="eslint",
+    extensions=JS_EXTENSIONS,
+    executables=("eslint",),
+    install_hint="npm install --save-dev eslint (or scripts/install-tools.sh)",
+    config_files=CONFIG_FILES,
+    command=command,
+    parse=parse,
+)
+
+
+def has_config(root: Path) -> bool:
+    return any((root / name).is_file() for name in CONFIG_FILES)

@@ -1,0 +1,83 @@
+"""ruff (`ruff check --output-format=json`): file scope, fixes from `fix.edits`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bot import proc
+from bot.analyzer import Target
+from bot.linters.base import GarbageOutput, LinterSpec, Unit, relpath
+from bot.model import Edit, Finding, Fix, Severity, Span
+
+CONFIG_FILES = ("ruff.toml", ".ruff.toml", "pyproject.toml")
+
+
+def detect(root: Path) -> bool:
+    if (root / "ruff.toml").is_file() or (root / ".ruff.toml").is_file():
+        return True
+    pyproject = root / "pyproject.toml"
+    try:
+        return pyproject.is_file() and "[tool.ruff" in pyproject.read_text("utf-8", "replace")
+    except OSError:
+        return False
+
+
+def command(exe: str, unit: Unit, target: Target) -> list[str]:
+    # --force-exclude: paths excluded by the config stay excluded even when named explicitly.
+    return [exe, "check", "--output-format=json", "--no-cache", "--force-exclude",
+            "--exit-zero", "--", *unit.paths]
+
+
+def _span(item: dict[str, object]) -> Span:
+    start = item["location"]
+    end = item.get("end_location") or start
+    assert isinstance(start, dict) and isinstance(end, dict)
+    return Span(int(start["row"]), int(start["column"]), int(end["row"]), int(end["column"]))
+
+
+def _fix(item: dict[str, object], path: str) -> Fix | None:
+    raw = item.get("fix")
+    if not isinstance(raw, dict) or not raw.get("edits"):
+        return None
+    edits = tuple(Edit(path, _span({"location": e["location"], "end_location": e["end_location"]}),
+                       str(e.get("content") or "")) for e in raw["edits"])
+    applicability = {"safe": "safe", "unsafe": "unsafe"}.get(str(raw.get("applicability")), "display")
+    return Fix(str(raw.get("message") or "ruff fix"), edits, applicability)  # type: ignore[arg-type]
+
+
+def parse(result: proc.Result, unit: Unit, target: Target) -> list[Finding]:
+    try:
+        items = json.loads(result.out or "[]")
+    except json.JSONDecodeError as exc:
+        raise GarbageOutput(f"not JSON: {exc}") from exc
+    if not isinstance(items, list):
+        raise GarbageOutput("expected a JSON list")
+    findings = []
+    for item in items:
+        path = relpath(target.root, str(item["filename"]), unit.cwd)
+        if path is None:
+            continue
+        # ruff >= 0.17 emits some diagnostics with "code": null; the name is their identity.
+        rule = item.get("code") or item.get("name") or "ruff"
+        severity = Severity.parse(str(item.get("severity") or "error"))
+        if item.get("location") is None:  # file-level, e.g. a syntax error at EOF
+            span, file_level = Span(1, 1, 1, 1), True
+        else:
+            span, file_level = _span(item), False
+        findings.append(Finding("ruff", str(rule), severity, str(item["message"]), path, span,
+                                item.get("url") or None, _fix(item, path), file_level))
+    return findings
+
+
+SPEC = LinterSpec(
+    name="ruff",
+    extensions=frozenset({".py", ".pyi"}),
+    executables=("ruff",),
+    install_hint="pip install ruff",
+    config_files=CONFIG_FILES,
+    detect=detect,
+    command=command,
+    parse=parse,
+    ok_exit_codes=frozenset({0}),
+)

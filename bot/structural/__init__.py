@@ -1,0 +1,6 @@
+"""Structural search and staged rewrites on tree-sitter (design §5).
+
+`pattern` compiles a code pattern through a ladder of wrapping contexts, `match` finds it in
+parsed trees, `rewrite` turns matches into edits, `plan` stages and applies them, and `api`
+is what the rest of the bot calls.
+"""
