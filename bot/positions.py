@@ -83,3 +83,12 @@ def path_to_uri(path: Path) -> str:
 def uri_to_path(uri: str) -> Path:
     parsed = urlparse(uri)
     return Path(unquote(parsed.path))
+
+
+def byte_offset_to_position(data: bytes, offset: int) -> tuple[int, int]:
+    """(line, code-point column), both 1-based, for a 0-based byte offset into file bytes
+    (Go token offsets, rustc `byte_start`). Offsets past the end clamp to the end."""
+    offset = max(0, min(offset, len(data)))
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    line = data.count(b"\n", 0, line_start) + 1
+    return line, len(data[line_start:offset].decode("utf-8", errors="ignore")) + 1
