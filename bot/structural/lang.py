@@ -1,0 +1,180 @@
+"""Languages: grammar names, file extensions and the ladder of wrapping contexts per language.
+
+A context is a (prefix, suffix) pair the pattern is parsed inside, so that fragments which are
+not whole programs (a Go call, a class field, a `return`) still parse. Order matters: the first
+context that parses without error wins, so the most common reading comes first.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import PurePath
+from typing import cast
+
+import tree_sitter as ts
+import tree_sitter_language_pack as tslp
+
+from bot.errors import BotError, Exit
+
+# Bundled grammars; part of every cache key because node kinds change between builds.
+GRAMMAR_PACKAGE = "tree-sitter-language-pack==0.13.0"
+
+
+@dataclass(frozen=True)
+class Context:
+    label: str
+    prefix: str
+    suffix: str
+    indent: str = ""  # Python: pattern lines are re-indented by this inside the wrapper
+
+
+@dataclass(frozen=True)
+class Lang:
+    name: str  # our name (what --lang takes)
+    grammar: str  # tree-sitter-language-pack name
+    extensions: tuple[str, ...]
+    # Metavariables are rewritten to this before parsing; `$` is not an identifier character
+    # outside the JS family, `µ` is one everywhere it is used.
+    expando: str
+    contexts: tuple[Context, ...]
+
+
+TOP = Context("top level", "", "")
+
+_PY = (
+    TOP,
+    Context("function body", "def _():\n", "\n", "    "),
+    Context("class body", "class _:\n", "\n", "    "),
+    Context("argument", "_(", ")"),
+    Context("parameter", "def _(", "):\n    pass\n"),
+    Context("dict entry", "{", "}"),
+    Context("subscript", "_[", "]"),
+    Context("except clause", "try:\n    pass\n", "\n"),
+    Context("elif/else clause", "if _:\n    pass\n", "\n"),
+    Context("match case", "match _:\n", "\n", "    "),
+    Context("decorator", "", "\ndef _():\n    pass\n"),
+)
+
+_JS = (
+    TOP,
+    Context("class member", "class _ {\n", "\n}"),
+    Context("object member", "({\n", "\n})"),
+    Context("function body", "function _() {\n", "\n}"),
+    Context("generator body", "async function* _() {\n", "\n}"),
+    Context("argument", "_(", ")"),
+    Context("parameter", "function _(", ") {}"),
+    Context("switch case", "switch (_) {\n", "\n}"),
+    Context("catch clause", "try {} ", ""),
+    Context("array element", "[", "]"),
+)
+
+_TS_ONLY = (
+    Context("type", "let _: ", ";"),
+    Context("interface member", "interface _ {\n", "\n}"),
+    Context("type parameter", "function _<", ">() {}"),
+)
+
+_GO = (
+    Context("statement", "package _\nfunc _() {\n", "\n}"),
+    Context("top level", "package _\n", ""),
+    TOP,
+    Context("expression", "package _\nvar _ = ", ""),
+    Context("type", "package _\nvar _ ", ""),
+    Context("struct field", "package _\ntype _ struct {\n", "\n}"),
+    Context("interface member", "package _\ntype _ interface {\n", "\n}"),
+    Context("switch case", "package _\nfunc _() {\nswitch _ {\n", "\n}\n}"),
+    Context("select case", "package _\nfunc _() {\nselect {\n", "\n}\n}"),
+    Context("composite element", "package _\nvar _ = _{\n", "\n}"),
+    Context("parameter", "package _\nfunc _(", ") {}"),
+    Context("argument", "package _\nvar _ = _(", ")"),
+    Context("import spec", "package _\nimport (\n", "\n)"),
+)
+
+_RUST = (
+    Context("statement", "fn _() {\n", "\n}"),
+    TOP,
+    Context("expression", "fn _() { let _ = ", "; }"),
+    Context("closure parameters", "fn _() { let _ = ", " 0; }"),
+    Context("impl member", "impl _ {\n", "\n}"),
+    Context("trait member", "trait _ {\n", "\n}"),
+    Context("struct field", "struct _ {\n", "\n}"),
+    Context("enum variant", "enum _ {\n", "\n}"),
+    Context("match arm", "fn _() { match _ {\n", "\n} }"),
+    Context("type", "type _ = ", ";"),
+    Context("pattern", "fn _() { let ", " = _; }"),
+    Context("parameter", "fn _(", ") {}"),
+    Context("argument", "fn _() { _(", "); }"),
+    Context("attribute", "", "\nfn _() {}"),
+)
+
+_C_FAMILY = (
+    TOP,
+    Context("function body", "void _() {\n", "\n}"),
+    Context("expression", "void _() { _(", "); }"),
+)
+
+_JAVA_LIKE = (
+    TOP,
+    Context("class member", "class _ {\n", "\n}"),
+    Context("method body", "class _ { void _() {\n", "\n} }"),
+    Context("expression", "class _ { void _() { _(", "); } }"),
+)
+
+LANGS: dict[str, Lang] = {
+    lang.name: lang
+    for lang in (
+        Lang("python", "python", (".py", ".pyi"), "µ", _PY),
+        Lang("javascript", "javascript", (".js", ".mjs", ".cjs", ".jsx"), "$", _JS),
+        Lang("typescript", "typescript", (".ts", ".mts", ".cts"), "$", _JS + _TS_ONLY),
+        Lang("tsx", "tsx", (".tsx",), "$", _JS + _TS_ONLY),
+        Lang("go", "go", (".go",), "µ", _GO),
+        Lang("rust", "rust", (".rs",), "µ", _RUST),
+        Lang("c", "c", (".c", ".h"), "µ", _C_FAMILY),
+        Lang("cpp", "cpp", (".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx"), "µ", _C_FAMILY),
+        Lang("java", "java", (".java",), "$", _JAVA_LIKE),
+        Lang("csharp", "csharp", (".cs",), "µ", _JAVA_LIKE),
+        Lang("kotlin", "kotlin", (".kt", ".kts"), "µ", _JAVA_LIKE),
+        Lang("ruby", "ruby", (".rb",), "µ", (TOP,)),
+        Lang("lua", "lua", (".lua",), "µ", (TOP,)),
+        Lang("bash", "bash", (".sh", ".bash"), "µ", (TOP,)),
+    )
+}
+
+ALIASES = {
+    "py": "python", "js": "javascript", "jsx": "javascript", "ts": "typescript",
+    "golang": "go", "rs": "rust", "c++": "cpp", "cs": "csharp", "c#": "csharp",
+    "kt": "kotlin", "rb": "ruby", "sh": "bash",
+}
+
+
+def get(name: str) -> Lang:
+    key = name.strip().lower()
+    key = ALIASES.get(key, key)
+    if key not in LANGS:
+        known = ", ".join(sorted(LANGS))
+        raise BotError(f"unknown language {name!r}; supported: {known}", Exit.USAGE)
+    return LANGS[key]
+
+
+def for_path(path: str | PurePath) -> Lang | None:
+    """The language a file's extension says, or None."""
+    suffix = PurePath(path).suffix.lower()
+    for lang in LANGS.values():
+        if suffix in lang.extensions:
+            return lang
+    return None
+
+
+@functools.cache
+def parser(grammar: str) -> ts.Parser:
+    return tslp.get_parser(cast("tslp.SupportedLanguage", grammar))
+
+
+@functools.cache
+def language(grammar: str) -> ts.Language:
+    return tslp.get_language(cast("tslp.SupportedLanguage", grammar))
+
+
+def parse(grammar: str, source: bytes) -> ts.Tree:
+    return parser(grammar).parse(source)

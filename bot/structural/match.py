@@ -1,0 +1,239 @@
+"""Find a compiled pattern in a parsed tree.
+
+Semantics (ast-grep's `smart` strictness by default): every pattern token must match; unnamed
+source tokens the pattern lacks (`;`, trailing commas, `async`) and comments are skipped.
+`$$$` is lazy: it takes siblings until the next named pattern node matches, with no
+backtracking, so matching stays linear. A metavariable bound twice must bind code with the
+same leaf tokens (layout and comments ignored). A failed attempt never leaks bindings: the
+environment is rebuilt, never mutated.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+import tree_sitter as ts
+
+from bot.structural.lang import language
+from bot.structural.pattern import Leaf, Pattern, PNode, Var
+
+Env = Mapping[str, "ts.Node | tuple[ts.Node, ...]"]
+
+
+@dataclass(frozen=True, slots=True)
+class Binding:
+    """What one metavariable captured: byte range of the text, and each node for `$$$`."""
+
+    start: int
+    end: int
+    multi: bool
+    items: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RawMatch:
+    start: int  # byte offsets in the source
+    end: int
+    bindings: Mapping[str, Binding]
+
+
+def tokens(node: ts.Node) -> tuple[bytes, ...]:
+    """Leaf texts of `node`, comments left out: what "the same code" compares."""
+    out: list[bytes] = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.is_extra and n is not node:
+            continue
+        if n.child_count == 0:
+            out.append(n.text or b"")
+        else:
+            stack.extend(reversed(n.children))
+    return tuple(out)
+
+
+def _same(a: ts.Node | tuple[ts.Node, ...], b: ts.Node | tuple[ts.Node, ...]) -> bool:
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        if not (isinstance(a, tuple) and isinstance(b, tuple)):
+            return False
+        na = [n for n in a if n.is_named and not n.is_extra]
+        nb = [n for n in b if n.is_named and not n.is_extra]
+        return len(na) == len(nb) and all(tokens(x) == tokens(y) for x, y in zip(na, nb, strict=True))
+    return a.id == b.id or tokens(a) == tokens(b)
+
+
+def _bind(env: Env, name: str, value: ts.Node | tuple[ts.Node, ...]) -> Env | None:
+    if not name:
+        return env
+    old = env.get(name)
+    if old is None:
+        return {**env, name: value}
+    return env if _same(old, value) else None
+
+
+class Matcher:
+    def __init__(self, pattern: Pattern) -> None:
+        self.pattern = pattern
+        cst = pattern.strictness == "cst"
+        self.skip_extras = not cst
+        self.skip_source_tokens = not cst
+        self.skip_pattern_tokens = pattern.strictness in ("ast", "relaxed")
+
+    def children(self, node: ts.Node) -> list[ts.Node]:
+        if self.skip_extras:
+            return [c for c in node.children if not c.is_extra]
+        return node.children
+
+    def node(self, p: PNode, c: ts.Node, env: Env) -> Env | None:
+        if isinstance(p, Var):
+            if p.multi:
+                return _bind(env, p.name, (c,))
+            if not p.any_node and not c.is_named:
+                return None
+            return _bind(env, p.name, c)
+        if c.kind_id != p.kind_id:
+            return None
+        if isinstance(p, Leaf):
+            return env if c.text == p.text else None
+        got = self.seq(p.children, self.children(c), env, open_end=False)
+        return None if got is None else got[0]
+
+    def _optional(self, p: PNode) -> bool:
+        """Pattern tokens after `$$$` that need not match (they end up in the capture's tail)."""
+        return isinstance(p, Leaf) and not p.named
+
+    def seq(
+        self, ps: tuple[PNode, ...], cs: list[ts.Node], env: Env, *, open_end: bool
+    ) -> tuple[Env, int] | None:
+        """Match pattern siblings `ps` against `cs`; returns the env and how many `cs` were used."""
+        i = j = 0
+        n, m = len(ps), len(cs)
+        while i < n:
+            p = ps[i]
+            if isinstance(p, Var) and p.multi:
+                k = i + 1
+                while k < n and self._optional(ps[k]):
+                    k += 1
+                start = j
+                if k == n:
+                    j = start if open_end else m
+                else:
+                    nxt = ps[k]
+                    while not (isinstance(nxt, Var) and nxt.multi):
+                        if j >= m:
+                            return None
+                        if self.node(nxt, cs[j], env) is not None:
+                            break
+                        j += 1
+                taken = _trim_tail(cs[start:j], ps[i + 1:k])
+                bound = _bind(env, p.name, tuple(taken))
+                if bound is None:
+                    return None
+                env, i = bound, k
+                continue
+            if j >= m:
+                if self.skip_pattern_tokens and isinstance(p, Leaf) and not p.named:
+                    i += 1
+                    continue
+                return None
+            c = cs[j]
+            got = self.node(p, c, env)
+            if got is not None:
+                env, i, j = got, i + 1, j + 1
+            elif self.skip_source_tokens and not c.is_named:
+                j += 1
+            elif self.skip_pattern_tokens and isinstance(p, Leaf) and not p.named:
+                i += 1
+            else:
+                return None
+        if open_end:
+            return env, j
+        while j < m:
+            if not (self.skip_source_tokens and not cs[j].is_named):
+                return None
+            j += 1
+        return env, j
+
+
+def _trim_tail(taken: list[ts.Node], tokens_after: tuple[PNode, ...]) -> list[ts.Node]:
+    """Drop trailing separators that the pattern's own tokens after `$$$` account for."""
+    out = list(taken)
+    for p in reversed(tokens_after):
+        if out and isinstance(p, Leaf) and not out[-1].is_named and out[-1].text == p.text:
+            out.pop()
+    return out
+
+
+@functools.cache
+def _query(grammar: str, kind: str, named: bool) -> ts.Query:
+    if not kind:
+        return ts.Query(language(grammar), "(_) @c" if named else "_ @c")
+    if named:
+        return ts.Query(language(grammar), f"({kind}) @c")
+    escaped = kind.replace("\\", "\\\\").replace('"', '\\"')
+    return ts.Query(language(grammar), f'"{escaped}" @c')
+
+
+def candidates(pattern: Pattern, root: ts.Node) -> list[ts.Node]:
+    """Nodes of the pattern's anchor kind, in pre-order (outer before inner)."""
+    anchor = next((n for n in pattern.nodes if not isinstance(n, Var)), None)
+    named = True
+    if isinstance(anchor, Leaf):
+        named = anchor.named
+    elif anchor is None:
+        first = pattern.nodes[0]
+        named = not (isinstance(first, Var) and first.any_node)
+    query = _query(pattern.lang.grammar, pattern.root_kinds[0], named)
+    found = ts.QueryCursor(query).captures(root).get("c", [])
+    found.sort(key=lambda n: (n.start_byte, -n.end_byte))
+    return found
+
+
+def _binding(value: ts.Node | tuple[ts.Node, ...], at: int) -> Binding:
+    if isinstance(value, tuple):
+        if not value:
+            return Binding(at, at, True)
+        items = tuple((n.start_byte, n.end_byte) for n in value)
+        return Binding(value[0].start_byte, value[-1].end_byte, True, items)
+    return Binding(value.start_byte, value.end_byte, False)
+
+
+def _raw(start: int, end: int, env: Env) -> RawMatch:
+    return RawMatch(start, end, {k: _binding(v, start) for k, v in env.items()})
+
+
+def find(pattern: Pattern, tree: ts.Tree) -> Iterator[RawMatch]:
+    """Every match in pre-order, nested ones included."""
+    matcher = Matcher(pattern)
+    root = tree.root_node
+    if not pattern.is_sequence:
+        p = pattern.nodes[0]
+        for c in candidates(pattern, root):
+            env = matcher.node(p, c, {})
+            if env is not None:
+                yield _raw(c.start_byte, c.end_byte, env)
+        return
+    yield from _find_sequence(matcher, pattern, root)
+
+
+def _find_sequence(matcher: Matcher, pattern: Pattern, root: ts.Node) -> Iterator[RawMatch]:
+    parents: dict[int, ts.Node] = {}
+    for c in candidates(pattern, root):
+        if c.parent is not None:
+            parents.setdefault(c.parent.id, c.parent)
+    first = pattern.nodes[0]
+    hits: list[RawMatch] = []
+    for parent in parents.values():
+        cs = matcher.children(parent)
+        for s in range(len(cs)):
+            if not (isinstance(first, Var) and first.multi) and matcher.node(first, cs[s], {}) is None:
+                continue
+            got = matcher.seq(pattern.nodes, cs[s:], {}, open_end=True)
+            if got is None or got[1] == 0:
+                continue
+            env, used = got
+            hits.append(_raw(cs[s].start_byte, cs[s + used - 1].end_byte, env))
+    hits.sort(key=lambda r: (r.start, -r.end))
+    yield from hits
