@@ -110,3 +110,26 @@ def status_porcelain(repo: Path) -> str:
 
 def short(sha: str) -> str:
     return sha[:12]
+
+
+def cat_blobs(repo: Path, specs: list[str]) -> list[bytes | None]:
+    """Contents of many `rev:path` specs through one `git cat-file --batch` process."""
+    if not specs:
+        return []
+    if any("\n" in s for s in specs):  # cannot go through the line protocol
+        return [show(repo, *s.split(":", 1)) for s in specs]
+    result = git(repo, "cat-file", "--batch", stdin="".join(f"{s}\n" for s in specs).encode(
+        "utf-8", "surrogateescape"))
+    data, pos = result.stdout, 0
+    out: list[bytes | None] = []
+    for _ in specs:
+        end = data.index(b"\n", pos)
+        header = data[pos:end].split()
+        pos = end + 1
+        if len(header) == 3 and header[1] == b"blob":
+            size = int(header[2])
+            out.append(data[pos:pos + size])
+            pos += size + 1
+        else:  # "<spec> missing" or not a blob
+            out.append(None)
+    return out

@@ -32,7 +32,7 @@ class Severity(IntEnum):
         return cls[aliases.get(key, key).upper()]
 
 
-Scope = Literal["introduced", "changed", "preexisting", "fixed"]
+Scope = Literal["introduced", "changed", "preexisting", "fixed", "unclassified"]
 Where = Literal["diff", "elsewhere"]
 Applicability = Literal["safe", "unsafe", "display"]
 ToolStatus = Literal["ok", "missing", "failed", "timeout", "skipped"]

@@ -1,0 +1,362 @@
+"""Verdicts: pure function of (base findings, head findings, file pairs, line maps, texts).
+
+Every head finding gets one scope (introduced, changed, preexisting; unclassified when its
+file has no baseline); base findings with no partner are fixed. Matching is one-to-one, within
+the same tool and rule, in passes from the strongest evidence to the weakest
+(`shared/research/anchors-baseline.md` §3), processing head findings on unchanged lines first
+so that when copies outnumber originals the new one is the copy on the added line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from bot.diff import ADDED, MODIFIED, UNCHANGED, WS_CHANGED, LineMap, identity_map, norm
+from bot.model import Finding, Verdict, Where
+
+STATUS_ORDER = {UNCHANGED: 0, WS_CHANGED: 1, MODIFIED: 2, ADDED: 3}
+# Rules that mean "this file did not parse": the tool then drops its other findings there.
+SYNTAX_RULES = frozenset({"invalid-syntax", "E999", "syntax-error", "parse-error", "typecheck"})
+
+_LINE_REFS = [
+    (re.compile(r"\bline \d+"), "line #"),
+    (re.compile(r"\bcolumn \d+"), "column #"),
+    (re.compile(r"(?<=[\w./-]):\d+(:\d+)?"), ":#"),
+    (re.compile(r"\[\d+:\d+\]"), "[#:#]"),
+]
+_QUOTED = re.compile(r"`[^`]*`|'[^']*'|\"[^\"]*\"")
+_NUMBER = re.compile(r"\d+(\.\d+)?")
+
+
+def msg_exact(message: str) -> str:
+    text = " ".join(message.split())
+    for pattern, repl in _LINE_REFS:
+        text = pattern.sub(repl, text)
+    return text
+
+
+def msg_shape(message: str) -> str:
+    return _NUMBER.sub("<n>", _QUOTED.sub("<q>", msg_exact(message)))
+
+
+@dataclass(frozen=True)
+class FileSide:
+    """A file's lines at one revision (EOL kept)."""
+
+    lines: tuple[str, ...]
+
+    def text(self, line: int) -> str:
+        return self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+
+
+@dataclass(frozen=True)
+class Inputs:
+    base: Sequence[Finding]
+    head: Sequence[Finding]
+    pairs: Mapping[str, str | None]  # head path -> base path (None: added); unlisted = same path
+    maps: Mapping[str, LineMap]  # head path -> line map (unlisted: identical file)
+    base_files: Mapping[str, FileSide]  # base path -> lines
+    head_files: Mapping[str, FileSide]  # head path -> lines
+    # (tool, path) whose run failed at one side: no baseline, classify nothing silently.
+    unbaselined: frozenset[tuple[str, str]] = frozenset()
+    deleted: frozenset[str] = frozenset()  # base paths deleted by the change
+
+
+@dataclass
+class _Anchored:
+    finding: Finding
+    side_path: str  # head path for head findings, base path for base ones
+    pair_key: str  # head path of the file pair both sides are grouped under
+    line_hash: str
+    ctx: tuple[str, ...]
+    exact: str
+    shape: str
+    low_info: bool
+    status: str = UNCHANGED  # head findings: the status of their line
+    index: int = 0
+
+    @property
+    def f(self) -> Finding:
+        return self.finding
+
+
+def _context(side: FileSide, line: int, reach: int = 2) -> tuple[str, ...]:
+    above: list[str] = []
+    n = line - 1
+    while n >= 1 and len(above) < reach:
+        text = norm(side.text(n))
+        if text:
+            above.append(text)
+        n -= 1
+    below: list[str] = []
+    n = line + 1
+    while n <= len(side.lines) and len(below) < reach:
+        text = norm(side.text(n))
+        if text:
+            below.append(text)
+        n += 1
+    return (*reversed(above), "|", *below)
+
+
+def _anchor(finding: Finding, side: FileSide, side_path: str, pair_key: str,
+            counts: Mapping[str, int]) -> _Anchored:
+    line_hash = "" if finding.file_level else norm(side.text(finding.line))
+    return _Anchored(
+        finding, side_path, pair_key, line_hash,
+        () if finding.file_level else _context(side, finding.line),
+        msg_exact(finding.message), msg_shape(finding.message),
+        len(line_hash) < 12 or counts.get(line_hash, 0) > 3,
+    )
+
+
+@dataclass
+class _Group:
+    """One (tool, rule, file pair): the unit the passes work on."""
+
+    lm: LineMap
+    head: list[_Anchored] = field(default_factory=list)
+    base: list[_Anchored] = field(default_factory=list)
+
+
+Key = Callable[[_Anchored, LineMap], object]
+Guard = Callable[[_Anchored, _Anchored, LineMap], bool]
+
+
+def _pass_keys() -> list[tuple[str, Key, Key, Guard]]:
+    def mapped(table: str) -> Key:
+        return lambda b, lm: getattr(lm, table).get(b.f.line) if not b.f.file_level else None
+
+    def at_line(h: _Anchored, lm: LineMap) -> object:
+        return None if h.f.file_level else h.f.line
+
+    def always(b: _Anchored, h: _Anchored, lm: LineMap) -> bool:
+        return True
+
+    return [
+        ("P1", mapped("base_to_head"), at_line, always),
+        ("P2", mapped("base_to_head_mod"), at_line, lambda b, h, lm: b.shape == h.shape),
+        ("P3", lambda b, lm: (b.line_hash, b.exact) if not b.f.file_level else None,
+         lambda h, lm: (h.line_hash, h.exact) if not h.f.file_level else None,
+         lambda b, h, lm: not b.low_info or b.ctx == h.ctx),
+        ("P4", lambda b, lm: (b.ctx, b.line_hash) if not b.f.file_level else None,
+         lambda h, lm: (h.ctx, h.line_hash) if not h.f.file_level else None,
+         lambda b, h, lm: bool(b.line_hash)),
+        ("P6", lambda b, lm: (b.line_hash, b.shape) if not b.f.file_level else None,
+         lambda h, lm: (h.line_hash, h.shape) if not h.f.file_level else None,
+         lambda b, h, lm: not b.low_info and (h.status != ADDED or b.ctx == h.ctx)),
+        ("P8", lambda b, lm: b.exact if b.f.file_level else None,
+         lambda h, lm: h.exact if h.f.file_level else None, always),
+        ("P8s", lambda b, lm: b.shape if b.f.file_level else None,
+         lambda h, lm: h.shape if h.f.file_level else None, always),
+    ]
+
+
+def _run_pass(group: _Group, key_base: Key, key_head: Key, guard: Guard, name: str,
+              matched: dict[int, tuple[_Anchored, str]], taken: set[int]) -> None:
+    buckets: dict[object, list[_Anchored]] = defaultdict(list)
+    for b in group.base:
+        if id(b) not in taken:
+            key = key_base(b, group.lm)
+            if key is not None:
+                buckets[key].append(b)
+    if not buckets:
+        return
+    for h in sorted(group.head, key=lambda h: (STATUS_ORDER[h.status], h.f.sort_key())):
+        if id(h) in matched:
+            continue
+        key = key_head(h, group.lm)
+        if key is None:
+            continue
+        candidates = [b for b in buckets.get(key, []) if guard(b, h, group.lm)]
+        if not candidates:
+            continue
+        best = min(candidates, key=lambda b: (
+            b.exact != h.exact, b.ctx != h.ctx, abs(group.lm.project(b.f.line) - h.f.line),
+            b.f.column != h.f.column, b.index))
+        matched[id(h)] = (best, name)
+        taken.add(id(best))
+        buckets[key].remove(best)
+
+
+def _unique_block_pass(group: _Group, matched: dict[int, tuple[_Anchored, str]],
+                       taken: set[int]) -> None:
+    """P4 proper: a context block held by exactly one unmatched finding on each side."""
+    free_b = [b for b in group.base if id(b) not in taken and not b.f.file_level]
+    free_h = [h for h in group.head if id(h) not in matched and not h.f.file_level]
+    count_b: dict[tuple[str, ...], int] = defaultdict(int)
+    count_h: dict[tuple[str, ...], int] = defaultdict(int)
+    for b in free_b:
+        count_b[b.ctx] += 1
+    for h in free_h:
+        count_h[h.ctx] += 1
+    by_ctx = {b.ctx: b for b in free_b if count_b[b.ctx] == 1}
+    for h in free_h:
+        partner = by_ctx.get(h.ctx) if count_h[h.ctx] == 1 else None
+        if partner is not None and len("".join(h.ctx)) >= 12:
+            matched[id(h)] = (partner, "P4b")
+            taken.add(id(partner))
+
+
+def _verdict_for_pair(h: _Anchored, b: _Anchored, pass_name: str, fingerprint: str) -> Verdict:
+    reasons: list[str] = []
+    if h.exact != b.exact:
+        reasons.append("message-args" if h.shape == b.shape else "message")
+    if h.f.severity > b.f.severity:
+        reasons.append("severity-up")
+    elif h.f.severity < b.f.severity:
+        reasons.append("severity-down")
+    return Verdict(h.f, "changed" if reasons else "preexisting", fingerprint,
+                   touched=h.status != UNCHANGED, base=b.f, reasons=tuple(reasons),
+                   matched_by=pass_name)
+
+
+def _where(h: _Anchored, lm: LineMap, added_file: bool) -> Where:
+    if added_file or h.f.file_level:
+        return "diff"
+    last = min(h.f.span.end_line, h.f.line + 9)
+    touched = any(lm.head_status(n) != UNCHANGED for n in range(h.f.line, max(h.f.line, last) + 1))
+    return "diff" if touched else "elsewhere"
+
+
+def fingerprint(f: Finding, line_hash: str, shape: str, occurrence: int) -> str:
+    """Identity that survives line shifts: what the finding says about which code, not where."""
+    raw = "\0".join((f.tool, f.rule, f.path, line_hash, shape, str(occurrence)))
+    return hashlib.sha1(raw.encode("utf-8", "surrogateescape")).hexdigest()[:20]
+
+
+def _fingerprints(items: Iterable[_Anchored]) -> dict[int, str]:
+    seen: dict[tuple[str, str, str, str, str], int] = defaultdict(int)
+    out: dict[int, str] = {}
+    for a in sorted(items, key=lambda a: a.f.sort_key()):
+        key = (a.f.tool, a.f.rule, a.side_path, a.line_hash, a.shape)
+        out[id(a)] = fingerprint(a.f, a.line_hash, a.shape, seen[key])
+        seen[key] += 1
+    return out
+
+
+def _line_counts(side: FileSide) -> dict[str, int]:
+    counts: dict[str, int] = defaultdict(int)
+    for line in side.lines:
+        counts[norm(line)] += 1
+    return counts
+
+
+def classify(inputs: Inputs) -> tuple[list[Verdict], list[Verdict], list[str]]:
+    """Returns (head verdicts, fixed verdicts, notes), each sorted deterministically."""
+    reverse = {base: head for head, base in inputs.pairs.items() if base is not None}
+    empty = FileSide(())
+    counts_cache: dict[tuple[str, str], dict[str, int]] = {}
+
+    def counts(side: str, path: str, fs: FileSide) -> dict[str, int]:
+        if (side, path) not in counts_cache:
+            counts_cache[(side, path)] = _line_counts(fs)
+        return counts_cache[(side, path)]
+
+    groups: dict[tuple[str, str, str], _Group] = {}
+
+    def group(tool: str, rule: str, pair_key: str) -> _Group:
+        key = (tool, rule, pair_key)
+        if key not in groups:
+            lm = inputs.maps.get(pair_key)
+            if lm is None:
+                lm = identity_map(len(inputs.head_files.get(pair_key, empty).lines))
+            groups[key] = _Group(lm)
+        return groups[key]
+
+    heads: list[_Anchored] = []
+    for i, f in enumerate(sorted(inputs.head, key=Finding.sort_key)):
+        side = inputs.head_files.get(f.path, empty)
+        a = _anchor(f, side, f.path, f.path, counts("head", f.path, side))
+        a.index = i
+        g = group(f.tool, f.rule, f.path)
+        a.status = ADDED if f.file_level and inputs.pairs.get(f.path, f.path) is None else (
+            g.lm.head_status(f.line))
+        g.head.append(a)
+        heads.append(a)
+    bases: list[_Anchored] = []
+    for i, f in enumerate(sorted(inputs.base, key=Finding.sort_key)):
+        side = inputs.base_files.get(f.path, empty)
+        pair_key = reverse.get(f.path, f.path if f.path not in inputs.deleted else f"\0{f.path}")
+        if pair_key in inputs.pairs and inputs.pairs[pair_key] is None:
+            pair_key = f"\0{f.path}"  # the head path is a new file that only shares the name
+        a = _anchor(f, side, f.path, pair_key, counts("base", f.path, side))
+        a.index = i
+        group(f.tool, f.rule, pair_key).base.append(a)
+        bases.append(a)
+
+    matched: dict[int, tuple[_Anchored, str]] = {}
+    taken: set[int] = set()
+    for g in groups.values():
+        if not g.base or not g.head:
+            continue
+        for name, key_base, key_head, guard in _pass_keys():
+            _run_pass(g, key_base, key_head, guard, name, matched, taken)
+            if name == "P3":
+                _unique_block_pass(g, matched, taken)
+    _cross_file_pass(inputs, groups, matched, taken)
+
+    head_fp = _fingerprints(heads)
+    verdicts: list[Verdict] = []
+    for h in heads:
+        if id(h) in matched:
+            b, name = matched[id(h)]
+            verdicts.append(_verdict_for_pair(h, b, name, head_fp[id(h)]))
+            continue
+        base_path = inputs.pairs.get(h.f.path, h.f.path)
+        lm = group(h.f.tool, h.f.rule, h.f.path).lm
+        where = _where(h, lm, base_path is None)
+        if base_path is not None and ((h.f.tool, base_path) in inputs.unbaselined
+                                      or (h.f.tool, h.f.path) in inputs.unbaselined):
+            scope = "introduced" if where == "diff" else "unclassified"
+            verdicts.append(Verdict(h.f, scope, head_fp[id(h)],  # type: ignore[arg-type]
+                                    where=where if scope == "introduced" else None,
+                                    reasons=("no-baseline",)))
+            continue
+        verdicts.append(Verdict(h.f, "introduced", head_fp[id(h)], where=where))
+
+    broken = {(h.f.tool, h.pair_key) for h in heads if h.f.rule in SYNTAX_RULES}
+    notes: list[str] = []
+    suppressed: dict[tuple[str, str], int] = defaultdict(int)
+    leftovers = [b for b in bases if id(b) not in taken]
+    base_fp = _fingerprints(leftovers)
+    fixed: list[Verdict] = []
+    for b in leftovers:
+        if (b.f.tool, b.pair_key) in broken or (b.f.tool, b.f.path) in inputs.unbaselined:
+            suppressed[(b.f.tool, b.f.path)] += 1
+            continue
+        fixed.append(Verdict(b.f, "fixed", base_fp[id(b)]))
+    for (tool, path), n in sorted(suppressed.items()):
+        notes.append(f"{tool}: {n} finding(s) of the merge base in {path} could not be compared "
+                     "(the file does not parse at one revision, or the tool failed on it); "
+                     "not counted as fixed")
+    verdicts.sort(key=lambda v: v.finding.sort_key())
+    fixed.sort(key=lambda v: v.finding.sort_key())
+    return verdicts, fixed, notes
+
+
+def _cross_file_pass(inputs: Inputs, groups: Mapping[tuple[str, str, str], _Group],
+                     matched: dict[int, tuple[_Anchored, str]], taken: set[int]) -> None:
+    """P7: code moved to another changed file keeps its findings (same text, same message)."""
+    by_key: dict[tuple[str, str, str, str], list[_Anchored]] = defaultdict(list)
+    for (tool, rule, _), g in sorted(groups.items()):
+        for b in g.base:
+            deleted = g.lm.project(b.f.line) is None or (
+                b.f.line not in g.lm.base_to_head and b.f.line not in g.lm.base_to_head_mod)
+            if id(b) not in taken and not b.low_info and not b.f.file_level and deleted:
+                by_key[(tool, rule, b.line_hash, b.exact)].append(b)
+    if not by_key:
+        return
+    for (tool, rule, _), g in sorted(groups.items()):
+        for h in g.head:
+            if id(h) in matched or h.status != ADDED or h.low_info or h.f.file_level:
+                continue
+            candidates = by_key.get((tool, rule, h.line_hash, h.exact))
+            if candidates:
+                best = next((c for c in candidates if c.ctx == h.ctx), candidates[0])
+                candidates.remove(best)
+                matched[id(h)] = (best, "P7")
+                taken.add(id(best))

@@ -1,0 +1,51 @@
+"""`reviewbot review`: the local mode. Prints findings; the exit status is the gate."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from functools import cache
+from pathlib import Path
+
+from bot import config as config_mod
+from bot import git
+from bot.errors import Exit
+from bot.gate import gate_fails
+from bot.pipeline import ReviewOptions, run_review
+from bot.render import report, text
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("review", help="review the change between the merge base and the head",
+                       description="Lint the files changed between the merge base of --base and "
+                                   "--head, at both revisions, and report what the change made worse.")
+    p.add_argument("--repo", type=Path, default=Path.cwd(), help="repository (default: current dir)")
+    p.add_argument("--base", help="target branch or commit (default: the remote's default branch, else main)")
+    p.add_argument("--head", default="HEAD", help="revision to review (default: HEAD)")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--fail-level", choices=config_mod.FAIL_LEVELS,
+                   help="lowest severity that fails the gate (default: error, or the config's)")
+    p.add_argument("--config", type=Path, help="settings file (default: .reviewbot.yml in the repo)")
+    p.add_argument("--show-preexisting", action="store_true", help="list preexisting findings too")
+    p.add_argument("--only", action="append", metavar="TOOL", help="run only this tool (repeatable)")
+    p.add_argument("--timeout", type=float, help="seconds per tool invocation")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    opts = ReviewOptions(repo=args.repo, base=args.base, head=args.head, config=args.config,
+                         only=tuple(args.only) if args.only else None, timeout=args.timeout)
+    result = run_review(opts)
+    repo = git.toplevel(args.repo)
+    fail_level = args.fail_level or config_mod.load(repo, args.config).fail_level
+
+    @cache
+    def head_lines(path: str) -> list[str]:
+        blob = git.show(repo, result.head, path)
+        return blob.decode("utf-8", "replace").splitlines() if blob is not None else []
+
+    if args.format == "json":
+        sys.stdout.write(report.to_json(result))
+    else:
+        sys.stdout.write(text.render(result, head_lines, args.show_preexisting))
+    return int(Exit.GATE if gate_fails(result, fail_level) else Exit.OK)

@@ -1,0 +1,148 @@
+"""The core review: resolve revisions, detect tools, collect at base and head, classify.
+
+`run_review` is what every front end (terminal, GitHub, GitLab) calls; it returns a
+`ReviewResult` and prints nothing.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bot import config as config_mod
+from bot import workspace
+from bot.analyzer import Analyzer, Outcome, Resolution, Target
+from bot.classify import FileSide, Inputs, classify
+from bot.diff import identity_map
+from bot.linters.registry import CONFIG_FILES, LINTERS
+from bot.diff import LineMap
+from bot.model import Finding, ReviewResult, ToolRun
+
+HINT_NOTHING = (
+    "no linter is configured for the changed files: add a ruff section to pyproject.toml "
+    "([tool.ruff]), an eslint.config.js or a biome.json (see README, 'Tools')"
+)
+
+
+@dataclass(frozen=True)
+class ReviewOptions:
+    repo: Path
+    base: str | None = None
+    head: str = "HEAD"
+    config: Path | None = None
+    only: tuple[str, ...] | None = None  # restrict to these tools
+    timeout: float | None = None  # overrides the configuration
+    cache_dir: Path | None = None
+    analyzers: Mapping[str, Analyzer] | None = None  # replaces the registry (tests)
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+def registry() -> dict[str, Analyzer]:
+    tools: dict[str, Analyzer] = dict(LINTERS)
+    try:
+        servers = importlib.import_module("bot.lsp.registry")
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("bot.lsp.registry", "bot.lsp"):
+            raise
+    else:
+        tools.update(servers.SERVERS)
+    return tools
+
+
+def _config_files(analyzers: Mapping[str, Analyzer]) -> list[str]:
+    names = list(CONFIG_FILES)
+    for analyzer in analyzers.values():
+        names += [n for n in getattr(analyzer, "config_files", ()) if n not in names]
+    return names
+
+
+def _merge_status(name: str, version: str | None, base: Outcome, head: Outcome) -> ToolRun:
+    for status in ("timeout", "failed"):
+        sides = [(side, o) for side, o in (("base", base), ("head", head)) if o.status == status]
+        if sides:
+            message = "\n".join(f"at the {side}: {o.message}" for side, o in sides)
+            return ToolRun(name, version, status, message)
+    return ToolRun(name, version, "ok")
+
+
+def _collect(analyzer: Analyzer, resolution: Resolution, base: Target, head: Target
+             ) -> tuple[Outcome, Outcome]:
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = [pool.submit(_safe_collect, analyzer, t, resolution) for t in (base, head)]
+        return futures[0].result(), futures[1].result()
+
+
+def _safe_collect(analyzer: Analyzer, target: Target, resolution: Resolution) -> Outcome:
+    try:
+        return analyzer.collect(target, resolution)
+    except Exception as exc:  # a broken adapter must not take the other tools down
+        return Outcome(analyzer.name, "failed", message=f"{type(exc).__name__}: {exc}",
+                       failed_paths=frozenset(target.paths))
+
+
+def run_review(opts: ReviewOptions) -> ReviewResult:
+    rev = workspace.resolve(opts.repo, opts.base, opts.head)
+    cfg = config_mod.load(rev.repo, opts.config)
+    timeout = opts.timeout or cfg.timeout
+    changes = workspace.read_changes(rev)
+    analyzers = dict(opts.analyzers) if opts.analyzers is not None else registry()
+    analyzers = {n: a for n, a in analyzers.items()
+                 if n not in cfg.disabled and (opts.only is None or n in opts.only)}
+    notes = [f"{path}: not analysed ({why})" for path, why in sorted(changes.skipped.items())]
+    head_paths, base_paths = changes.head_paths(), changes.base_paths()
+    runs: list[ToolRun] = []
+    base_findings: list[Finding] = []
+    head_findings: list[Finding] = []
+    unbaselined: set[tuple[str, str]] = set()
+    extra_paths: set[str] = set()
+    with workspace.checkouts(rev, _config_files(analyzers)) as (base_root, head_root):
+        applicable = [a for _, a in sorted(analyzers.items())
+                      if a.applies(head_root, head_paths + base_paths)]
+        if not applicable and not changes.patches:
+            notes.append("no changes between the merge base and the head")
+        elif not applicable:
+            notes.append(HINT_NOTHING)
+        for analyzer in applicable:
+            resolution = analyzer.resolve(head_root)
+            if resolution.executable is None:
+                runs.append(ToolRun(analyzer.name, None, "missing",
+                                    f"{resolution.message}; install it with: {resolution.install_hint}"))
+                continue
+            common = {"timeout": timeout, "cache_dir": opts.cache_dir, "repo": rev.repo}
+            base_t = Target(base_root, rev.merge_base, tuple(base_paths), "base", **common)  # type: ignore[arg-type]
+            head_t = Target(head_root, rev.head, tuple(head_paths), "head", **common)  # type: ignore[arg-type]
+            base_o, head_o = _collect(analyzer, resolution, base_t, head_t)
+            runs.append(_merge_status(analyzer.name, head_o.version or resolution.version, base_o, head_o))
+            base_findings += base_o.findings
+            head_findings += head_o.findings
+            extra_paths |= base_o.extra_paths | head_o.extra_paths
+            for o in (base_o, head_o):
+                unbaselined |= {(analyzer.name, p) for p in o.failed_paths}
+    base_files, head_files, maps = dict(changes.base_files), dict(changes.head_files), dict(changes.maps)
+    _load_extra(rev, sorted(extra_paths - set(head_files) - set(base_files)), base_files, head_files, maps)
+    verdicts, fixed, class_notes = classify(Inputs(
+        base=base_findings, head=head_findings, pairs=changes.pairs(), maps=maps,
+        base_files=base_files, head_files=head_files, unbaselined=frozenset(unbaselined),
+        deleted=frozenset(p.old_path for p in changes.patches if p.status == "deleted" and p.old_path),
+    ))
+    return ReviewResult(
+        base_ref=rev.base_ref, merge_base=rev.merge_base, head=rev.head, tools=tuple(runs),
+        findings=tuple(verdicts), fixed=tuple(fixed), changes=changes.file_changes(),
+        notes=tuple(notes + class_notes),
+        unbaselined=frozenset(p for _, p in unbaselined),
+    )
+
+
+def _load_extra(rev: workspace.Revisions, paths: Sequence[str], base_files: dict[str, FileSide],
+                head_files: dict[str, FileSide], maps: dict[str, LineMap]) -> None:
+    """Files a tool reported beyond the diff (importers of changed code): unchanged pairs."""
+    if not paths:
+        return
+    base_files.update(workspace.load_files(rev.repo, rev.merge_base, paths))
+    head = workspace.load_files(rev.repo, rev.head, paths)
+    head_files.update(head)
+    for path, side in head.items():
+        maps.setdefault(path, identity_map(len(side.lines)))

@@ -1,0 +1,68 @@
+"""Terminal output: findings grouped by file with code frames, then a one-line summary."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+
+from bot.git import short
+from bot.model import ReviewResult, Verdict
+from bot.render.frame import render_frame
+
+Lines = Callable[[str], Sequence[str]]  # path -> head lines
+
+
+def _label(v: Verdict) -> str:
+    if v.scope == "introduced":
+        return "introduced" + (" (elsewhere: the change broke an untouched line)"
+                               if v.where == "elsewhere" else "")
+    if v.scope == "changed":
+        return f"changed ({', '.join(v.reasons)})"
+    if v.scope == "preexisting":
+        return "preexisting" + (" (on a line this change touched)" if v.touched else "")
+    return "unclassified (no baseline: the tool failed at one revision)"
+
+
+def _finding(v: Verdict, lines: Sequence[str]) -> str:
+    f = v.finding
+    head = f"{f.path}:{f.line}:{f.column}: {f.severity.label} {f.tool} {f.rule}: {f.message}"
+    extra = [f"    scope: {_label(v)}" + ("  [fixable]" if f.fix else "")]
+    if v.base is not None and (v.base.line != f.line or v.base.path != f.path):
+        extra.append(f"    was: {v.base.path}:{v.base.line}")
+    if f.url:
+        extra.append(f"    docs: {f.url}")
+    frame = render_frame(lines, f.line, f.span.end_line, 1, f.column, f.span.end_column)
+    body = "\n".join("    " + row for row in frame.splitlines())
+    return "\n".join([head, body, *extra]) if frame else "\n".join([head, *extra])
+
+
+def summary_line(result: ReviewResult) -> str:
+    counts = ", ".join(f"{result.count(s)} {s}" for s in ("introduced", "changed", "preexisting", "fixed"))
+    if result.count("unclassified"):
+        counts += f", {result.count('unclassified')} unclassified"
+    tools = ", ".join(f"{t.name} {t.version or ''}".strip() + ("" if t.status == "ok" else f" ({t.status})")
+                      for t in result.tools) or "no tools"
+    return f"{counts} | {tools} | against merge base {short(result.merge_base)} ({result.base_ref})"
+
+
+def render(result: ReviewResult, lines: Lines, show_preexisting: bool = False) -> str:
+    shown = [v for v in result.findings
+             if v.scope in ("introduced", "changed", "unclassified")
+             or (show_preexisting and v.scope == "preexisting")]
+    by_file: dict[str, list[Verdict]] = defaultdict(list)
+    for v in shown:
+        by_file[v.finding.path].append(v)
+    out: list[str] = []
+    for path in sorted(by_file):
+        file_lines = lines(path)
+        out.append(f"── {path}")
+        out += [_finding(v, file_lines) + "\n" for v in by_file[path]]
+    problems = [t for t in result.tools if t.status != "ok"]
+    for t in problems:
+        out.append(f"! {t.name}: {t.status}: {t.message}")
+    out += [f"note: {n}" for n in result.notes]
+    hidden = result.count("preexisting") if not show_preexisting else 0
+    if hidden:
+        out.append(f"({hidden} preexisting finding(s) not listed; --show-preexisting lists them)")
+    out.append(summary_line(result))
+    return "\n".join(out) + "\n"

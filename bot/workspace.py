@@ -1,0 +1,189 @@
+"""The two revisions to compare: merge base, changed files, line maps and checkouts.
+
+All diffs come from local git. The head is analysed in the repository itself when it is the
+checked-out, clean HEAD; otherwise (and always for the base) in a detached worktree, so the
+user's working tree is never touched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bot import git
+from bot.classify import FileSide
+from bot.diff import FilePatch, LineMap, hunk_lines, line_map, parse_patch
+from bot.errors import BotError
+from bot.model import FileChange
+
+DEEPEN_STEPS = (50, 200, 1000)
+
+
+@dataclass(frozen=True)
+class Revisions:
+    repo: Path
+    base_ref: str
+    merge_base: str
+    head: str
+
+
+@dataclass
+class Changes:
+    patches: list[FilePatch]
+    base_files: dict[str, FileSide] = field(default_factory=dict)
+    head_files: dict[str, FileSide] = field(default_factory=dict)
+    maps: dict[str, LineMap] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)  # path -> why it is not analysed
+
+    def head_paths(self) -> list[str]:
+        return sorted(p.new_path for p in self.patches
+                      if p.new_path and p.new_path not in self.skipped)
+
+    def base_paths(self) -> list[str]:
+        return sorted(p.old_path for p in self.patches
+                      if p.old_path and p.status != "copied" and p.old_path not in self.skipped)
+
+    def pairs(self) -> dict[str, str | None]:
+        return {p.new_path: (None if p.status in ("added", "copied") else p.old_path)
+                for p in self.patches if p.new_path}
+
+    def file_changes(self) -> tuple[FileChange, ...]:
+        out = []
+        for p in self.patches:
+            lm = self.maps.get(p.path)
+            out.append(FileChange(
+                p.path, p.old_path, p.status,
+                lm.changed_lines() if lm and p.new_path else frozenset(),
+                hunk_lines(lm) if lm and p.new_path else frozenset(),
+                p.binary, p.similarity))
+        return tuple(out)
+
+
+def default_target(repo: Path) -> str:
+    remote = git.default_branch(repo)
+    if remote:
+        return remote
+    for candidate in ("main", "origin/main", "master", "origin/master"):
+        if git.rev_parse(repo, candidate):
+            return candidate
+    raise BotError("no target branch: neither the remote's default branch nor main/master exists; "
+                   "pass --base BRANCH_OR_COMMIT")
+
+
+def resolve(repo: Path, base: str | None, head: str) -> Revisions:
+    repo = git.toplevel(repo)
+    head_sha = git.rev_parse(repo, head)
+    if head_sha is None:
+        raise BotError(f"--head {head!r} is not a commit in {repo}")
+    target = base or default_target(repo)
+    target_sha = git.rev_parse(repo, target)
+    if target_sha is None:
+        raise BotError(f"--base {target!r} is not a branch or commit here "
+                       f"(fetch it first: git fetch origin {target})")
+    mb = git.merge_base(repo, target_sha, head_sha)
+    if mb is None and git.is_shallow(repo):
+        for depth in DEEPEN_STEPS:
+            git.fetch_deepen(repo, "origin", target.removeprefix("origin/"), depth)
+            git.fetch_deepen(repo, "origin", head_sha, depth)
+            mb = git.merge_base(repo, target_sha, head_sha)
+            if mb:
+                break
+    if mb is None:
+        shallow = " The clone is shallow: fetch the history (git fetch --unshallow, or " \
+                  "actions/checkout with fetch-depth: 0)." if git.is_shallow(repo) else ""
+        raise BotError(f"{target} and {head} have no common ancestor.{shallow}")
+    return Revisions(repo, target, mb, head_sha)
+
+
+def _split(text: str) -> tuple[str, ...]:
+    return tuple(text.splitlines(keepends=True))
+
+
+def _decode(blob: bytes) -> str:
+    return blob.decode("utf-8", errors="replace")
+
+
+def read_changes(rev: Revisions) -> Changes:
+    patch = git.diff_unified(rev.repo, rev.merge_base, rev.head)
+    changes = Changes(parse_patch(patch))
+    specs: list[str] = []
+    for p in changes.patches:
+        specs.append(f"{rev.merge_base}:{p.old_path}" if p.old_path else "")
+        specs.append(f"{rev.head}:{p.new_path}" if p.new_path else "")
+    wanted = [s for s in specs if s]
+    blobs = dict(zip(wanted, git.cat_blobs(rev.repo, wanted), strict=True))
+    for p in changes.patches:
+        if p.binary:
+            changes.skipped[p.path] = "binary file"
+            continue
+        if p.symlink:
+            changes.skipped[p.path] = "symbolic link"
+            continue
+        base_blob = blobs.get(f"{rev.merge_base}:{p.old_path}") if p.old_path else None
+        head_blob = blobs.get(f"{rev.head}:{p.new_path}") if p.new_path else None
+        if b"\0" in (base_blob or b"")[:8000] or b"\0" in (head_blob or b"")[:8000]:
+            changes.skipped[p.path] = "binary file"
+            continue
+        if p.old_path and base_blob is not None:
+            changes.base_files[p.old_path] = FileSide(_split(_decode(base_blob)))
+        if p.new_path and head_blob is not None:
+            changes.head_files[p.new_path] = FileSide(_split(_decode(head_blob)))
+        if p.new_path:
+            base_n = len(changes.base_files[p.old_path].lines) if p.old_path in changes.base_files else 0
+            changes.maps[p.new_path] = line_map(p, base_n, len(changes.head_files[p.new_path].lines)
+                                                if p.new_path in changes.head_files else 0)
+    return changes
+
+
+def load_files(repo: Path, rev: str, paths: Sequence[str]) -> dict[str, FileSide]:
+    blobs = git.cat_blobs(repo, [f"{rev}:{p}" for p in paths])
+    return {p: FileSide(_split(_decode(b))) for p, b in zip(paths, blobs, strict=True) if b is not None}
+
+
+# --- checkouts -------------------------------------------------------------------------------
+
+def _head_is_checkout(rev: Revisions) -> bool:
+    current = git.rev_parse(rev.repo, "HEAD")
+    return current == rev.head and not git.status_porcelain(rev.repo).strip()
+
+
+def _carry_config(head_root: Path, base_root: Path, names: Sequence[str]) -> None:
+    """Both revisions use the head's configuration: copy the head's config files over."""
+    for name in names:
+        src, dst = head_root / name, base_root / name
+        if src.is_file():
+            shutil.copy2(src, dst)
+        elif dst.is_file() and not src.exists():
+            dst.unlink()  # a config the head removed must not apply at the base
+    modules = head_root / "node_modules"
+    if modules.is_dir() and not (base_root / "node_modules").exists():
+        # Type-aware and plugin-using ESLint configs need the packages at the base too.
+        os.symlink(modules, base_root / "node_modules", target_is_directory=True)
+
+
+@contextlib.contextmanager
+def checkouts(rev: Revisions, config_files: Sequence[str]) -> Iterator[tuple[Path, Path]]:
+    """(base root, head root) for the duration of the block; worktrees removed afterwards."""
+    made: list[Path] = []
+    scratch = Path(tempfile.mkdtemp(prefix="reviewbot-"))
+    try:
+        if _head_is_checkout(rev):
+            head_root = rev.repo
+        else:
+            head_root = scratch / "head"
+            git.worktree_add(rev.repo, head_root, rev.head)
+            made.append(head_root)
+        base_root = scratch / "base"
+        git.worktree_add(rev.repo, base_root, rev.merge_base)
+        made.append(base_root)
+        _carry_config(head_root, base_root, config_files)
+        yield base_root, head_root
+    finally:
+        for where in made:
+            git.worktree_remove(rev.repo, where)
+        shutil.rmtree(scratch, ignore_errors=True)

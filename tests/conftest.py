@@ -1,0 +1,79 @@
+"""Shared test helpers: real temporary git repositories."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+TOOLS_BIN = ROOT / "tools" / "node_modules" / ".bin"
+
+
+class GitRepo:
+    """A throwaway repository with a `main` branch; files are written as given (bytes or str)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.mkdir(parents=True, exist_ok=True)
+        self.git("init", "-q", "-b", "main")
+        self.git("config", "user.email", "test@example.invalid")
+        self.git("config", "user.name", "Test")
+        self.git("config", "commit.gpgsign", "false")
+        self.git("config", "core.autocrlf", "false")
+
+    def git(self, *args: str) -> str:
+        env = {**os.environ, "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
+               "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z"}
+        return subprocess.run(["git", *args], cwd=self.path, check=True, capture_output=True,
+                              text=True, env=env).stdout.strip()
+
+    def write(self, files: dict[str, str | bytes | None]) -> None:
+        for name, content in files.items():
+            target = self.path / name
+            if content is None:
+                if target.exists() or target.is_symlink():
+                    target.unlink()
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                target.write_bytes(content)
+            else:
+                target.write_bytes(content.encode("utf-8"))
+
+    def commit(self, files: dict[str, str | bytes | None] | None = None, message: str = "change") -> str:
+        if files:
+            self.write(files)
+        self.git("add", "-A")
+        self.git("commit", "-q", "--allow-empty", "-m", message)
+        return self.git("rev-parse", "HEAD")
+
+    def branch(self, name: str, start: str = "main") -> None:
+        self.git("checkout", "-q", "-b", name, start)
+
+    def checkout(self, name: str) -> None:
+        self.git("checkout", "-q", name)
+
+    def mv(self, old: str, new: str) -> None:
+        (self.path / new).parent.mkdir(parents=True, exist_ok=True)
+        self.git("mv", old, new)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Iterator[GitRepo]:
+    yield GitRepo(tmp_path / "repo")
+
+
+def require_tool(name: str) -> Path:
+    """The path of a tool the install script provides; fail loudly (not skip) when absent."""
+    for directory in (TOOLS_BIN, ROOT / "tools" / "bin", ROOT / ".venv" / "bin"):
+        if (directory / name).exists():
+            return directory / name
+    from shutil import which
+    found = which(name)
+    if found:
+        return Path(found)
+    pytest.fail(f"{name} is not installed: run scripts/setup")
