@@ -1,0 +1,140 @@
+"""Publish one review run through a Forge: post what is new, edit what changed, resolve what
+was fixed, keep one sticky summary. Forge-neutral; the decisions are pure (`reconcile`).
+
+Idempotency: a comment is recognised by the fingerprint in its hidden marker, so a finding
+already commented is never posted again; after a write that may have taken effect (a 5xx or
+a timeout) the state is read again and only what is still missing is retried.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from bot.forges.base import Draft, Forge, Posted, ReadOnly, Rejected, State, Uncertain
+from bot.model import ReviewResult
+from bot.review import Item, Placed, Policy, cap, demote
+
+RETRIES = 3  # attempts after an uncertain write before giving up
+Status = Literal["published", "read-only", "closed", "stale"]
+
+
+@dataclass(frozen=True)
+class Plan:
+    items: tuple[Item, ...]  # after caps
+    new: tuple[Item, ...]
+    edits: tuple[tuple[Posted, str], ...]
+    resolve: tuple[Posted, ...]
+    reopen: tuple[Posted, ...]
+    kept: frozenset[str]  # keys commented in an earlier run
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: Status
+    placed: Placed
+    message: str = ""
+    errors: tuple[str, ...] = field(default=())
+
+
+def reconcile(items: Sequence[Item], state: State, policy: Policy) -> Plan:
+    posted: dict[str, Posted] = {}
+    for comment in state.comments:
+        posted.setdefault(comment.key, comment)
+    capped = cap(items, frozenset(posted), policy)
+    present = {item.key for item in capped}
+    edits = tuple((posted[i.key], i.body.text) for i in capped
+                  if i.key in posted and i.body is not None and i.body.digest != posted[i.key].digest)
+    new = tuple(i for i in capped if i.kind != "summary" and i.key not in posted)
+    resolve = tuple(p for p in posted.values() if p.key not in present and not p.resolved)
+    # Reopen only what we resolved ourselves: a human resolving a live finding is a decision.
+    reopen = tuple(posted[i.key] for i in capped
+                   if i.key in posted and posted[i.key].resolved and posted[i.key].resolved_by_us)
+    kept = frozenset(key for key in posted if key in present)
+    return Plan(capped, new, edits, resolve, reopen, kept)
+
+
+def draft(item: Item) -> Draft:
+    assert item.body is not None
+    line = item.line if item.kind == "inline" else None
+    start = item.start_line if item.kind == "inline" else None
+    return Draft(item.key, item.verdict.finding.path, item.body.text, line, start)
+
+
+def publish(forge: Forge, result: ReviewResult, items: Sequence[Item],
+            texts: Mapping[str, Sequence[str]], policy: Policy,
+            summary: Callable[[Placed], str], *, settle: float = 2.0,
+            sleep: Callable[[float], None] = time.sleep) -> Outcome:
+    state = forge.load()
+    if not state.open:
+        return Outcome("closed", Placed(tuple(items)), "the pull request is closed; nothing posted")
+    if state.head != result.head:
+        return Outcome("stale", Placed(tuple(items)),
+                       f"the pull request's head moved to {state.head[:12]} since "
+                       f"{result.head[:12]} was analysed; not commenting on stale lines")
+    plan = reconcile(items, state, policy)
+    try:
+        final = _post_all(forge, result, plan, texts, policy, settle, sleep)
+        for comment, body in plan.edits:
+            forge.edit(comment, body)
+        for comment in plan.resolve:
+            forge.resolve(comment, True)
+        for comment in plan.reopen:
+            forge.resolve(comment, False)
+        placed = Placed(final, frozenset(i.key for i in final if i.key not in plan.kept
+                                         and i.kind != "summary"),
+                        plan.kept, len(plan.edits),
+                        sum(1 for c in plan.resolve if c.thread), len(plan.reopen),
+                        0 if state.threads_known else len(plan.resolve))
+        forge.summary(state, summary(placed))
+    except ReadOnly as exc:
+        return Outcome("read-only", Placed(plan.items), exc.message)
+    return Outcome("published", placed)
+
+
+def _post_all(forge: Forge, result: ReviewResult, plan: Plan, texts: Mapping[str, Sequence[str]],
+              policy: Policy, settle: float, sleep: Callable[[float], None]) -> tuple[Item, ...]:
+    by_key = {item.key: item for item in plan.items}
+    body = review_body(result, len(plan.new))
+    rejected = _post_safely(forge, result.head, body, [draft(i) for i in plan.new], settle, sleep)
+    retry: list[Item] = []
+    for refused in rejected:
+        item = by_key[refused.draft.key]
+        by_key[item.key] = demote(item, refused.reason, policy, texts.get(item.verdict.finding.path, ()))
+        if by_key[item.key].kind == "file":
+            retry.append(by_key[item.key])
+    if retry:
+        for refused in _post_safely(forge, result.head, body, [draft(i) for i in retry], settle, sleep):
+            by_key[refused.draft.key] = demote(by_key[refused.draft.key], refused.reason, policy, ())
+    return tuple(by_key[item.key] for item in plan.items)
+
+
+def _post_safely(forge: Forge, head: str, body: str, drafts: list[Draft], settle: float,
+                 sleep: Callable[[float], None]) -> list[Rejected]:
+    pending = drafts
+    for attempt in range(RETRIES + 1):
+        if not pending:
+            return []
+        try:
+            return forge.post(head, body, pending)
+        except Uncertain:
+            if attempt == RETRIES:
+                raise
+            sleep(settle * (attempt + 1))  # let a write that did go through become visible
+            done = {comment.key for comment in forge.load().comments}
+            pending = [d for d in pending if d.key not in done]
+    return []
+
+
+def review_body(result: ReviewResult, count: int) -> str:
+    noun = "finding" if count == 1 else "findings"
+    return (f"**reviewbot** — {count} new {noun} on `{result.head[:12]}` "
+            f"(compared with the merge base `{result.merge_base[:12]}`). "
+            "The reviewbot summary comment lists everything, including what is not inline.")
+
+
+def with_kind(items: Sequence[Item], kind: Literal["summary"], reason: str) -> tuple[Item, ...]:
+    """Every item folded into the summary (read-only tokens, dry runs without a forge)."""
+    return tuple(replace(i, kind=kind, reason=reason) if i.kind != "summary" else i for i in items)
