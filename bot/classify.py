@@ -28,6 +28,9 @@ _LINE_REFS = [
     (re.compile(r"(?<=[\w./-]):\d+(:\d+)?"), ":#"),
     (re.compile(r"\[\d+:\d+\]"), "[#:#]"),
 ]
+_SCOPE_HEADER = re.compile(
+    r"^\s*(async\s+)?(def|class|function|func|fn|impl|struct|interface|enum|trait|mod|module)\b"
+    r"|^\s*(export\s+)?(pub(\(\w+\))?\s+)?(async\s+)?(function|fn|class|const|let)\b")
 _QUOTED = re.compile(r"`[^`]*`|'[^']*'|\"[^\"]*\"")
 _NUMBER = re.compile(r"\d+(\.\d+)?")
 
@@ -78,6 +81,7 @@ class _Anchored:
     low_info: bool
     status: str = UNCHANGED  # head findings: the status of their line
     index: int = 0
+    scope: str | None = None
 
     @property
     def f(self) -> Finding:
@@ -102,6 +106,23 @@ def _context(side: FileSide, line: int, reach: int = 2) -> tuple[str, ...]:
     return (*reversed(above), "|", *below)
 
 
+def enclosing_scope(side: FileSide, line: int) -> str | None:
+    """The normalised header of the nearest enclosing definition (indentation-based)."""
+    text = side.text(line)
+    indent = len(text) - len(text.lstrip())
+    for n in range(line - 1, 0, -1):
+        candidate = side.text(n)
+        stripped = candidate.strip()
+        if not stripped:
+            continue
+        depth = len(candidate) - len(candidate.lstrip())
+        if depth < indent and _SCOPE_HEADER.match(candidate):
+            return norm(candidate)
+        if depth == 0 and indent == 0:
+            break
+    return None
+
+
 def _anchor(finding: Finding, side: FileSide, side_path: str, pair_key: str,
             counts: Mapping[str, int]) -> _Anchored:
     line_hash = "" if finding.file_level else norm(side.text(finding.line))
@@ -110,6 +131,7 @@ def _anchor(finding: Finding, side: FileSide, side_path: str, pair_key: str,
         () if finding.file_level else _context(side, finding.line),
         msg_exact(finding.message), msg_shape(finding.message),
         len(line_hash) < 12 or counts.get(line_hash, 0) > 3,
+        scope=None if finding.file_level else enclosing_scope(side, finding.line),
     )
 
 
@@ -201,9 +223,32 @@ def _unique_block_pass(group: _Group, matched: dict[int, tuple[_Anchored, str]],
             taken.add(id(partner))
 
 
+def _unique_scope_pass(group: _Group, matched: dict[int, tuple[_Anchored, str]],
+                       taken: set[int]) -> None:
+    """P5: same enclosing definition and message, held once on each side (a reflowed line)."""
+    def key(a: _Anchored) -> tuple[str, str] | None:
+        return (a.scope, a.exact) if a.scope else None
+
+    free_b = [b for b in group.base if id(b) not in taken and key(b)]
+    free_h = [h for h in group.head if id(h) not in matched and key(h)]
+    count_b: dict[object, int] = defaultdict(int)
+    count_h: dict[object, int] = defaultdict(int)
+    for b in free_b:
+        count_b[key(b)] += 1
+    for h in free_h:
+        count_h[key(h)] += 1
+    by_key = {key(b): b for b in free_b if count_b[key(b)] == 1}
+    for h in free_h:
+        partner = by_key.get(key(h)) if count_h[key(h)] == 1 else None
+        if partner is not None:
+            matched[id(h)] = (partner, "P5")
+            taken.add(id(partner))
+
+
 def _verdict_for_pair(h: _Anchored, b: _Anchored, pass_name: str, fingerprint: str) -> Verdict:
     reasons: list[str] = []
-    if h.exact != b.exact:
+    # Numbers alone (a line length, a count) moving is not a different finding; words are.
+    if _NUMBER.sub("<n>", h.exact) != _NUMBER.sub("<n>", b.exact):
         reasons.append("message-args" if h.shape == b.shape else "message")
     if h.f.severity > b.f.severity:
         reasons.append("severity-up")
@@ -297,8 +342,10 @@ def classify(inputs: Inputs) -> tuple[list[Verdict], list[Verdict], list[str]]:
             _run_pass(g, key_base, key_head, guard, name, matched, taken)
             if name == "P3":
                 _unique_block_pass(g, matched, taken)
+                _unique_scope_pass(g, matched, taken)
     _cross_file_pass(inputs, groups, matched, taken)
 
+    broken_base = {(b.f.tool, b.pair_key) for b in bases if b.f.rule in SYNTAX_RULES}
     head_fp = _fingerprints(heads)
     verdicts: list[Verdict] = []
     for h in heads:
@@ -310,7 +357,8 @@ def classify(inputs: Inputs) -> tuple[list[Verdict], list[Verdict], list[str]]:
         lm = group(h.f.tool, h.f.rule, h.f.path).lm
         where = _where(h, lm, base_path is None)
         if base_path is not None and ((h.f.tool, base_path) in inputs.unbaselined
-                                      or (h.f.tool, h.f.path) in inputs.unbaselined):
+                                      or (h.f.tool, h.f.path) in inputs.unbaselined
+                                      or (h.f.tool, h.pair_key) in broken_base):
             scope = "introduced" if where == "diff" else "unclassified"
             verdicts.append(Verdict(h.f, scope, head_fp[id(h)],  # type: ignore[arg-type]
                                     where=where if scope == "introduced" else None,

@@ -1,0 +1,363 @@
+"""The adversarial baseline scenarios (anchors-baseline.md §4), run through the whole pipeline
+with the real ruff (and ESLint where a scenario needs severities) on real git repositories."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.model import ReviewResult
+from bot.pipeline import ReviewOptions, run_review
+from tests.conftest import GitRepo, require_tool
+
+RUFF_CONFIG = """\
+[tool.ruff]
+line-length = 60
+
+[tool.ruff.lint]
+select = ["E", "F", "W", "RET"]
+"""
+
+
+@pytest.fixture(autouse=True)
+def _tools() -> None:
+    require_tool("ruff")
+
+
+def review(repo: GitRepo, base: str = "main", head: str = "HEAD") -> ReviewResult:
+    return run_review(ReviewOptions(repo=repo.path, base=base, head=head))
+
+
+def table(result: ReviewResult, rule: str | None = None) -> list[tuple[str, str, int, str, str | None]]:
+    """(rule, path, line, scope, where) of every head verdict, plus ('fixed' rows)."""
+    rows = [(v.finding.rule, v.finding.path, v.finding.line, v.scope, v.where) for v in result.findings]
+    rows += [(v.finding.rule, v.finding.path, v.finding.line, "fixed", None) for v in result.fixed]
+    return sorted(r for r in rows if rule is None or r[0] == rule)
+
+
+def start(repo: GitRepo, files: dict[str, str | bytes | None], config: str = RUFF_CONFIG) -> None:
+    repo.commit({"pyproject.toml": config, **files}, "base")
+    repo.branch("feature")
+
+
+def filler(n: int, prefix: str = "v") -> str:
+    return "".join(f"{prefix}{i} = {i}\n" for i in range(n))
+
+
+UNUSED = "def f():\n    unused = compute()\n    return 1\n"
+
+
+def test_s1_lines_inserted_above(repo: GitRepo) -> None:
+    start(repo, {"a.py": "compute = int\n\n\n" + UNUSED})
+    repo.commit({"a.py": "compute = int\n" + filler(50) + "\n\n" + UNUSED})
+    assert table(review(repo), "F841") == [("F841", "a.py", 55, "preexisting", None)]
+
+
+def test_s2_lines_deleted_above(repo: GitRepo) -> None:
+    start(repo, {"a.py": "compute = int\n" + filler(50) + "\n\n" + UNUSED})
+    repo.commit({"a.py": "compute = int\n\n\n" + UNUSED})
+    assert table(review(repo), "F841") == [("F841", "a.py", 5, "preexisting", None)]
+
+
+def test_s3_function_moved_within_file(repo: GitRepo) -> None:
+    body = "def g():\n    return 2\n"
+    start(repo, {"a.py": "compute = int\n\n\n" + UNUSED + "\n\n" + body + filler(30)})
+    repo.commit({"a.py": "compute = int\n\n\n" + body + filler(30) + "\n\n" + UNUSED})
+    rows = table(review(repo), "F841")
+    assert [r[3] for r in rows] == ["preexisting"]
+
+
+def test_s4_function_moved_to_another_changed_file(repo: GitRepo) -> None:
+    moved = "def moved():\n    leftover_value = compute()\n    return 1\n"
+    start(repo, {"a.py": "compute = int\n\n\n" + moved + "\n\ndef stay():\n    return 2\n",
+                 "b.py": "compute = int\n\n\ndef other():\n    return 3\n"})
+    repo.commit({"a.py": "compute = int\n\n\ndef stay():\n    return 2\n",
+                 "b.py": "compute = int\n\n\ndef other():\n    return 3\n\n\n" + moved})
+    result = review(repo)
+    assert table(result, "F841") == [("F841", "b.py", 9, "preexisting", None)]
+    (v,) = [v for v in result.findings if v.finding.rule == "F841"]
+    assert v.base is not None and v.base.path == "a.py"
+
+
+def test_s5_file_renamed_identical(repo: GitRepo) -> None:
+    start(repo, {"old.py": "compute = int\n\n\n" + UNUSED})
+    repo.mv("old.py", "new.py")
+    repo.commit()
+    assert table(review(repo), "F841") == [("F841", "new.py", 5, "preexisting", None)]
+
+
+def test_s6_renamed_and_partly_edited(repo: GitRepo) -> None:
+    start(repo, {"old.py": "compute = int\n\n\n" + UNUSED + "\n\n" + filler(10)})
+    repo.mv("old.py", "new.py")
+    repo.commit({"new.py": "compute = int\n\n\n" + UNUSED + "\n\n" + filler(7) + filler(3, "w")})
+    assert table(review(repo), "F841") == [("F841", "new.py", 5, "preexisting", None)]
+
+
+def test_s7_rewritten_below_rename_threshold_keeps_verbatim_function(repo: GitRepo) -> None:
+    keep = "def kept():\n    stale_result = compute()\n    return 1\n"
+    start(repo, {"old.py": "compute = int\n\n\n" + keep + filler(40, "a")})
+    repo.commit({"old.py": None, "new.py": "compute = int\n\n\n" + keep + filler(40, "zz") +
+                 "\n\ndef fresh():\n    brand_new = compute()\n    return 2\n"})
+    rows = table(review(repo), "F841")
+    assert ("F841", "new.py", 5, "preexisting", None) in rows
+    assert ("F841", "new.py", 50, "introduced", "diff") in rows
+    assert not [r for r in rows if r[3] == "fixed"]
+
+
+def test_s8_copy_is_new(repo: GitRepo) -> None:
+    start(repo, {"a.py": "compute = int\n\n\n" + UNUSED})
+    repo.commit({"copy.py": "compute = int\n\n\n" + UNUSED})
+    assert table(review(repo), "F841") == [("F841", "copy.py", 5, "introduced", "diff")]
+
+
+def test_s9_removed_import_breaks_untouched_line(repo: GitRepo) -> None:
+    start(repo, {"a.py": "from os import path\n\n\ndef f():\n    return path.join('a', 'b')\n"})
+    repo.commit({"a.py": "\n\ndef f():\n    return path.join('a', 'b')\n"})
+    assert table(review(repo), "F821") == [("F821", "a.py", 4, "introduced", "elsewhere")]
+
+
+def test_s10_last_usage_removed_makes_untouched_import_unused(repo: GitRepo) -> None:
+    start(repo, {"a.py": "import os\n\n\ndef f():\n    return os.sep\n"})
+    repo.commit({"a.py": "import os\n\n\ndef f():\n    return '/'\n"})
+    assert table(review(repo), "F401") == [("F401", "a.py", 1, "introduced", "elsewhere")]
+
+
+def test_new_finding_on_untouched_line_caused_by_deletion_in_another_function(repo: GitRepo) -> None:
+    start(repo, {"a.py": "def helper():\n    return 1\n\n\ndef user():\n    return helper()\n"})
+    repo.commit({"a.py": "def user():\n    return helper()\n"})
+    assert table(review(repo), "F821") == [("F821", "a.py", 2, "introduced", "elsewhere")]
+
+
+def test_s12_reindented_long_line(repo: GitRepo) -> None:
+    long = "x = ['aaaaaaaaaa', 'bbbbbbbbbb', 'cccccccccc', 'dddddddddd']\n"
+    start(repo, {"a.py": "if True:\n  " + long})
+    repo.commit({"a.py": "if True:\n    " + long})
+    assert table(review(repo), "E501") == [("E501", "a.py", 2, "preexisting", None)]
+    (v,) = review(repo).findings
+    assert v.touched
+
+
+def test_s13_reflowed_call_keeps_finding(repo: GitRepo) -> None:
+    start(repo, {"a.py": "def f():\n    result = compute(undefined_name, 1, 2)\n    return result\n"})
+    repo.commit({"a.py": "def f():\n    result = compute(\n        undefined_name,\n        1,\n"
+                         "        2,\n    )\n    return result\n"})
+    rows = table(review(repo), "F821")
+    assert sorted(r[3] for r in rows) == ["preexisting", "preexisting"]
+
+
+def test_s14_suppression_comment_for_other_rule_does_not_change_identity(repo: GitRepo) -> None:
+    start(repo, {"a.py": "def f():\n    unused = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'\n"})
+    repo.commit({"a.py": "def f():\n    unused = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'  # noqa: E501\n"})
+    assert table(review(repo), "F841") == [("F841", "a.py", 2, "preexisting", None)]
+
+
+def test_s15_one_of_two_identical_lines_deleted(repo: GitRepo) -> None:
+    start(repo, {"a.py": "x = 1\nif x == None:\n    pass\nif x == None:\n    pass\n"})
+    repo.commit({"a.py": "x = 1\nif x == None:\n    pass\n"})
+    rows = table(review(repo), "E711")
+    assert rows == [("E711", "a.py", 2, "preexisting", None), ("E711", "a.py", 4, "fixed", None)]
+
+
+def test_s16_third_identical_line_inserted_between_two(repo: GitRepo) -> None:
+    line = "if x == None:\n    pass\n"
+    start(repo, {"a.py": "x = 1\n" + line + "y = 2\n" + line})
+    repo.commit({"a.py": "x = 1\n" + line + "w = 0\n" + line + "y = 2\n" + line})
+    result = review(repo)
+    rows = table(result, "E711")
+    assert [r[3] for r in rows].count("introduced") == 1 and len(rows) == 3
+    (new,) = [r for r in rows if r[3] == "introduced"]
+    (change,) = result.changes
+    assert new[2] in change.changed_lines  # the copy the diff calls added is the new one
+
+
+def test_s17_identical_line_inserted_above_two(repo: GitRepo) -> None:
+    line = "if x == None:\n    pass\n"
+    start(repo, {"a.py": "x = 1\n" + line + line})
+    repo.commit({"a.py": "x = 1\n" + line + line + line})
+    rows = table(review(repo), "E711")
+    assert [r[3] for r in rows].count("introduced") == 1
+    assert [r[3] for r in rows].count("preexisting") == 2
+
+
+def test_s18_message_with_line_number_after_shift(repo: GitRepo) -> None:
+    start(repo, {"a.py": "import os\nimport os\n"})
+    repo.commit({"a.py": "\n\n\nimport os\nimport os\n"})
+    rows = table(review(repo), "F811")
+    assert rows == [("F811", "a.py", 5, "preexisting", None)]
+
+
+def test_s19_variable_renamed_in_place_is_changed(repo: GitRepo) -> None:
+    start(repo, {"a.py": "def f():\n    foo = 1\n    return 2\n"})
+    repo.commit({"a.py": "def f():\n    bar = 1\n    return 2\n"})
+    result = review(repo)
+    assert table(result, "F841") == [("F841", "a.py", 2, "changed", None)]
+    assert result.findings[0].reasons == ("message-args",)
+
+
+def test_s23_second_rule_on_a_line_with_a_preexisting_one(repo: GitRepo) -> None:
+    start(repo, {"a.py": "def f():\n    return ['aaaaaaaaaaaaa', 'bbbbbbbbbbbbbbbb', 'ccccccccccccc']\n"})
+    repo.commit({"a.py": "def f():\n    x = ['aaaaaaaaaaaaa', 'bbbbbbbbbbbbbbbb', 'ccccccccccccc']\n"})
+    rows = table(review(repo))
+    assert ("E501", "a.py", 2, "preexisting", None) in rows
+    assert ("F841", "a.py", 2, "introduced", "diff") in rows
+
+
+def test_s24_line_edited_same_finding_stays(repo: GitRepo) -> None:
+    start(repo, {"a.py": "def f(x):\n    if x == None:\n        return 1\n"})
+    repo.commit({"a.py": "def f(y):\n    if y == None:\n        return 1\n"})
+    result = review(repo)
+    assert table(result, "E711") == [("E711", "a.py", 2, "preexisting", None)]
+    assert result.findings[0].touched
+
+
+def test_s25_fixed_here_introduced_there(repo: GitRepo) -> None:
+    start(repo, {"a.py": "def f(x):\n    if x == None:\n        return 1\n" + filler(20) +
+                 "def g(y):\n    return y\n"})
+    repo.commit({"a.py": "def f(x):\n    if x is None:\n        return 1\n" + filler(20) +
+                 "def g(y):\n    if y == None:\n        return 0\n    return y\n"})
+    assert table(review(repo), "E711") == [("E711", "a.py", 2, "fixed", None),
+                                           ("E711", "a.py", 25, "introduced", "diff")]
+
+
+def test_s26_new_file(repo: GitRepo) -> None:
+    start(repo, {"a.py": "x = 1\n"})
+    repo.commit({"new.py": "import os\n"})
+    assert table(review(repo), "F401") == [("F401", "new.py", 1, "introduced", "diff")]
+
+
+def test_s27_file_deleted(repo: GitRepo) -> None:
+    start(repo, {"a.py": "import os\nimport sys\n", "b.py": "x = 1\n"})
+    repo.commit({"a.py": None})
+    assert [r[3] for r in table(review(repo), "F401")] == ["fixed", "fixed"]
+
+
+def test_s28_file_level_finding_in_renamed_file(repo: GitRepo) -> None:
+    config = RUFF_CONFIG.replace('"RET"]', '"RET", "D100"]')
+    start(repo, {"old.py": "x = 1\n" + filler(10)}, config)
+    repo.mv("old.py", "new.py")
+    repo.commit({"new.py": "x = 2\n" + filler(10)})
+    assert table(review(repo), "D100") == [("D100", "new.py", 1, "preexisting", None)]
+
+
+def test_s30_whole_file_reindented(repo: GitRepo) -> None:
+    src = "def f():\n  unused = 1\n  if True:\n    other = 2\n  return 3\n"
+    start(repo, {"a.py": src})
+    repo.commit({"a.py": src.replace("  ", "    ")})
+    assert [r[3] for r in table(review(repo), "F841")] == ["preexisting", "preexisting"]
+
+
+def test_s31_crlf_to_lf(repo: GitRepo) -> None:
+    src = "import os\n\n\ndef f():\n    unused = 1\n"
+    start(repo, {"a.py": src.replace("\n", "\r\n").encode()})
+    repo.commit({"a.py": src})
+    rows = table(review(repo))
+    assert {r[3] for r in rows if r[0] in ("F401", "F841")} == {"preexisting"}
+
+
+def test_s32_next_line_edited(repo: GitRepo) -> None:
+    start(repo, {"a.py": "def f():\n    unused = 1\n    return 2\n"})
+    repo.commit({"a.py": "def f():\n    unused = 1\n    return 3\n"})
+    assert table(review(repo), "F841") == [("F841", "a.py", 2, "preexisting", None)]
+
+
+def test_s33_base_did_not_parse(repo: GitRepo) -> None:
+    start(repo, {"a.py": "def f(:\n    pass\n\n\nimport os\n"})
+    repo.commit({"a.py": "def f():\n    unused = 1\n\n\nimport os\n"})
+    rows = table(review(repo))
+    assert ("F841", "a.py", 2, "introduced", "diff") in rows
+    assert ("F401", "a.py", 5, "unclassified", None) in rows
+
+
+def test_s34_head_does_not_parse(repo: GitRepo) -> None:
+    start(repo, {"a.py": "import os\n\n\ndef f():\n    return 1\n"})
+    repo.commit({"a.py": "import os\n\n\ndef f(:\n    return 1\n"})
+    result = review(repo)
+    rows = table(result)
+    assert {(r[0], r[3]) for r in rows} == {("invalid-syntax", "introduced")}
+    assert not result.fixed
+    assert any("could not be compared" in n for n in result.notes)
+
+
+def test_s35_target_moved_on_after_fork_point(repo: GitRepo) -> None:
+    start(repo, {"a.py": "import os\n", "b.py": "x = 1\n"})
+    repo.commit({"b.py": "x = 1\nimport sys\n"})
+    repo.checkout("main")
+    repo.commit({"a.py": "\n", "c.py": "import json\n"}, "main moves on: fixes a.py, adds c.py")
+    repo.checkout("feature")
+    result = review(repo)
+    assert table(result) == [("E402", "b.py", 2, "introduced", "diff"),
+                             ("F401", "b.py", 2, "introduced", "diff")]
+    assert result.merge_base == repo.git("merge-base", "main", "feature")
+
+
+def test_s36_pr_enables_a_new_rule(repo: GitRepo) -> None:
+    start(repo, {"a.py": "def f(x):\n    return x\n\n\ndef g():\n    return None\n"})
+    repo.commit({"pyproject.toml": RUFF_CONFIG.replace('"RET"]', '"RET", "ANN"]'),
+                 "a.py": "def f(x):\n    return x\n\n\ndef g():\n    return None\n\n\ndef h(y):\n    return y\n"})
+    rows = table(review(repo), "ANN001")
+    assert rows == [("ANN001", "a.py", 1, "preexisting", None), ("ANN001", "a.py", 9, "introduced", "diff")]
+
+
+def test_s37_one_of_two_identical_functions_deleted(repo: GitRepo) -> None:
+    fn = "def {n}():\n    unused = 1\n    return 2\n\n\n"
+    start(repo, {"a.py": fn.format(n="a") + fn.format(n="b")})
+    repo.commit({"a.py": fn.format(n="a")})
+    rows = table(review(repo), "F841")
+    assert rows == [("F841", "a.py", 2, "preexisting", None), ("F841", "a.py", 7, "fixed", None)]
+
+
+def test_s38_low_information_line_in_a_different_function(repo: GitRepo) -> None:
+    start(repo, {"a.py": "def f():\n    print(1)\n    return None\n\n\ndef keep():\n    return 5\n"})
+    repo.commit({"a.py": "def keep():\n    return 5\n\n\ndef g():\n    print(2)\n    return None\n"})
+    rows = table(review(repo), "RET501")
+    assert sorted(r[3] for r in rows) == ["fixed", "introduced"]
+
+
+def test_s39_two_findings_on_one_line_one_removed(repo: GitRepo) -> None:
+    start(repo, {"a.py": "import os, sys\n"})
+    repo.commit({"a.py": "import os\n"})
+    result = review(repo)
+    rows = table(result, "F401")
+    assert rows == [("F401", "a.py", 1, "fixed", None), ("F401", "a.py", 1, "preexisting", None)]
+    (kept,) = [v for v in result.findings if v.finding.rule == "F401"]
+    assert "os" in kept.finding.message and kept.base is not None and "os" in kept.base.message
+
+
+def test_verdicts_are_deterministic(repo: GitRepo) -> None:
+    line = "if x == None:\n    pass\n"
+    start(repo, {"a.py": "x = 1\n" + line * 3})
+    repo.commit({"a.py": "x = 1\n" + line * 5})
+    first, second = review(repo), review(repo)
+    assert first.findings == second.findings and first.fixed == second.fixed
+
+
+def test_eslint_severity_raised_by_inline_config_is_changed(repo: GitRepo) -> None:
+    require_tool("eslint")
+    config = 'export default [{ files: ["**/*.js"], rules: { eqeqeq: "warn" } }];\n'
+    start(repo, {"eslint.config.mjs": config, "a.js": "/* eslint eqeqeq: \"warn\" */\nif (a == b) {}\n"}, "")
+    repo.commit({"a.js": "/* eslint eqeqeq: \"error\" */\nif (a == b) {}\n"})
+    result = review(repo)
+    (v,) = result.findings
+    assert v.scope == "changed" and v.reasons == ("severity-up",)
+
+
+def test_eslint_and_biome_verdicts_on_real_tools(repo: GitRepo, tmp_path: Path) -> None:
+    require_tool("eslint")
+    config = 'export default [{ files: ["**/*.js"], rules: { "no-unused-vars": "error", eqeqeq: "error" } }];\n'
+    start(repo, {"eslint.config.mjs": config,
+                 "a.js": "const old = 1;\n\nexport function f(a, b) {\n  return a == b;\n}\n"}, "")
+    repo.commit({"a.js": "// header\nconst old = 1;\nconst fresh = 2;\n\nexport function f(a, b) {\n"
+                         "  return a === b;\n}\n"})
+    rows = table(review(repo))
+    assert rows == [("eqeqeq", "a.js", 4, "fixed", None),
+                    ("no-unused-vars", "a.js", 2, "preexisting", None),
+                    ("no-unused-vars", "a.js", 3, "introduced", "diff")]
+
+    other = GitRepo(tmp_path / "biome")
+    require_tool("biome")
+    start(other, {"biome.json": "{}\n", "a.js": "let a = 1;\nif (a == 2) { a = 3 }\n"}, "")
+    other.commit({"a.js": "\nlet a = 1;\nif (a == 2) { a = 3 }\nif (a == 4) { a = 5 }\n"})
+    rows = table(review(other), "suspicious/noDoubleEquals")
+    assert rows == [("suspicious/noDoubleEquals", "a.js", 3, "preexisting", None),
+                    ("suspicious/noDoubleEquals", "a.js", 4, "introduced", "diff")]
