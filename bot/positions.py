@@ -92,3 +92,24 @@ def byte_offset_to_position(data: bytes, offset: int) -> tuple[int, int]:
     line_start = data.rfind(b"\n", 0, offset) + 1
     line = data.count(b"\n", 0, line_start) + 1
     return line, len(data[line_start:offset].decode("utf-8", errors="ignore")) + 1
+
+
+def tsserver_to_lsp(line: int, offset: int) -> tuple[int, int]:
+    """tsserver's 1-based line and 1-based UTF-16 offset as an LSP (0-based) position."""
+    return max(line - 1, 0), max(offset - 1, 0)
+
+
+def uri_key(uri: str) -> str:
+    """A canonical form of a file URI for comparisons: servers re-encode URIs differently
+    (`%3A` vs `:`, lower-case hex, symlinked temp dirs)."""
+    return str(uri_to_path(uri).resolve())
+
+
+def uri_to_relpath(uri: str, root: Path) -> str | None:
+    """Repo-relative POSIX path of a file URI, or None when it lies outside `root`."""
+    if not uri.startswith("file:"):
+        return None
+    try:
+        return uri_to_path(uri).resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return None

@@ -1,0 +1,125 @@
+"""A language server as an `Analyzer`: applies, resolves, collects one revision.
+
+Lifetime: a server starts inside `collect` at the first changed file that needs it and is
+stopped (process group killed if it hangs) before `collect` returns — one session per
+revision. Both revisions are checked by separate sessions on their own checkouts; see
+`README` of this package (`bot/lsp/__init__.py`) for why no server is shared across them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot.analyzer import Outcome, Resolution, Target
+from bot.lsp import importers, servers, session
+from bot.lsp.diagnostics import findings_for
+from bot.lsp.servers import ServerSpec
+from bot.model import Finding, ToolStatus
+
+
+def project_root(checkout: Path, rel: str, spec: ServerSpec) -> Path | None:
+    """The nearest directory (inside the checkout) above `rel` holding a root marker."""
+    directory = (checkout / rel).parent
+    checkout = checkout.resolve()
+    while True:
+        if any(marker.found(directory) for marker in spec.markers):
+            return directory
+        if directory.resolve() == checkout or directory == directory.parent:
+            return None
+        directory = directory.parent
+
+
+def group_by_project(checkout: Path, paths: Sequence[str], spec: ServerSpec
+                     ) -> dict[Path, list[str]]:
+    groups: dict[Path, list[str]] = {}
+    for rel in sorted(paths):
+        if spec.language_id(rel) is None or not (checkout / rel).is_file():
+            continue
+        root = project_root(checkout, rel, spec)
+        if root is not None:
+            groups.setdefault(root, []).append(rel)
+    return groups
+
+
+@dataclass(frozen=True)
+class LspAnalyzer:
+    spec: ServerSpec
+    # Whether this repository chose this server (pyright vs basedpyright); None = always.
+    chosen: Callable[[Path], bool] | None = None
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def config_files(self) -> tuple[str, ...]:
+        """Root-level files the base checkout takes from the head (same configuration)."""
+        return tuple(m.name for m in self.spec.markers if m.name not in ("go.mod", "go.work",
+                                                                          "Cargo.toml"))
+
+    def applies(self, root: Path, changed: Sequence[str]) -> bool:
+        if self.chosen is not None and not self.chosen(root):
+            return False
+        return any(project_root(root, p, self.spec) is not None
+                   for p in changed if self.spec.language_id(p) is not None)
+
+    def resolve(self, root: Path) -> Resolution:
+        spec = servers.variant(self.spec, root)
+        executable = servers.find_binary(spec, root)
+        if executable is None:
+            return Resolution(None, install_hint=spec.install_hint,
+                              message=f"{spec.executables[0]} not found")
+        return Resolution(executable, install_hint=spec.install_hint)
+
+    def collect(self, target: Target, resolution: Resolution) -> Outcome:
+        if resolution.executable is None:
+            return Outcome(self.name, "missing", message=resolution.message)
+        repo = target.repo or target.root
+        spec = servers.variant(self.spec, repo)
+        launch = servers.launch(spec, repo, resolution.executable)
+        deadline = time.monotonic() + target.timeout
+        changed = _changed(target)
+        findings: list[Finding] = []
+        failed: set[str] = set()
+        extra: set[str] = set()
+        version: str | None = None
+        status: ToolStatus = "ok"
+        messages: list[str] = []
+        for project, rels in group_by_project(target.root, target.paths, spec).items():
+            prefix = _prefix(target.root, project)
+            importing = [prefix + p for p in importers.find_importers(
+                spec.import_language, project,
+                [p[len(prefix):] for p in changed if p.startswith(prefix)])]
+            importing = [p for p in importing if p not in rels]
+            try:
+                result = session.run(launch, target.root, project, rels + importing, deadline)
+            except session.SessionError as exc:
+                status = exc.status if status == "ok" else status
+                messages.append(exc.message)
+                failed.update(rels + importing)
+                continue
+            version = version or result.version
+            failed.update(result.failed)
+            messages += [f"{p}: {why}" for p, why in sorted(result.failed.items())]
+            for rel, items in result.diagnostics.items():
+                findings += findings_for(spec, items, rel, result.texts[rel])
+            extra.update(p for p in result.diagnostics if p not in target.paths)
+            extra.update(p for p in importing if p in result.failed)
+        return Outcome(self.name, status, tuple(sorted(findings, key=Finding.sort_key)),
+                       version=version, message="\n".join(messages),
+                       failed_paths=frozenset(failed), extra_paths=frozenset(extra))
+
+
+def _prefix(checkout: Path, project: Path) -> str:
+    rel = project.resolve().relative_to(checkout.resolve()).as_posix()
+    return "" if rel == "." else rel + "/"
+
+
+def _changed(target: Target) -> list[str]:
+    """Changed paths at either revision: importers of a module deleted at the head must be
+    checked at the head too. The pipeline may pass the union in `extra["changed_paths"]`."""
+    more = target.extra.get("changed_paths", "")
+    return sorted({*target.paths, *(p for p in more.split("\n") if p)})

@@ -1,0 +1,280 @@
+"""Which files import a changed module: the files a type checker must see beyond the diff.
+
+A signature change in `a.py` breaks untouched `b.py`; a server that only sees open files never
+says so. A tree-sitter scan of import statements finds those files (direct importers only:
+the breakage a change causes shows at the call sites that name it). Pure extraction functions
+over source bytes, resolution over repo-relative paths, and one file walk at the edge.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from tree_sitter_language_pack import get_parser
+
+SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "env", "__pycache__", "vendor",
+                       "target", "dist", "build", ".tox", ".nox", ".mypy_cache", ".ruff_cache",
+                       "site-packages", ".basedpyright", "out"})
+MAX_FILES = 50_000  # files looked at per scan
+MAX_IMPORTERS = 200  # files handed to the server beyond the diff
+SUFFIXES = {
+    "python": (".py", ".pyi"),
+    "typescript": (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"),
+    "go": (".go",),
+}
+_TS_EXT = re.compile(r"(\.d)?\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$")
+
+
+@dataclass(frozen=True)
+class PyImport:
+    level: int  # leading dots of a relative import; 0 = absolute
+    module: str  # dotted module ("" for `from . import x`)
+    names: tuple[str, ...]  # imported names of `from … import …` (empty for `import x`)
+
+
+# -- extraction (pure) ---------------------------------------------------------------------
+
+
+@cache
+def _parser(language: str) -> Any:
+    return get_parser(language)  # type: ignore[arg-type]
+
+
+def _walk(node: Any) -> Iterator[Any]:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(current.children))
+
+
+def _text(node: Any) -> str:
+    return bytes(node.text).decode("utf-8", errors="replace")
+
+
+def python_imports(source: bytes) -> list[PyImport]:
+    found: list[PyImport] = []
+    for node in _walk(_parser("python").parse(source).root_node):
+        if node.type == "import_statement":
+            for name in node.children_by_field_name("name"):
+                dotted = name.child_by_field_name("name") if name.type == "aliased_import" else name
+                found.append(PyImport(0, _text(dotted), ()))
+        elif node.type == "import_from_statement":
+            module = node.child_by_field_name("module_name")
+            if module is None:
+                continue
+            level, dotted = 0, _text(module)
+            if module.type == "relative_import":
+                prefix = next((c for c in module.children if c.type == "import_prefix"), None)
+                level = len(_text(prefix)) if prefix is not None else 1
+                inner = next((c for c in module.children if c.type == "dotted_name"), None)
+                dotted = _text(inner) if inner is not None else ""
+            names = []
+            for name in node.children_by_field_name("name"):
+                dotted_name = name.child_by_field_name("name") if name.type == "aliased_import" else name
+                names.append(_text(dotted_name))
+            found.append(PyImport(level, dotted, tuple(names)))
+    return found
+
+
+def ts_specifiers(source: bytes, tsx: bool = False) -> list[str]:
+    """Module specifiers of import/export-from statements, require() and import() calls."""
+    tree = _parser("tsx" if tsx else "typescript").parse(source)
+    found: list[str] = []
+    for node in _walk(tree.root_node):
+        if node.type in ("import_statement", "export_statement"):
+            source_node = node.child_by_field_name("source")
+            if source_node is not None:
+                found.append(_string(source_node))
+        elif node.type == "call_expression":
+            function = node.child_by_field_name("function")
+            arguments = node.child_by_field_name("arguments")
+            if function is None or arguments is None:
+                continue
+            if function.type == "import" or _text(function) == "require":
+                first = next((c for c in arguments.children if c.type == "string"), None)
+                if first is not None:
+                    found.append(_string(first))
+    return found
+
+
+def go_imports(source: bytes) -> list[str]:
+    found: list[str] = []
+    for node in _walk(_parser("go").parse(source).root_node):
+        if node.type == "import_spec":
+            path = node.child_by_field_name("path")
+            if path is not None:
+                found.append(_text(path).strip("\"`"))
+    return found
+
+
+def _string(node: Any) -> str:
+    fragment = next((c for c in node.children if c.type == "string_fragment"), None)
+    return _text(fragment) if fragment is not None else _text(node).strip("'\"`")
+
+
+# -- resolution (pure) ---------------------------------------------------------------------
+
+
+def python_modules(path: str) -> set[str]:
+    """Dotted names a file can be imported as (with and without a leading `src/`)."""
+    stem = path.rsplit(".", 1)[0]
+    parts = stem.split("/")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    names = {".".join(parts)} if parts else set()
+    if len(parts) > 1 and parts[0] in ("src", "lib"):
+        names.add(".".join(parts[1:]))
+    return names
+
+
+def python_targets(importer: str, imp: PyImport) -> set[str]:
+    """Absolute dotted modules an import statement in `importer` may refer to."""
+    if imp.level:
+        package = importer.split("/")[:-1]
+        up = imp.level - 1
+        if up > len(package):
+            return set()
+        base = package[: len(package) - up]
+        prefix = ".".join([*base, *([imp.module] if imp.module else [])])
+        roots = {prefix}
+        if base and base[0] in ("src", "lib"):
+            roots.add(".".join([*base[1:], *([imp.module] if imp.module else [])]))
+    else:
+        roots = {imp.module}
+    targets = set(roots)
+    for root in roots:
+        targets.update(f"{root}.{name}" if root else name for name in imp.names)
+    return {t for t in targets if t}
+
+
+def imports_python(importer: str, source: bytes, changed: set[str]) -> bool:
+    for imp in python_imports(source):
+        for target in python_targets(importer, imp):
+            if target in changed or any(target.startswith(c + ".") for c in changed):
+                return True
+    return False
+
+
+def ts_keys(path: str) -> set[str]:
+    """What a relative specifier resolving to `path` looks like, extension-free."""
+    stem = _TS_EXT.sub("", path)
+    keys = {stem}
+    if stem.endswith("/index"):
+        keys.add(stem[: -len("/index")])
+    return keys
+
+
+def imports_ts(importer: str, source: bytes, changed: set[str]) -> bool:
+    directory = posixpath.dirname(importer)
+    for spec in ts_specifiers(source, tsx=importer.endswith((".tsx", ".jsx"))):
+        if not spec.startswith("."):
+            continue  # packages and path aliases: not a file of this change
+        resolved = posixpath.normpath(posixpath.join(directory, spec))
+        if _TS_EXT.sub("", resolved) in changed or resolved in changed:
+            return True
+    return False
+
+
+def go_module_path(go_mod: str) -> str | None:
+    match = re.search(r"^module\s+(\S+)", go_mod, re.M)
+    return match.group(1).strip("\"`") if match else None
+
+
+def go_packages(module: str, changed: Iterable[str]) -> set[str]:
+    """Import paths of the packages (directories) holding the changed files."""
+    out = set()
+    for path in changed:
+        directory = posixpath.dirname(path)
+        out.add(f"{module}/{directory}" if directory else module)
+    return out
+
+
+# -- the scan (I/O) ------------------------------------------------------------------------
+
+
+def source_files(root: Path, suffixes: tuple[str, ...]) -> Iterator[str]:
+    """Repo-relative POSIX paths under `root`, sorted per directory, skipping vendored trees."""
+    count = 0
+    for directory, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+        rel = Path(directory).relative_to(root).as_posix()
+        for name in sorted(files):
+            if name.endswith(suffixes):
+                count += 1
+                if count > MAX_FILES:
+                    return
+                yield name if rel == "." else f"{rel}/{name}"
+
+
+def find_importers(language: str, root: Path, changed: Iterable[str]) -> list[str]:
+    """Files under `root` (paths relative to it) that import one of `changed`, which excluded."""
+    changed_list = sorted({p for p in changed if p.endswith(SUFFIXES.get(language, ()))})
+    if not changed_list or language not in SUFFIXES:
+        return []
+    excluded = set(changed_list)
+    test, maybe = _matcher(language, root, changed_list)
+    if test is None:
+        return []
+    found: list[str] = []
+    for rel in source_files(root, SUFFIXES[language]):
+        if rel in excluded:
+            continue
+        try:
+            source = (root / rel).read_bytes()
+        except OSError:
+            continue
+        if not maybe(rel, source):
+            continue
+        if test(rel, source):
+            found.append(rel)
+            if len(found) >= MAX_IMPORTERS:
+                break
+    return found
+
+
+Test = Callable[[str, bytes], bool]
+
+
+def _spells(needles: Iterable[bytes]) -> Test:
+    """Cheap prefilter: a file that never spells a module's name cannot import it."""
+    kept = sorted(set(needles))
+    return lambda _rel, source: any(n in source for n in kept)
+
+
+def _matcher(language: str, root: Path, changed: list[str]) -> tuple[Test | None, Test]:
+    if language == "python":
+        modules: set[str] = set().union(*(python_modules(p) for p in changed))
+        return ((lambda rel, src: imports_python(rel, src, modules)),
+                _spells(m.rsplit(".", 1)[-1].encode() for m in modules))
+    if language == "typescript":
+        keys: set[str] = set().union(*(ts_keys(p) for p in changed))
+        return ((lambda rel, src: imports_ts(rel, src, keys)),
+                _spells(k.rsplit("/", 1)[-1].encode() for k in keys))
+    if language == "go":
+        return _go_matcher(root, changed)
+    return None, _spells(())
+
+
+def _go_matcher(root: Path, changed: list[str]) -> tuple[Test, Test]:
+    try:
+        module = go_module_path((root / "go.mod").read_text(errors="replace"))
+    except OSError:
+        module = None
+    packages = go_packages(module, changed) if module else set()
+    directories = {posixpath.dirname(p) for p in changed}
+
+    def sibling(rel: str) -> bool:
+        # Same directory = same package: a changed signature breaks its siblings too.
+        return posixpath.dirname(rel) in directories
+
+    spells = _spells(p.encode() for p in packages)
+    return ((lambda rel, src: sibling(rel) or any(i in packages for i in go_imports(src))),
+            (lambda rel, src: sibling(rel) or spells(rel, src)))

@@ -1,0 +1,276 @@
+"""Language server specs as data: how to start each server, where it applies, what it needs.
+
+The completion signal is named per spec (lsp.md §1): publishDiagnostics has no "done" marker,
+so each server gets the signal that actually means done for it — never a fixed sleep.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from bot import toolpath
+
+# pull: `textDocument/diagnostic` answers with the final list (pyright, tsc --lsp).
+# diagnose_files: gopls's `gopls.diagnose_files` returns after publishing.
+# tsserver: `typescript.tsserverRequest` semanticDiagnosticsSync/syntacticDiagnosticsSync.
+# flycheck: rust-analyzer quiescent, then the end of the flycheck (cargo check) progress.
+Completion = Literal["pull", "diagnose_files", "tsserver", "flycheck"]
+
+
+@dataclass(frozen=True)
+class Marker:
+    """A root marker: a file name, optionally with content that must be present."""
+
+    name: str
+    pattern: str | None = None  # regex searched in the file (MULTILINE)
+
+    def found(self, directory: Path) -> bool:
+        path = directory / self.name
+        if not path.is_file():
+            return False
+        if self.pattern is None:
+            return True
+        try:
+            return re.search(self.pattern, path.read_text(errors="replace"), re.M) is not None
+        except OSError:
+            return False
+
+
+@dataclass(frozen=True)
+class ServerSpec:
+    name: str  # the tool name findings carry
+    executables: tuple[str, ...]
+    args: tuple[str, ...]
+    languages: Mapping[str, str]  # file suffix -> LSP languageId
+    markers: tuple[Marker, ...]
+    completion: Completion
+    pull: bool  # declare pull diagnostics (changes some servers' behaviour, lsp.md §5.8)
+    install_hint: str
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    init_options: Mapping[str, Any] = field(default_factory=dict)
+    env: Mapping[str, str] = field(default_factory=dict)
+    rule_prefix: str = ""  # "TS" turns code 2345 into TS2345
+    # Synthetic diagnostics about the setup, not the code (gopls orphaned files, ...).
+    ignore: tuple[str, ...] = ()
+    # Where the repository says which checker it uses, and the word that claims it.
+    claim_files: tuple[str, ...] = ()
+    claim: str | None = None
+    import_language: str = ""  # importer scan language (bot.lsp.importers)
+    start_timeout: float = 60.0
+    ready_timeout: float = 120.0
+
+    def language_id(self, path: str) -> str | None:
+        return self.languages.get(Path(path).suffix.lower())
+
+
+_PY_SETTINGS = {"diagnosticMode": "openFilesOnly", "autoSearchPaths": True}
+_PY_CLAIM_FILES = ("pyproject.toml", "setup.cfg", "requirements.txt", "requirements-dev.txt",
+                   "requirements_dev.txt", "dev-requirements.txt", ".pre-commit-config.yaml",
+                   "package.json")
+_PY_MARKERS = (Marker("pyrightconfig.json"),
+               Marker("pyproject.toml", r"^\[tool\.(based)?pyright(\.|\])"))
+
+BASEDPYRIGHT = ServerSpec(
+    name="basedpyright",
+    executables=("basedpyright-langserver",),
+    args=("--stdio",),
+    languages={".py": "python", ".pyi": "python"},
+    markers=_PY_MARKERS,
+    completion="pull",
+    pull=True,
+    install_hint="pip install basedpyright",
+    # baselineMode discard: never rewrite the repository's .basedpyright/baseline.json.
+    settings={"basedpyright": {"analysis": {**_PY_SETTINGS, "baselineMode": "discard"}},
+              "python": {"analysis": _PY_SETTINGS}},
+    claim_files=_PY_CLAIM_FILES,
+    claim=r"basedpyright",
+    import_language="python",
+)
+
+PYRIGHT = ServerSpec(
+    name="pyright",
+    executables=("pyright-langserver",),
+    args=("--stdio",),
+    languages=BASEDPYRIGHT.languages,
+    markers=_PY_MARKERS,
+    completion="pull",
+    pull=True,
+    install_hint="pip install pyright",
+    settings={"python": {"analysis": _PY_SETTINGS}},
+    env={"PYRIGHT_PYTHON_IGNORE_WARNINGS": "1"},  # skips the wrapper's PyPI version check
+    claim_files=_PY_CLAIM_FILES,
+    claim=r"(?<![\w-])pyright(?![\w-])",
+    import_language="python",
+)
+
+_TS_LANGUAGES = {".ts": "typescript", ".tsx": "typescriptreact", ".mts": "typescript",
+                 ".cts": "typescript", ".js": "javascript", ".jsx": "javascriptreact",
+                 ".mjs": "javascript", ".cjs": "javascript"}
+_TS_MARKERS = (Marker("tsconfig.json"), Marker("jsconfig.json"))
+
+TYPESCRIPT = ServerSpec(
+    name="typescript",
+    executables=("typescript-language-server",),
+    args=("--stdio",),
+    languages=_TS_LANGUAGES,
+    markers=_TS_MARKERS,
+    completion="tsserver",
+    pull=False,
+    install_hint="scripts/install-tools.sh (npm: typescript-language-server, typescript)",
+    init_options={"disableAutomaticTypingAcquisition": True, "maxTsServerMemory": 4096,
+                  "tsserver": {"logVerbosity": "off", "useSyntaxServer": "never"}},
+    rule_prefix="TS",
+    import_language="typescript",
+)
+
+# TypeScript 7 (the native compiler) has no tsserver.js; it is its own server and answers pulls.
+TYPESCRIPT_NATIVE = ServerSpec(
+    name="typescript",
+    executables=("tsc",),
+    args=("--lsp", "--stdio"),
+    languages=_TS_LANGUAGES,
+    markers=_TS_MARKERS,
+    completion="pull",
+    pull=True,
+    install_hint="npm install --save-dev typescript@7",
+    rule_prefix="TS",
+    import_language="typescript",
+)
+
+GOPLS = ServerSpec(
+    name="gopls",
+    executables=("gopls",),
+    args=(),
+    languages={".go": "go"},
+    markers=(Marker("go.work"), Marker("go.mod")),
+    completion="diagnose_files",
+    pull=False,
+    install_hint="scripts/install-tools.sh (go install golang.org/x/tools/gopls@v0.23.0)",
+    # diagnosticsDelay 0s: one full pass instead of the two-phase partial-first publish.
+    settings={"gopls": {"diagnosticsDelay": "0s"}},
+    init_options={"diagnosticsDelay": "0s"},
+    env={"GOTOOLCHAIN": "local", "GOFLAGS": "-mod=mod"},
+    ignore=(r"^No active builds contain", r"which is not included in your workspace",
+            r"^This file is within module .*, which is not included"),
+    import_language="go",
+    ready_timeout=180.0,
+)
+
+_RA_CONFIG = {"checkOnSave": True, "check": {"command": "check", "allTargets": True},
+              "cachePriming": {"enable": False}, "cargo": {"targetDir": True},
+              "procMacro": {"enable": True}, "diagnostics": {"enable": True}}
+
+RUST_ANALYZER = ServerSpec(
+    name="rust-analyzer",
+    executables=("rust-analyzer",),
+    args=(),
+    languages={".rs": "rust"},
+    markers=(Marker("Cargo.toml"),),
+    completion="flycheck",
+    # Without a pull capability rust-analyzer pushes its native diagnostics too (lsp.md §1).
+    pull=False,
+    install_hint="rustup component add rust-analyzer",
+    settings={"rust-analyzer": _RA_CONFIG},
+    init_options=_RA_CONFIG,
+    env={"CARGO_TERM_COLOR": "never"},
+    import_language="rust",
+    ready_timeout=600.0,
+)
+
+
+@dataclass(frozen=True)
+class Launch:
+    """The concrete way to run a spec in one repository."""
+
+    spec: ServerSpec
+    argv: tuple[str, ...]
+    init_options: Mapping[str, Any]
+    settings: Mapping[str, Any]
+
+
+def claims(spec: ServerSpec, root: Path) -> bool:
+    """Does the repository name this checker in its config or dependency files?"""
+    if spec.claim is None:
+        return False
+    for name in spec.claim_files:
+        path = root / name
+        if path.is_file():
+            try:
+                if re.search(spec.claim, path.read_text(errors="replace")):
+                    return True
+            except OSError:
+                continue
+    return False
+
+
+def python_checker(root: Path) -> ServerSpec:
+    """basedpyright unless the repository names pyright and not basedpyright."""
+    if not claims(BASEDPYRIGHT, root) and claims(PYRIGHT, root):
+        return PYRIGHT
+    return BASEDPYRIGHT
+
+
+def typescript_version(root: Path) -> tuple[int, str] | None:
+    """(major, version) of the repository's own TypeScript, if installed."""
+    manifest = root / "node_modules" / "typescript" / "package.json"
+    try:
+        version = str(json.loads(manifest.read_text())["version"])
+        return int(version.split(".")[0]), version
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def typescript_lib(root: Path) -> Path | None:
+    """The tsserver to use: the repository's TypeScript ≤ 6, else the bot's own pinned one."""
+    own = typescript_version(root)
+    if own is not None and own[0] <= 6 and (root / "node_modules/typescript/lib/tsserver.js").is_file():
+        return root / "node_modules" / "typescript" / "lib"
+    bundled = toolpath.tools_dir() / "node_modules" / "typescript" / "lib"
+    return bundled if (bundled / "tsserver.js").is_file() else None
+
+
+def variant(spec: ServerSpec, repo: Path) -> ServerSpec:
+    """The spec that fits this repository (TypeScript 7 is its own server)."""
+    if spec is TYPESCRIPT:
+        own = typescript_version(repo)
+        if own is not None and own[0] >= 7:
+            return TYPESCRIPT_NATIVE
+    return spec
+
+
+def find_binary(spec: ServerSpec, repo: Path) -> str | None:
+    if spec is TYPESCRIPT_NATIVE:
+        # Only the repository's own TypeScript 7 compiler, never a tsc found on PATH.
+        local = repo / "node_modules" / ".bin" / "tsc"
+        return str(local) if local.is_file() else None
+    if spec is TYPESCRIPT and typescript_lib(repo) is None:
+        return None  # typescript-language-server without a tsserver would fail at initialize
+    return toolpath.find_executable(spec.executables, repo)
+
+
+def launch(spec: ServerSpec, repo: Path, executable: str) -> Launch:
+    """argv, initializationOptions and settings for `spec` in `repo` (the head checkout)."""
+    init = dict(spec.init_options)
+    settings = dict(spec.settings)
+    if spec is TYPESCRIPT:
+        lib = typescript_lib(repo)
+        init["tsserver"] = {**init.get("tsserver", {}), "path": str(lib) if lib else None}
+    if spec.import_language == "python":
+        python = _repo_python(repo)
+        if python is not None:
+            # The base worktree has no virtualenv of its own: both revisions use the head's.
+            settings["python"] = {**settings.get("python", {}), "pythonPath": str(python)}
+    return Launch(spec, (executable, *spec.args), init, settings)
+
+
+def _repo_python(repo: Path) -> Path | None:
+    for venv in (".venv", "venv", "env"):
+        candidate = repo / venv / "bin" / "python"
+        if candidate.is_file():
+            return candidate
+    return None

@@ -1,0 +1,213 @@
+"""One server over one revision's files: start, open, wait for its completion signal, stop.
+
+Raises `SessionError` (status `failed` or `timeout`) when the server dies, never answers or
+floods; the process group is killed on every path out.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bot import positions, proc
+from bot.lsp.client import LspClient, ServerState
+from bot.lsp.diagnostics import from_tsserver
+from bot.lsp.rpc import RequestTimeout, RpcError, ServerGone
+from bot.lsp.servers import Launch
+from bot.model import ToolStatus
+
+MAX_PER_FILE = 2000  # more diagnostics than this for one file is a flood, not a review
+FLYCHECK = "rust-analyzer/flycheck"
+
+
+class SessionError(Exception):
+    def __init__(self, status: ToolStatus, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+@dataclass
+class SessionResult:
+    diagnostics: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # rel -> LSP
+    texts: dict[str, str] = field(default_factory=dict)  # rel -> the text the server saw
+    failed: dict[str, str] = field(default_factory=dict)  # rel -> why it has no result
+    version: str | None = None
+
+
+def read_text(path: Path) -> str:
+    # newline="" semantics: keep CRLF so positions match what the server was sent.
+    return path.read_bytes().decode("utf-8", errors="replace")
+
+
+class _Clock:
+    def __init__(self, deadline: float) -> None:
+        self.deadline = deadline
+
+    def left(self, cap: float | None = None) -> float:
+        remaining = self.deadline - time.monotonic()
+        return max(0.0, remaining if cap is None else min(cap, remaining))
+
+
+def run(launch: Launch, checkout: Path, project: Path, files: Sequence[str],
+        deadline: float) -> SessionResult:
+    """Diagnostics for `files` (relative to `checkout`) from a server rooted at `project`."""
+    spec = launch.spec
+    clock = _Clock(deadline)
+    try:
+        client = LspClient(launch.argv, project, positions.path_to_uri(project),
+                           launch.settings, env=dict(spec.env))
+    except proc.MissingBinary as exc:
+        raise SessionError("failed", str(exc)) from exc
+    try:
+        client.initialize(clock.left(spec.start_timeout), spec.pull, launch.init_options)
+        result = SessionResult(version=_version(client))
+        uris: dict[str, str] = {}
+        for rel in files:
+            text = read_text(checkout / rel)
+            uri = positions.path_to_uri(checkout / rel)
+            language = spec.language_id(rel) or "plaintext"
+            client.open(uri, language, text)
+            uris[rel], result.texts[rel] = uri, text
+        _COMPLETIONS[spec.completion](client, uris, clock, result)
+        _late_version(client, result)
+        if spec.completion == "flycheck":
+            _take_workspace(client, checkout, result)
+        _check_flood(result)
+        return result
+    except RequestTimeout as exc:
+        raise SessionError("timeout", f"{spec.name}: {exc}{_tail(client)}") from exc
+    except ServerGone as exc:
+        raise SessionError("failed", f"{spec.name} exited: {exc.detail}") from exc
+    except RpcError as exc:
+        raise SessionError("failed", f"{spec.name}: {exc}{_tail(client)}") from exc
+    finally:
+        client.close(timeout=clock.left(5.0) or 1.0)
+
+
+def _tail(client: LspClient) -> str:
+    tail = client.conn.stderr_tail()
+    return f"; stderr:\n{tail}" if tail else ""
+
+
+def _version(client: LspClient) -> str | None:
+    version = client.server_info.get("version")
+    return str(version) if version else None
+
+
+def _late_version(client: LspClient, result: SessionResult) -> None:
+    """typescript-language-server names the TypeScript it loaded in a notification."""
+    with client.cond:
+        ts = client.state.other.get("$/typescriptVersion", {}).get("version")
+    if ts and result.version is None:
+        result.version = f"TypeScript {ts}"
+
+
+def _check_flood(result: SessionResult) -> None:
+    for rel, items in result.diagnostics.items():
+        if len(items) > MAX_PER_FILE:
+            raise SessionError("failed", f"flooded: {len(items)} diagnostics for {rel} "
+                                         f"(more than {MAX_PER_FILE}); results discarded")
+
+
+def _wait(client: LspClient, predicate: Callable[[ServerState], bool], clock: _Clock,
+          what: str) -> None:
+    budget = clock.left()
+    if not client.wait(predicate, budget):
+        raise RequestTimeout(what, budget)
+
+
+# -- completion signals (lsp.md §1) --------------------------------------------------------
+
+
+def _pull(client: LspClient, uris: dict[str, str], clock: _Clock, result: SessionResult) -> None:
+    """pyright and tsc --lsp: the pull answer is final for that document."""
+    if not client.server_capabilities.get("diagnosticProvider"):
+        # pyright registers pull diagnostics dynamically, right after `initialized`.
+        client.wait(lambda s: "textDocument/diagnostic" in s.registrations.values(),
+                    clock.left(30.0))
+    for rel, uri in uris.items():
+        try:
+            result.diagnostics[rel] = client.pull(uri, clock.left())
+        except RpcError as exc:
+            result.failed[rel] = str(exc)
+
+
+def _tsserver(client: LspClient, uris: dict[str, str], clock: _Clock,
+              result: SessionResult) -> None:
+    """typescript-language-server pushes with no completion marker; tsserver's synchronous
+    diagnostics requests (through `typescript.tsserverRequest`) return the final lists."""
+    for rel, uri in uris.items():
+        items: list[dict[str, Any]] = []
+        for command in ("syntacticDiagnosticsSync", "semanticDiagnosticsSync"):
+            answer = client.execute("typescript.tsserverRequest",
+                                    [command, {"file": str(positions.uri_to_path(uri))}],
+                                    clock.left())
+            if not isinstance(answer, dict) or answer.get("success") is False:
+                # tsserver died behind the wrapper, or refused the file: no result, not clean.
+                result.failed[rel] = f"tsserver {command}: {_why(answer)}"
+                break
+            items += [from_tsserver(d) for d in answer.get("body") or [] if isinstance(d, dict)]
+        else:
+            result.diagnostics[rel] = items
+    if any("[tsserver] Exited" in line or "TSServer exited" in line for line in client.state.logs):
+        raise ServerGone("tsserver exited behind typescript-language-server")
+
+
+def _why(answer: Any) -> str:
+    if isinstance(answer, dict):
+        return str(answer.get("message") or "refused")
+    return "no answer (tsserver not running)"
+
+
+def _diagnose_files(client: LspClient, uris: dict[str, str], clock: _Clock,
+                    result: SessionResult) -> None:
+    """gopls: `gopls.diagnose_files` returns once the files are diagnosed and published."""
+    client.execute("gopls.diagnose_files", [{"Files": list(uris.values())}], clock.left())
+    _take_pushed(client, uris, result)
+
+
+def _flycheck(client: LspClient, uris: dict[str, str], clock: _Clock,
+              result: SessionResult) -> None:
+    """rust-analyzer: quiescent, then a finished `cargo check` (flycheck) with none running."""
+    _wait(client, lambda s: s.quiescent, clock, "rust-analyzer quiescence")
+
+    def checked(state: ServerState) -> bool:
+        running = any(t.startswith(FLYCHECK) for t in state.progress)
+        return not running and any(t.startswith(FLYCHECK) for t, _ in state.finished)
+
+    _wait(client, checked, clock, "rust-analyzer flycheck")
+    _take_pushed(client, uris, result)
+
+
+def _take_pushed(client: LspClient, uris: dict[str, str], result: SessionResult) -> None:
+    with client.cond:
+        published = {positions.uri_key(u): d for u, d in client.state.diagnostics.items()}
+    for rel, uri in uris.items():
+        result.diagnostics[rel] = list(published.get(positions.uri_key(uri), []))
+
+
+def _take_workspace(client: LspClient, checkout: Path, result: SessionResult) -> None:
+    """Servers that check the whole workspace (flycheck): every file they reported counts."""
+    with client.cond:
+        published = dict(client.state.diagnostics)
+    for uri, items in published.items():
+        rel = positions.uri_to_relpath(uri, checkout)
+        if rel is None or rel in result.diagnostics or not items:
+            continue
+        try:
+            result.texts[rel] = read_text(checkout / rel)
+        except OSError:
+            continue
+        result.diagnostics[rel] = list(items)
+
+
+_COMPLETIONS: dict[str, Callable[[LspClient, dict[str, str], _Clock, SessionResult], None]] = {
+    "pull": _pull,
+    "tsserver": _tsserver,
+    "diagnose_files": _diagnose_files,
+    "flycheck": _flycheck,
+}
