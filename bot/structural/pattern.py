@@ -251,10 +251,10 @@ def compile_pattern(
                          else f"{ctx.label}: no {selector!r} node")
             continue
         return _build(lang, source, nodes, parsed, ctx, strictness)
-    detail = "; ".join(tried)
     raise BotError(
-        f"pattern {snippet!r} does not parse as {lang.name} in any context ({detail}); "
-        "fix the syntax, or give --selector with a larger pattern",
+        f"pattern {snippet!r} is not valid {lang.name} code in any of the {len(tried)} contexts "
+        f"tried ({tried[0]}; also tried: {', '.join(t.split(':')[0] for t in tried[1:])}); "
+        "fix the syntax, or give a larger pattern with --selector KIND",
         Exit.USAGE,
     )
 

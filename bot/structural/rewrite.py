@@ -195,8 +195,15 @@ def _first_error_line(root: ts.Node) -> str:
     return "unknown position"
 
 
-def rewrite_tree(pattern: Pattern, template: Template, tree: ts.Tree, source: bytes) -> FileRewrite:
-    raws, skipped = outermost(list(find(pattern, tree)))
+def rewrite_tree(
+    pattern: Pattern,
+    template: Template,
+    tree: ts.Tree,
+    source: bytes,
+    found: list[RawMatch] | None = None,
+) -> FileRewrite:
+    """Edits for every outermost match, the new bytes, and whether they still parse."""
+    raws, skipped = outermost(list(find(pattern, tree)) if found is None else found)
     root = tree.root_node
     edits: list[ByteEdit] = []
     for raw in raws:
