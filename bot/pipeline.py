@@ -119,8 +119,9 @@ def run_review(opts: ReviewOptions) -> ReviewResult:
             base_findings += base_o.findings
             head_findings += head_o.findings
             extra_paths |= base_o.extra_paths | head_o.extra_paths
+            names = {analyzer.name} | {f.tool for f in (*base_o.findings, *head_o.findings)}
             for o in (base_o, head_o):
-                unbaselined |= {(analyzer.name, p) for p in o.failed_paths}
+                unbaselined |= {(n, p) for p in o.failed_paths for n in names}
     base_files, head_files, maps = dict(changes.base_files), dict(changes.head_files), dict(changes.maps)
     _load_extra(rev, sorted(extra_paths - set(head_files) - set(base_files)), base_files, head_files, maps)
     verdicts, fixed, class_notes = classify(Inputs(
