@@ -1,5 +1,6 @@
 """Linters as data: a `LinterSpec` says how to detect, find, run and parse one linter, and
-`LinterAnalyzer` turns any spec into an `Analyzer` with the shared run/timeout/garbage handling.
+`LinterAnalyzer` turns any spec into an `Analyzer` with the shared run/timeout/garbage handling
+and the findings cache.
 """
 
 from __future__ import annotations
@@ -12,11 +13,16 @@ from typing import Literal
 
 from bot import proc
 from bot.analyzer import Outcome, Resolution, Target
+from bot.cache import FindingsCache, file_blob, files_hash, make_key
 from bot.model import Finding
 from bot.toolpath import find_executable
 
 LinterScope = Literal["file", "package", "crate", "project"]
 BATCH = 200  # paths per invocation: keeps argv under the OS limit
+CACHE_SALT = "linters-1"  # bump when the bot's own flags or parsing change what a run yields
+# Directories never walked when listing a package's/project's files.
+SKIP_DIRS = frozenset({".git", "node_modules", "target", ".venv", "venv", "__pycache__",
+                       ".mypy_cache", ".ruff_cache", ".tox", "testdata"})
 
 
 class GarbageOutput(Exception):
@@ -28,15 +34,23 @@ class Unit:
     """One invocation: run in `cwd` (relative to the checkout root) over `paths`.
 
     File-scoped linters get one unit per batch of files; package/crate-scoped ones get one per
-    package or crate, and their findings are distributed back to files by path.
+    package or crate (`dir`, relative to the root), and its findings are distributed back to
+    files by path. `key_files` are the files whose contents decide the unit's result (for the
+    cache); empty for file scope, where each path keys itself.
     """
 
     cwd: str
     paths: tuple[str, ...]
+    dir: str = "."
+    key_files: tuple[str, ...] = ()
 
 
 def file_units(root: Path, paths: Sequence[str]) -> list[Unit]:
     return [Unit(".", tuple(paths[i:i + BATCH])) for i in range(0, len(paths), BATCH)]
+
+
+def no_grouping(units: Sequence[Unit]) -> list[list[Unit]]:
+    return [[u] for u in units]
 
 
 @dataclass(frozen=True)
@@ -46,18 +60,23 @@ class LinterSpec:
     executables: tuple[str, ...]
     install_hint: str
     # Files (at the repository root) whose presence enables the linter; `detect` may refine.
+    # They are also what the base checkout takes from the head, and part of the cache key.
     config_files: tuple[str, ...]
     command: Callable[[str, Unit, Target], list[str]]
     parse: Callable[[proc.Result, Unit, Target], list[Finding]]
     detect: Callable[[Path], bool] | None = None
     scope: LinterScope = "file"
     units: Callable[[Path, Sequence[str]], list[Unit]] = file_units
+    # Package-scoped tools: which units (all needing a run) share one invocation.
+    group: Callable[[Sequence[Unit]], list[list[Unit]]] = no_grouping
     ok_exit_codes: frozenset[int] = frozenset({0, 1})
     version_args: tuple[str, ...] = ("--version",)
     env: dict[str, str] = field(default_factory=dict)
     # Package/project-scoped tools may report files beyond the changed ones (a change that
     # breaks an untouched file of the same package): keep those findings too.
     beyond_paths: bool = False
+    # Adjusts the spec to the resolved version (output flags that changed across majors).
+    for_version: Callable[[LinterSpec, str | None], LinterSpec] | None = None
 
     def wants(self, path: str) -> bool:
         return PurePosixPath(path).suffix.lower() in self.extensions
@@ -69,6 +88,10 @@ _VERSION = re.compile(r"\d+\.\d+(?:\.\d+)?(?:[-.+][\w.]+)?")
 def parse_version(text: str) -> str | None:
     match = _VERSION.search(text)
     return match.group(0) if match else None
+
+
+def version_tuple(version: str | None) -> tuple[int, ...]:
+    return tuple(int(n) for n in re.findall(r"\d+", version or "")[:3])
 
 
 def relpath(root: Path, path: str, cwd: str = ".") -> str | None:
@@ -84,6 +107,80 @@ def relpath(root: Path, path: str, cwd: str = ".") -> str | None:
         except ValueError:
             return None
     return rel.as_posix()
+
+
+def walk_files(root: Path, top: str, suffixes: frozenset[str], names: frozenset[str] = frozenset(),
+               stop: Callable[[Path], bool] | None = None) -> list[str]:
+    """Repo-relative paths under `top` with one of `suffixes` (or one of `names`), skipping
+    hidden and tool folders, and subfolders for which `stop` is true (a nested module)."""
+    out: list[str] = []
+    start = root / top
+    pending = [start]
+    while pending:
+        folder = pending.pop()
+        try:
+            entries = sorted(folder.iterdir())
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_dir() and not entry.is_symlink():
+                if entry.name.startswith((".", "_")) or entry.name in SKIP_DIRS:
+                    continue
+                if stop is not None and stop(entry):
+                    continue
+                pending.append(entry)
+            elif entry.suffix in suffixes or entry.name in names:
+                out.append(entry.relative_to(root).as_posix())
+    return sorted(out)
+
+
+def nearest_dir_with(root: Path, path: str, markers: Sequence[str]) -> str | None:
+    """The closest folder (repo-relative, "." for the root) above `path` holding a marker."""
+    parts = PurePosixPath(path).parent.parts
+    for depth in range(len(parts), -1, -1):
+        folder = "/".join(parts[:depth]) or "."
+        if any((root / folder / m).is_file() for m in markers):
+            return folder
+    return None
+
+
+def owner(units: Sequence[Unit], path: str) -> Unit | None:
+    """The unit whose folder most closely contains `path`."""
+    best: Unit | None = None
+    for unit in units:
+        inside = unit.dir == "." or path.startswith(unit.dir.rstrip("/") + "/")
+        if inside and (best is None or len(unit.dir) > len(best.dir) or best.dir == "."):
+            best = unit
+    return best
+
+
+def _config_hash(root: Path, spec: LinterSpec, dirs: Sequence[str]) -> str:
+    """Hash of the config files at the root and in every folder down to each of `dirs`."""
+    folders = {"."}
+    for d in dirs:
+        parts = PurePosixPath(d).parts
+        folders.update("/".join(parts[:i]) or "." for i in range(len(parts) + 1))
+    present = [f"{folder}/{name}" for folder in sorted(folders) for name in spec.config_files
+               if (root / folder / name).is_file()]
+    return files_hash(root, present)
+
+
+@dataclass
+class _Run:
+    """Accumulates one collect: findings, failures, messages, worst status."""
+
+    findings: list[Finding] = field(default_factory=list)
+    failed: set[str] = field(default_factory=set)
+    messages: list[str] = field(default_factory=list)
+    status: Literal["ok", "failed", "timeout"] = "ok"
+
+    def fail(self, paths: Sequence[str], message: str, timeout: bool = False) -> None:
+        self.failed.update(paths)
+        self.messages.append(message)
+        if timeout:
+            self.status = "timeout"
+        elif self.status == "ok":
+            self.status = "failed"
 
 
 @dataclass(frozen=True)
@@ -108,45 +205,126 @@ class LinterAnalyzer:
             return Resolution(None, install_hint=self.spec.install_hint,
                               message=f"{self.spec.executables[0]} not found")
         try:
-            result = proc.run([exe, *self.spec.version_args], cwd=root, timeout=60)
+            result = proc.run([exe, *self.spec.version_args], cwd=root, timeout=60,
+                              env=self.spec.env)
         except (proc.MissingBinary, proc.Timeout) as exc:
             return Resolution(None, install_hint=self.spec.install_hint, message=str(exc))
+        if result.returncode != 0:  # e.g. `cargo clippy` where cargo has no clippy
+            return Resolution(None, install_hint=self.spec.install_hint,
+                              message=f"{' '.join([Path(exe).name, *self.spec.version_args])}: "
+                                      f"{result.err_tail(3) or proc.tail(result.out, 3)}")
         return Resolution(exe, parse_version(result.out + result.err))
+
+    def _execute(self, spec: LinterSpec, exe: str, unit: Unit, target: Target,
+                 run: _Run) -> list[Finding] | None:
+        """Run one invocation; its findings, or None (recorded in `run`) when it failed."""
+        argv = spec.command(exe, unit, target)
+        try:
+            result = proc.run(argv, cwd=target.root / unit.cwd, timeout=target.timeout,
+                              env=spec.env)
+        except proc.Timeout as exc:
+            run.fail(unit.paths, f"timed out after {exc.seconds:g}s on {len(unit.paths)} file(s); "
+                     "process group killed", timeout=True)
+            return None
+        if result.returncode not in spec.ok_exit_codes:
+            run.fail(unit.paths, f"exit {result.returncode}: "
+                     f"{result.err_tail() or proc.tail(result.out)}")
+            return None
+        try:
+            return spec.parse(result, unit, target)
+        except (GarbageOutput, ValueError, KeyError, TypeError) as exc:
+            run.fail(unit.paths, f"unreadable output ({exc}): {proc.tail(result.out, 3)[:300]}"
+                     + (f"\n{result.err_tail(5)}" if result.err.strip() else ""))
+            return None
+
+    def _collect_files(self, spec: LinterSpec, exe: str, target: Target, paths: list[str],
+                       cache: FindingsCache | None, salt: str, run: _Run) -> None:
+        """File scope: each path is its own cache entry; only the misses are linted."""
+        keys: dict[str, str] = {}
+        todo = paths
+        if cache is not None:
+            todo = []
+            for path in paths:
+                config = _config_hash(target.root, spec, [str(PurePosixPath(path).parent)])
+                keys[path] = make_key(salt, config, path, file_blob(target.root / path))
+                hit = cache.get(keys[path])
+                if hit is None:
+                    todo.append(path)
+                else:
+                    run.findings.extend(hit)
+        for unit in spec.units(target.root, todo):
+            found = self._execute(spec, exe, unit, target, run)
+            if found is None:
+                continue
+            run.findings.extend(found)
+            if cache is not None:
+                by_path: dict[str, list[Finding]] = {p: [] for p in unit.paths}
+                for finding in found:
+                    if finding.path in by_path:
+                        by_path[finding.path].append(finding)
+                for path, items in by_path.items():
+                    cache.put(keys[path], items)
+
+    def _collect_units(self, spec: LinterSpec, exe: str, target: Target, paths: list[str],
+                       cache: FindingsCache | None, salt: str, run: _Run) -> None:
+        """Package/crate/project scope: one cache entry per unit, keyed on its key files;
+        the units that miss share invocations as the spec groups them."""
+        units = spec.units(target.root, paths)
+        keys: dict[Unit, str] = {}
+        todo: list[Unit] = units
+        if cache is not None:
+            todo = []
+            for unit in units:
+                config = _config_hash(target.root, spec, [unit.dir])
+                keys[unit] = make_key(salt, config, unit.dir,
+                                      files_hash(target.root, unit.key_files or unit.paths))
+                hit = cache.get(keys[unit])
+                if hit is None:
+                    todo.append(unit)
+                else:
+                    run.findings.extend(hit)
+        for group in spec.group(todo):
+            merged = group[0] if len(group) == 1 else Unit(
+                group[0].cwd, tuple(p for u in group for p in u.paths), group[0].dir,
+                tuple(dict.fromkeys(k for u in group for k in u.key_files)))
+            found = self._execute(spec, exe, merged, target, run)
+            if found is None:
+                continue
+            run.findings.extend(found)
+            if cache is None:
+                continue
+            per_unit: dict[Unit, list[Finding]] = {u: [] for u in group}
+            for finding in found:
+                home = owner(group, finding.path)
+                # A finding outside every unit's folder goes with each unit, so a cache hit
+                # returns what the run returned (duplicates are dropped when merging).
+                for unit in [home] if home is not None else group:
+                    per_unit[unit].append(finding)
+            for unit, items in per_unit.items():
+                cache.put(keys[unit], items)
 
     def collect(self, target: Target, resolution: Resolution) -> Outcome:
         assert resolution.executable is not None
-        paths = [p for p in target.paths if self.spec.wants(p)]
-        findings: list[Finding] = []
-        failed: set[str] = set()
-        messages: list[str] = []
-        status: Literal["ok", "failed", "timeout"] = "ok"
-        for unit in self.spec.units(target.root, paths):
-            argv = self.spec.command(resolution.executable, unit, target)
-            try:
-                result = proc.run(argv, cwd=target.root / unit.cwd, timeout=target.timeout,
-                                  env=self.spec.env)
-            except proc.Timeout as exc:
-                status = "timeout"
-                failed.update(unit.paths)
-                messages.append(f"timed out after {exc.seconds:g}s on {len(unit.paths)} file(s); "
-                                "process group killed")
-                continue
-            if result.returncode not in self.spec.ok_exit_codes:
-                status = "failed" if status == "ok" else status
-                failed.update(unit.paths)
-                messages.append(f"exit {result.returncode}: "
-                                f"{result.err_tail() or proc.tail(result.out)}")
-                continue
-            try:
-                findings.extend(self.spec.parse(result, unit, target))
-            except (GarbageOutput, ValueError, KeyError, TypeError) as exc:
-                status = "failed" if status == "ok" else status
-                failed.update(unit.paths)
-                messages.append(f"unreadable output ({exc}): {proc.tail(result.out, 3)[:300]}"
-                                + (f"\n{result.err_tail(5)}" if result.err.strip() else ""))
+        spec = self.spec
+        if spec.for_version is not None:
+            spec = spec.for_version(spec, resolution.version)
+        paths = [p for p in target.paths if spec.wants(p)]
+        # No version, no key: a cache entry must never outlive the tool that wrote it.
+        cache = (FindingsCache(target.cache_dir)
+                 if target.cache_dir is not None and resolution.version else None)
+        salt = make_key(CACHE_SALT, spec.name, resolution.version or "", spec.scope,
+                        *sorted(f"{k}={v}" for k, v in spec.env.items()))
+        run = _Run()
+        if spec.scope == "file":
+            self._collect_files(spec, resolution.executable, target, paths, cache, salt, run)
+        else:
+            self._collect_units(spec, resolution.executable, target, paths, cache, salt, run)
+        if cache is not None and cache.writes:
+            cache.prune()
         wanted = set(paths)
-        kept = tuple(f for f in findings if f.path not in failed
-                     and (f.path in wanted or (self.spec.beyond_paths and self.spec.wants(f.path))))
+        kept = tuple(dict.fromkeys(
+            f for f in run.findings if f.path not in run.failed
+            and (f.path in wanted or (spec.beyond_paths and spec.wants(f.path)))))
         extra = frozenset(f.path for f in kept) - wanted
-        return Outcome(self.name, status, kept, resolution.version, "\n".join(messages),
-                       frozenset(failed), extra)
+        return Outcome(self.name, run.status, kept, resolution.version, "\n".join(run.messages),
+                       frozenset(run.failed), extra)

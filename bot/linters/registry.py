@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from bot.analyzer import Analyzer
-from bot.linters import biome, eslint, ruff
+from bot.linters import biome, clippy, eslint, golangci, mypy, ruff
 from bot.linters.base import LinterAnalyzer, LinterSpec
 
-SPECS: tuple[LinterSpec, ...] = (ruff.SPEC, eslint.SPEC, biome.SPEC)
+SPECS: tuple[LinterSpec, ...] = (ruff.SPEC, eslint.SPEC, biome.SPEC, golangci.SPEC, clippy.SPEC,
+                                  mypy.SPEC)
 
 LINTERS: dict[str, Analyzer] = {spec.name: LinterAnalyzer(spec) for spec in SPECS}
 

@@ -1,0 +1,173 @@
+"""The findings cache: what a tool said about content it has already seen.
+
+Keyed by (tool, tool version, configuration hash, path, blob sha): a file unchanged since the
+last run (every file at the merge base on the second push of a PR) is never linted twice.
+Package-scoped tools key one entry on the blobs of all the files their result depends on.
+
+Entries are small JSON files under `<dir>/v1/<2 hex>/<key>.json`, written to a temporary
+file and renamed into place, so concurrent runs never see half an entry; an entry that does not
+decode (or whose stored key differs) is a miss and is deleted. Reads refresh the mtime and
+`prune` evicts the least recently used entries once the folder exceeds its size bound.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from bot.model import Edit, Finding, Fix, Severity, Span
+
+FORMAT = "v1"  # bump when the entry layout or the meaning of a key changes
+DEFAULT_MAX_BYTES = 256 * 1024 * 1024
+PRUNE_TO = 0.8  # prune down to this fraction of the bound, so pruning is not constant
+
+
+def default_dir() -> Path:
+    """`REVIEWBOT_CACHE_DIR`, else `$XDG_CACHE_HOME/reviewbot`, else `~/.cache/reviewbot`."""
+    override = os.environ.get("REVIEWBOT_CACHE_DIR")
+    if override:
+        return Path(override)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "reviewbot"
+
+
+def blob_sha(data: bytes) -> str:
+    """git's blob id for `data` (what `git hash-object` prints), without running git."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def file_blob(path: Path) -> str:
+    """Blob id of a file on disk; a marker for missing/unreadable files so they key too."""
+    try:
+        return blob_sha(path.read_bytes())
+    except OSError:
+        return "-"
+
+
+def make_key(*parts: str) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part.encode("utf-8", "surrogateescape"))
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def files_hash(root: Path, paths: Iterable[str]) -> str:
+    """One hash over (path, blob) pairs: the identity of a set of files' contents."""
+    return make_key(*(f"{p}={file_blob(root / p)}" for p in sorted(set(paths))))
+
+
+# --- (de)serialisation: pure -------------------------------------------------------------
+
+def encode(findings: Sequence[Finding]) -> list[dict[str, Any]]:
+    out = []
+    for f in findings:
+        item = asdict(f)
+        item["severity"] = f.severity.label
+        out.append(item)
+    return out
+
+
+def _span(raw: dict[str, Any]) -> Span:
+    return Span(int(raw["line"]), int(raw["column"]), int(raw["end_line"]), int(raw["end_column"]))
+
+
+def _fix(raw: dict[str, Any] | None) -> Fix | None:
+    if raw is None:
+        return None
+    edits = tuple(Edit(str(e["path"]), _span(e["span"]), str(e["new_text"])) for e in raw["edits"])
+    applicability = raw["applicability"]
+    if applicability not in ("safe", "unsafe", "display"):
+        raise ValueError(f"bad applicability {applicability!r}")
+    return Fix(str(raw["description"]), edits, applicability)
+
+
+def decode(items: Sequence[dict[str, Any]]) -> tuple[Finding, ...]:
+    return tuple(
+        Finding(str(i["tool"]), str(i["rule"]), Severity.parse(i["severity"]), str(i["message"]),
+                str(i["path"]), _span(i["span"]), i["url"], _fix(i["fix"]), bool(i["file_level"]))
+        for i in items)
+
+
+# --- the store: I/O ----------------------------------------------------------------------
+
+class FindingsCache:
+    def __init__(self, directory: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+        self.directory = directory / FORMAT
+        self.max_bytes = max_bytes
+        self.writes = 0
+
+    def _entry(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> tuple[Finding, ...] | None:
+        entry = self._entry(key)
+        try:
+            data = json.loads(entry.read_text("utf-8"))
+            if data.get("key") != key:
+                raise ValueError("key mismatch")
+            findings = decode(data["findings"])
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            with contextlib.suppress(OSError):  # corrupt: drop it, the caller recomputes
+                entry.unlink()
+            return None
+        with contextlib.suppress(OSError):
+            os.utime(entry)  # recently used: last to be evicted
+        return findings
+
+    def put(self, key: str, findings: Sequence[Finding]) -> None:
+        """Best effort: a cache that cannot be written only costs time."""
+        entry = self._entry(key)
+        payload = json.dumps({"key": key, "findings": encode(findings)}, separators=(",", ":"))
+        try:
+            entry.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=entry.parent)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    handle.write(payload)
+                os.replace(tmp, entry)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise
+        except OSError:
+            return
+        self.writes += 1
+
+    def prune(self) -> int:
+        """Evict least recently used entries until the cache is under its bound; returns count."""
+        entries: list[tuple[float, int, Path]] = []
+        total = 0
+        try:
+            buckets = list(os.scandir(self.directory))
+        except OSError:
+            return 0
+        for bucket in buckets:
+            if not bucket.is_dir(follow_symlinks=False):
+                continue
+            with contextlib.suppress(OSError):
+                for item in os.scandir(bucket.path):
+                    with contextlib.suppress(OSError):
+                        st = item.stat(follow_symlinks=False)
+                        entries.append((st.st_mtime, st.st_size, Path(item.path)))
+                        total += st.st_size
+        if total <= self.max_bytes:
+            return 0
+        removed = 0
+        for _, size, path in sorted(entries):
+            if total <= self.max_bytes * PRUNE_TO:
+                break
+            with contextlib.suppress(OSError):  # a concurrent run may have removed it first
+                path.unlink()
+                removed += 1
+            total -= size
+        return removed

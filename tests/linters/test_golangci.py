@@ -1,0 +1,162 @@
+"""golangci-lint for real on temporary Go modules (standard library only, nothing to download)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bot import proc
+from bot.analyzer import Target
+from bot.linters import golangci
+from bot.linters.base import Unit
+from bot.model import Severity, Span
+from tests.linters.conftest import lint, write
+
+CONFIG = """
+version: "2"
+linters:
+  default: none
+  enable: [errcheck, govet, ineffassign, misspell, staticcheck]
+formatters:
+  enable: [gofmt]
+"""
+
+MAIN = """
+package main
+
+import (
+\t"fmt"
+\t"os"
+)
+
+func main() {
+\tf, _ := os.Open("x")
+\tf.Close()
+\tfmt.Printf("%d\\n", "str")
+}
+"""
+
+# A misspelling after non-ASCII text: byte columns must become code-point columns.
+TEXT = """
+package text
+
+// Héllo: the recieve side
+func Hello() string {
+\treturn "é"
+}
+"""
+
+
+@pytest.fixture
+def module(tmp_path: Path) -> Path:
+    return write(tmp_path, {"go.mod": "module example.com/m\n\ngo 1.22\n", ".golangci.yml": CONFIG,
+                            "main.go": MAIN, "text/text.go": TEXT})
+
+
+def test_findings_positions_and_rules(module: Path) -> None:
+    outcome = lint(golangci.SPEC, module, ["main.go", "text/text.go"])
+    assert outcome.status == "ok", outcome.message
+    found = {(f.path, f.rule, f.span.line, f.span.column) for f in outcome.findings}
+    assert ("main.go", "errcheck", 10, 9) in found
+    assert ("main.go", "govet/printf", 11, 14) in found
+    # "recieve" starts at byte 13 of "// Héllo: the recieve side" but code point 12.
+    assert ("text/text.go", "misspell", 3, 15) in found
+    assert all(f.severity == Severity.ERROR for f in outcome.findings)
+    assert outcome.version == "2.15.0"
+
+
+def test_misspell_fix_is_a_safe_edit_with_code_point_columns(module: Path) -> None:
+    outcome = lint(golangci.SPEC, module, ["text/text.go"])
+    [finding] = [f for f in outcome.findings if f.rule == "misspell"]
+    assert finding.fix is not None and finding.fix.applicability == "safe"
+    [edit] = finding.fix.edits
+    assert edit == type(edit)("text/text.go", Span(3, 15, 3, 22), "receive")
+    line = (module / "text/text.go").read_text().splitlines()[2]
+    assert line[edit.span.column - 1:edit.span.end_column - 1] == "recieve"
+
+
+def test_gofmt_fix_rewrites_the_file(module: Path) -> None:
+    write(module, {"text/fmt.go": "package text\n\nfunc  Ugly()  {\n}\n"})
+    outcome = lint(golangci.SPEC, module, ["text/fmt.go"])
+    [finding] = [f for f in outcome.findings if f.rule == "gofmt"]
+    assert finding.fix is not None
+    assert "".join(e.new_text for e in finding.fix.edits).startswith("func Ugly() {")
+
+
+def test_compile_error_is_split_into_its_real_positions(module: Path) -> None:
+    write(module, {"text/broken.go": "package text\n\nfunc Broken() int {\n\treturn \"s\"\n}\n"})
+    outcome = lint(golangci.SPEC, module, ["text/broken.go"])
+    typecheck = [f for f in outcome.findings if f.rule == "typecheck"]
+    assert [(f.path, f.span.line, f.span.column) for f in typecheck] == [("text/broken.go", 4, 9)]
+    assert "cannot use" in typecheck[0].message
+
+
+def test_change_that_breaks_an_untouched_file_of_the_package_is_kept(module: Path) -> None:
+    # text/use.go is untouched; the changed text.go removed what it calls.
+    write(module, {"text/use.go": "package text\n\nfunc Use() string { return Hello() }\n"})
+    (module / "text/text.go").write_text("package text\n")
+    outcome = lint(golangci.SPEC, module, ["text/text.go"])
+    assert ("text/use.go", "typecheck") in {(f.path, f.rule) for f in outcome.findings}
+    assert "text/use.go" in outcome.extra_paths
+
+
+def test_packages_of_one_module_share_one_run(module: Path) -> None:
+    units = golangci.units(module, ["main.go", "text/text.go"])
+    assert [(u.cwd, u.dir, u.paths) for u in units] == [(".", ".", ("main.go",)),
+                                                         (".", "text", ("text/text.go",))]
+    assert "go.mod" in units[0].key_files and "text/text.go" in units[0].key_files
+    [group] = golangci.group(units)
+    assert len(group) == 2
+    merged = Unit(".", ("main.go", "text/text.go"))
+    assert golangci._patterns(merged) == ["./", "./text/"]
+
+
+def test_nested_module_runs_from_its_own_root(tmp_path: Path) -> None:
+    write(tmp_path, {".golangci.yml": CONFIG, "svc/go.mod": "module example.com/svc\n\ngo 1.22\n",
+                     "svc/api/api.go": "package api\n\n// the recieve path\nfunc A() {}\n"})
+    [unit] = golangci.units(tmp_path, ["svc/api/api.go"])
+    assert (unit.cwd, unit.dir) == ("svc", "svc/api")
+    outcome = lint(golangci.SPEC, tmp_path, ["svc/api/api.go"])
+    assert [(f.path, f.rule) for f in outcome.findings] == [("svc/api/api.go", "misspell")]
+
+
+def test_config_error_is_a_failure_not_silence(module: Path) -> None:
+    (module / ".golangci.yml").write_text('version: "2"\nlinters:\n  enable: [gofmt]\n')
+    outcome = lint(golangci.SPEC, module, ["main.go"])
+    assert outcome.status == "failed"
+    assert "main.go" in outcome.failed_paths
+    assert "gofmt" in outcome.message
+
+
+# --- fault injection on recorded/synthetic output -------------------------------------------
+
+def _result(out: str, code: int = 1) -> proc.Result:
+    return proc.Result(("golangci-lint",), code, out.encode(), b"")
+
+
+def test_v1_replacement_fixes(tmp_path: Path) -> None:
+    write(tmp_path, {"a.go": "package a\n\nvar x = 1 \n"})
+    issue = {"FromLinter": "whitespace", "Text": "trailing", "Severity": "warning",
+             "Pos": {"Filename": "a.go", "Line": 3, "Column": 10},
+             "LineRange": {"From": 3, "To": 3},
+             "Replacement": {"NeedOnlyDelete": False, "NewLines": ["var x = 1"], "Inline": None}}
+    target = Target(tmp_path, "HEAD", ("a.go",), "head")
+    [finding] = golangci.parse(_result(json.dumps({"Issues": [issue]})), Unit(".", ("a.go",)), target)
+    assert finding.severity == Severity.WARNING
+    assert finding.fix is not None
+    assert finding.fix.edits[0].span == Span(3, 1, 4, 1)
+    assert finding.fix.edits[0].new_text == "var x = 1\n"
+
+
+def test_v1_command_uses_the_old_flag() -> None:
+    spec = golangci.for_version(golangci.SPEC, "1.64.8")
+    argv = spec.command("golangci-lint", Unit(".", ("a.go",)), Target(Path("."), "x", (), "head"))
+    assert "--out-format=json" in argv and "./" in argv
+
+
+@pytest.mark.parametrize("out", ["panic: runtime error", "[1, 2]", ""])
+def test_garbage_is_refused(out: str, tmp_path: Path) -> None:
+    with pytest.raises(golangci.GarbageOutput):
+        golangci.parse(_result(out), Unit(".", ("a.go",)), Target(tmp_path, "x", (), "head"))
