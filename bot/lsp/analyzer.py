@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot import proc
 from bot.analyzer import Outcome, Resolution, Target
 from bot.lsp import importers, servers, session
 from bot.lsp.diagnostics import findings_for
@@ -72,6 +73,8 @@ class LspAnalyzer:
         if executable is None:
             return Resolution(None, install_hint=spec.install_hint,
                               message=f"{spec.executables[0]} not found")
+        if spec.probe is not None:
+            return _probe(spec, executable)
         return Resolution(executable, install_hint=spec.install_hint)
 
     def collect(self, target: Target, resolution: Resolution) -> Outcome:
@@ -111,6 +114,20 @@ class LspAnalyzer:
         return Outcome(self.name, status, tuple(sorted(findings, key=Finding.sort_key)),
                        version=version, message="\n".join(messages),
                        failed_paths=frozenset(failed), extra_paths=frozenset(extra))
+
+
+def _probe(spec: ServerSpec, executable: str) -> Resolution:
+    """Run the binary once: a tool that is found but cannot run is not offered."""
+    try:
+        result = proc.run([executable, *(spec.probe or ())], timeout=30)
+    except proc.ProcError as exc:
+        return Resolution(None, install_hint=spec.install_hint, message=str(exc))
+    if result.returncode != 0:
+        return Resolution(None, install_hint=spec.install_hint,
+                          message=f"{executable} does not run: {result.err_tail(3)}")
+    words = result.out.split()
+    return Resolution(executable, version=words[1] if len(words) > 1 else None,
+                      install_hint=spec.install_hint)
 
 
 def _prefix(checkout: Path, project: Path) -> str:

@@ -61,6 +61,9 @@ class ServerSpec:
     claim_files: tuple[str, ...] = ()
     claim: str | None = None
     import_language: str = ""  # importer scan language (bot.lsp.importers)
+    # Arguments that make the binary print its version: run at resolve time for binaries that
+    # may be a stub (rustup's proxy exists even when the component is not installed).
+    probe: tuple[str, ...] | None = None
     start_timeout: float = 60.0
     ready_timeout: float = 120.0
 
@@ -179,6 +182,7 @@ RUST_ANALYZER = ServerSpec(
     init_options=_RA_CONFIG,
     env={"CARGO_TERM_COLOR": "never"},
     import_language="rust",
+    probe=("--version",),
     ready_timeout=600.0,
 )
 

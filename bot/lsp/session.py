@@ -6,6 +6,8 @@ floods; the process group is killed on every path out.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -95,6 +97,9 @@ def _tail(client: LspClient) -> str:
 
 def _version(client: LspClient) -> str | None:
     version = client.server_info.get("version")
+    if isinstance(version, str) and version.startswith("{"):
+        with contextlib.suppress(ValueError, AttributeError):
+            version = json.loads(version).get("Version")  # gopls: its build info as JSON
     return str(version) if version else None
 
 
