@@ -131,14 +131,17 @@ def run(
             proc.stdin.write(stdin)
         with contextlib.suppress(BrokenPipeError):
             proc.stdin.close()
-    try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
+    # Popen.wait(timeout) polls with sleeps of up to 50 ms; a blocking waitpid in a thread
+    # joined with a timeout returns the moment the process exits.
+    waiter = threading.Thread(target=proc.wait, daemon=True)
+    waiter.start()
+    waiter.join(timeout)
+    if waiter.is_alive():
         kill_group(proc)
-        proc.wait()
+        waiter.join()
         for t in threads:
             t.join(timeout=5)
-        raise Timeout(argv, timeout, bytes(err)) from None
+        raise Timeout(argv, timeout, bytes(err))
     # The leader exited; children that kept the pipes open must not hang us.
     for t in threads:
         t.join(timeout=10)

@@ -17,7 +17,10 @@ install_npm() {
     return 0
   fi
   log "npm packages -> tools/node_modules"
-  (cd "$tools" && npm ci --no-audit --no-fund --loglevel=error)
+  # REVIEWBOT_NPM_OMIT_DEV=1 (the Docker image) skips the forge descriptions only tests need.
+  local omit=()
+  [ "${REVIEWBOT_NPM_OMIT_DEV:-0}" = "1" ] && omit=(--omit=dev)
+  (cd "$tools" && npm ci --no-audit --no-fund --loglevel=error "${omit[@]}")
   cp "$tools/package-lock.json" "$tools/node_modules/.reviewbot-installed"
 }
 
