@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from bot.model import Finding
 from bot.pipeline import ReviewOptions, run_review
 from tests.conftest import GitRepo, require_tool
 
-CONFIG = "[tool.ruff.lint]\nselect = [\"F\"]\n"
+CONFIG = '[tool.ruff.lint]\nselect = ["F"]\n'
 
 
 def fake_linter(name: str, script: str, exit_codes: frozenset[int] = frozenset({0})) -> LinterAnalyzer:
@@ -30,16 +31,29 @@ def fake_linter(name: str, script: str, exit_codes: frozenset[int] = frozenset({
     def parse(result: proc.Result, unit: Unit, target: Target) -> list[Finding]:
         return ruff.parse(result, unit, target)
 
-    spec = LinterSpec(name=name, extensions=frozenset({".py"}), executables=(Path(sys.executable).name,),
-                      install_hint=f"pip install {name}", config_files=("pyproject.toml",),
-                      command=command, parse=parse, ok_exit_codes=exit_codes)
+    spec = LinterSpec(
+        name=name,
+        extensions=frozenset({".py"}),
+        executables=(Path(sys.executable).name,),
+        install_hint=f"pip install {name}",
+        config_files=("pyproject.toml",),
+        command=command,
+        parse=parse,
+        ok_exit_codes=exit_codes,
+    )
     return LinterAnalyzer(spec)
 
 
 def missing_linter() -> LinterAnalyzer:
-    spec = LinterSpec(name="ghost", extensions=frozenset({".py"}), executables=("no-such-linter-xyz",),
-                      install_hint="pip install ghost-linter", config_files=("pyproject.toml",),
-                      command=lambda exe, unit, target: [exe], parse=lambda r, u, t: [])
+    spec = LinterSpec(
+        name="ghost",
+        extensions=frozenset({".py"}),
+        executables=("no-such-linter-xyz",),
+        install_hint="pip install ghost-linter",
+        config_files=("pyproject.toml",),
+        command=lambda exe, unit, target: [exe],
+        parse=lambda r, u, t: [],
+    )
     return LinterAnalyzer(spec)
 
 
@@ -83,12 +97,13 @@ def test_crashing_linter_is_failed_with_stderr_tail(py_repo: GitRepo) -> None:
 
 def test_hanging_linter_times_out_and_its_process_group_dies(py_repo: GitRepo, tmp_path: Path) -> None:
     pidfile = tmp_path / "child.pid"
-    script = ("import os, subprocess, sys, time; "
-              f"p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); "
-              f"open({str(pidfile)!r}, 'w').write(str(p.pid)); time.sleep(60)")
+    script = (
+        "import os, subprocess, sys, time; "
+        f"p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); "
+        f"open({str(pidfile)!r}, 'w').write(str(p.pid)); time.sleep(60)"
+    )
     hang = fake_linter("sleepy", script)
-    result = run_review(ReviewOptions(py_repo.path, "main", timeout=2,
-                                      analyzers=with_ruff(sleepy=hang)))  # type: ignore[arg-type]
+    result = run_review(ReviewOptions(py_repo.path, "main", timeout=2, analyzers=with_ruff(sleepy=hang)))  # type: ignore[arg-type]
     tools = {t.name: t for t in result.tools}
     assert tools["sleepy"].status == "timeout"
     child = int(pidfile.read_text())
@@ -107,11 +122,13 @@ def test_garbage_output_is_failed_and_not_classified(py_repo: GitRepo) -> None:
 def test_failure_at_base_only_leaves_head_findings_unclassified(repo: GitRepo) -> None:
     # A linter that fails only in the base checkout: its head findings must not be "introduced"
     # on untouched lines, nor base findings "fixed".
-    script = ("import json, os, sys\n"
-              "if os.path.basename(os.getcwd()) == 'base': sys.exit(2)\n"
-              "print(json.dumps([{'code': 'X1', 'message': 'm', 'filename': p, 'severity': 'error',"
-              " 'location': {'row': 1, 'column': 1}, 'end_location': {'row': 1, 'column': 2}}"
-              " for p in sys.argv[1:]]))\n")
+    script = (
+        "import json, os, sys\n"
+        "if os.path.basename(os.getcwd()) == 'base': sys.exit(2)\n"
+        "print(json.dumps([{'code': 'X1', 'message': 'm', 'filename': p, 'severity': 'error',"
+        " 'location': {'row': 1, 'column': 1}, 'end_location': {'row': 1, 'column': 2}}"
+        " for p in sys.argv[1:]]))\n"
+    )
     repo.commit({"pyproject.toml": "", "a.py": "x = 1\ny = 2\n"}, "base")
     repo.branch("feature")
     repo.commit({"a.py": "x = 1\ny = 3\n"})
@@ -124,8 +141,14 @@ def test_binary_non_utf8_symlink_spaces_unicode_crlf(repo: GitRepo) -> None:
     require_tool("ruff")
     repo.commit({"pyproject.toml": "[tool.ruff]\n" + CONFIG, "keep.py": "x = 1\n"}, "base")
     repo.branch("feature")
-    repo.write({"blob.bin": b"\x00\x01\x02binary", "latin1.py": "s = 'caf\xe9'\nimport os\n".encode("latin-1"),
-                "dir with space/ünï cödé.py": "import json\n", "crlf.py": b"import re\r\nx = 1\r\n"})
+    repo.write(
+        {
+            "blob.bin": b"\x00\x01\x02binary",
+            "latin1.py": "s = 'caf\xe9'\nimport os\n".encode("latin-1"),
+            "dir with space/ünï cödé.py": "import json\n",
+            "crlf.py": b"import re\r\nx = 1\r\n",
+        }
+    )
     os.symlink("keep.py", repo.path / "link.py")
     repo.commit()
     result = run_review(ReviewOptions(repo.path, "main"))
@@ -151,8 +174,24 @@ def test_exit_codes_and_json(py_repo: GitRepo, capsys: pytest.CaptureFixture[str
     assert main(["review", "--repo", str(py_repo.path), "--base", "main", "--format", "json"]) == 1
     doc = json.loads(capsys.readouterr().out)
     assert doc["summary"]["introduced"] == 1 and doc["findings"][0]["scope"] in ("introduced", "preexisting")
-    assert {"tool", "rule", "severity", "message", "path", "line", "column", "end_line", "end_column",
-            "scope", "where", "touched", "base", "fingerprint", "fixable", "url"} <= set(doc["findings"][0])
+    assert {
+        "tool",
+        "rule",
+        "severity",
+        "message",
+        "path",
+        "line",
+        "column",
+        "end_line",
+        "end_column",
+        "scope",
+        "where",
+        "touched",
+        "base",
+        "fingerprint",
+        "fixable",
+        "url",
+    } <= set(doc["findings"][0])
     assert main(["review", "--repo", str(py_repo.path), "--base", "main", "--fail-level", "none"]) == 0
     assert main(["review", "--repo", str(py_repo.path), "--base", "nope"]) == 2
     assert "--base 'nope' is not a branch or commit" in capsys.readouterr().err
@@ -174,9 +213,17 @@ def test_shallow_clone_is_deepened(repo: GitRepo, tmp_path: Path) -> None:
     for i in range(5):
         repo.commit({"a.py": "import os\n" + "x = 1\n" * i + "import sys\n"}, f"feature {i}")
     clone = tmp_path / "clone"
-    GitRepo.__new__(GitRepo)  # keep helpers import-light; use git directly below
-    os.system(f"git clone -q --depth 1 --no-single-branch file://{repo.path} {clone}")  # noqa: S605
-    os.system(f"git -C {clone} checkout -q feature")  # noqa: S605
+    subprocess.run(
+        ["git", "clone", "-q", "--depth", "1", "--no-single-branch", f"file://{repo.path}", str(clone)],
+        check=True,
+    )
+    subprocess.run(["git", "-C", str(clone), "checkout", "-q", "feature"], check=True)
+    assert (
+        subprocess.run(
+            ["git", "-C", str(clone), "merge-base", "origin/main", "feature"], capture_output=True
+        ).returncode
+        != 0
+    )  # really too shallow to start with
     result = run_review(ReviewOptions(clone, "origin/main"))
     assert result.count("introduced") >= 1
     assert result.merge_base == repo.git("merge-base", "main", "feature")

@@ -70,10 +70,19 @@ def test_s3_function_moved_within_file(repo: GitRepo) -> None:
 
 def test_s4_function_moved_to_another_changed_file(repo: GitRepo) -> None:
     moved = "def moved():\n    leftover_value = compute()\n    return 1\n"
-    start(repo, {"a.py": "compute = int\n\n\n" + moved + "\n\ndef stay():\n    return 2\n",
-                 "b.py": "compute = int\n\n\ndef other():\n    return 3\n"})
-    repo.commit({"a.py": "compute = int\n\n\ndef stay():\n    return 2\n",
-                 "b.py": "compute = int\n\n\ndef other():\n    return 3\n\n\n" + moved})
+    start(
+        repo,
+        {
+            "a.py": "compute = int\n\n\n" + moved + "\n\ndef stay():\n    return 2\n",
+            "b.py": "compute = int\n\n\ndef other():\n    return 3\n",
+        },
+    )
+    repo.commit(
+        {
+            "a.py": "compute = int\n\n\ndef stay():\n    return 2\n",
+            "b.py": "compute = int\n\n\ndef other():\n    return 3\n\n\n" + moved,
+        }
+    )
     result = review(repo)
     assert table(result, "F841") == [("F841", "b.py", 9, "preexisting", None)]
     (v,) = [v for v in result.findings if v.finding.rule == "F841"]
@@ -97,8 +106,15 @@ def test_s6_renamed_and_partly_edited(repo: GitRepo) -> None:
 def test_s7_rewritten_below_rename_threshold_keeps_verbatim_function(repo: GitRepo) -> None:
     keep = "def kept():\n    stale_result = compute()\n    return 1\n"
     start(repo, {"old.py": "compute = int\n\n\n" + keep + filler(40, "a")})
-    repo.commit({"old.py": None, "new.py": "compute = int\n\n\n" + keep + filler(40, "zz") +
-                 "\n\ndef fresh():\n    brand_new = compute()\n    return 2\n"})
+    repo.commit(
+        {
+            "old.py": None,
+            "new.py": "compute = int\n\n\n"
+            + keep
+            + filler(40, "zz")
+            + "\n\ndef fresh():\n    brand_new = compute()\n    return 2\n",
+        }
+    )
     rows = table(review(repo), "F841")
     assert ("F841", "new.py", 5, "preexisting", None) in rows
     assert ("F841", "new.py", 50, "introduced", "diff") in rows
@@ -140,15 +156,21 @@ def test_s12_reindented_long_line(repo: GitRepo) -> None:
 
 def test_s13_reflowed_call_keeps_finding(repo: GitRepo) -> None:
     start(repo, {"a.py": "def f():\n    result = compute(undefined_name, 1, 2)\n    return result\n"})
-    repo.commit({"a.py": "def f():\n    result = compute(\n        undefined_name,\n        1,\n"
-                         "        2,\n    )\n    return result\n"})
+    repo.commit(
+        {
+            "a.py": "def f():\n    result = compute(\n        undefined_name,\n        1,\n"
+            "        2,\n    )\n    return result\n"
+        }
+    )
     rows = table(review(repo), "F821")
     assert sorted(r[3] for r in rows) == ["preexisting", "preexisting"]
 
 
 def test_s14_suppression_comment_for_other_rule_does_not_change_identity(repo: GitRepo) -> None:
     start(repo, {"a.py": "def f():\n    unused = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'\n"})
-    repo.commit({"a.py": "def f():\n    unused = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'  # noqa: E501\n"})
+    repo.commit(
+        {"a.py": "def f():\n    unused = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'  # noqa: E501\n"}
+    )
     assert table(review(repo), "F841") == [("F841", "a.py", 2, "preexisting", None)]
 
 
@@ -212,12 +234,25 @@ def test_s24_line_edited_same_finding_stays(repo: GitRepo) -> None:
 
 
 def test_s25_fixed_here_introduced_there(repo: GitRepo) -> None:
-    start(repo, {"a.py": "def f(x):\n    if x == None:\n        return 1\n" + filler(20) +
-                 "def g(y):\n    return y\n"})
-    repo.commit({"a.py": "def f(x):\n    if x is None:\n        return 1\n" + filler(20) +
-                 "def g(y):\n    if y == None:\n        return 0\n    return y\n"})
-    assert table(review(repo), "E711") == [("E711", "a.py", 2, "fixed", None),
-                                           ("E711", "a.py", 25, "introduced", "diff")]
+    start(
+        repo,
+        {
+            "a.py": "def f(x):\n    if x == None:\n        return 1\n"
+            + filler(20)
+            + "def g(y):\n    return y\n"
+        },
+    )
+    repo.commit(
+        {
+            "a.py": "def f(x):\n    if x is None:\n        return 1\n"
+            + filler(20)
+            + "def g(y):\n    if y == None:\n        return 0\n    return y\n"
+        }
+    )
+    assert table(review(repo), "E711") == [
+        ("E711", "a.py", 2, "fixed", None),
+        ("E711", "a.py", 25, "introduced", "diff"),
+    ]
 
 
 def test_s26_new_file(repo: GitRepo) -> None:
@@ -286,15 +321,21 @@ def test_s35_target_moved_on_after_fork_point(repo: GitRepo) -> None:
     repo.commit({"a.py": "\n", "c.py": "import json\n"}, "main moves on: fixes a.py, adds c.py")
     repo.checkout("feature")
     result = review(repo)
-    assert table(result) == [("E402", "b.py", 2, "introduced", "diff"),
-                             ("F401", "b.py", 2, "introduced", "diff")]
+    assert table(result) == [
+        ("E402", "b.py", 2, "introduced", "diff"),
+        ("F401", "b.py", 2, "introduced", "diff"),
+    ]
     assert result.merge_base == repo.git("merge-base", "main", "feature")
 
 
 def test_s36_pr_enables_a_new_rule(repo: GitRepo) -> None:
     start(repo, {"a.py": "def f(x):\n    return x\n\n\ndef g():\n    return None\n"})
-    repo.commit({"pyproject.toml": RUFF_CONFIG.replace('"RET"]', '"RET", "ANN"]'),
-                 "a.py": "def f(x):\n    return x\n\n\ndef g():\n    return None\n\n\ndef h(y):\n    return y\n"})
+    repo.commit(
+        {
+            "pyproject.toml": RUFF_CONFIG.replace('"RET"]', '"RET", "ANN"]'),
+            "a.py": "def f(x):\n    return x\n\n\ndef g():\n    return None\n\n\ndef h(y):\n    return y\n",
+        }
+    )
     rows = table(review(repo), "ANN001")
     assert rows == [("ANN001", "a.py", 1, "preexisting", None), ("ANN001", "a.py", 9, "introduced", "diff")]
 
@@ -335,8 +376,8 @@ def test_verdicts_are_deterministic(repo: GitRepo) -> None:
 def test_eslint_severity_raised_by_inline_config_is_changed(repo: GitRepo) -> None:
     require_tool("eslint")
     config = 'export default [{ files: ["**/*.js"], rules: { eqeqeq: "warn" } }];\n'
-    start(repo, {"eslint.config.mjs": config, "a.js": "/* eslint eqeqeq: \"warn\" */\nif (a == b) {}\n"}, "")
-    repo.commit({"a.js": "/* eslint eqeqeq: \"error\" */\nif (a == b) {}\n"})
+    start(repo, {"eslint.config.mjs": config, "a.js": '/* eslint eqeqeq: "warn" */\nif (a == b) {}\n'}, "")
+    repo.commit({"a.js": '/* eslint eqeqeq: "error" */\nif (a == b) {}\n'})
     result = review(repo)
     (v,) = result.findings
     assert v.scope == "changed" and v.reasons == ("severity-up",)
@@ -344,20 +385,36 @@ def test_eslint_severity_raised_by_inline_config_is_changed(repo: GitRepo) -> No
 
 def test_eslint_and_biome_verdicts_on_real_tools(repo: GitRepo, tmp_path: Path) -> None:
     require_tool("eslint")
-    config = 'export default [{ files: ["**/*.js"], rules: { "no-unused-vars": "error", eqeqeq: "error" } }];\n'
-    start(repo, {"eslint.config.mjs": config,
-                 "a.js": "const old = 1;\n\nexport function f(a, b) {\n  return a == b;\n}\n"}, "")
-    repo.commit({"a.js": "// header\nconst old = 1;\nconst fresh = 2;\n\nexport function f(a, b) {\n"
-                         "  return a === b;\n}\n"})
+    config = (
+        'export default [{ files: ["**/*.js"], rules: { "no-unused-vars": "error", eqeqeq: "error" } }];\n'
+    )
+    start(
+        repo,
+        {
+            "eslint.config.mjs": config,
+            "a.js": "const old = 1;\n\nexport function f(a, b) {\n  return a == b;\n}\n",
+        },
+        "",
+    )
+    repo.commit(
+        {
+            "a.js": "// header\nconst old = 1;\nconst fresh = 2;\n\nexport function f(a, b) {\n"
+            "  return a === b;\n}\n"
+        }
+    )
     rows = table(review(repo))
-    assert rows == [("eqeqeq", "a.js", 4, "fixed", None),
-                    ("no-unused-vars", "a.js", 2, "preexisting", None),
-                    ("no-unused-vars", "a.js", 3, "introduced", "diff")]
+    assert rows == [
+        ("eqeqeq", "a.js", 4, "fixed", None),
+        ("no-unused-vars", "a.js", 2, "preexisting", None),
+        ("no-unused-vars", "a.js", 3, "introduced", "diff"),
+    ]
 
     other = GitRepo(tmp_path / "biome")
     require_tool("biome")
     start(other, {"biome.json": "{}\n", "a.js": "let a = 1;\nif (a == 2) { a = 3 }\n"}, "")
     other.commit({"a.js": "\nlet a = 1;\nif (a == 2) { a = 3 }\nif (a == 4) { a = 5 }\n"})
     rows = table(review(other), "suspicious/noDoubleEquals")
-    assert rows == [("suspicious/noDoubleEquals", "a.js", 3, "preexisting", None),
-                    ("suspicious/noDoubleEquals", "a.js", 4, "introduced", "diff")]
+    assert rows == [
+        ("suspicious/noDoubleEquals", "a.js", 3, "preexisting", None),
+        ("suspicious/noDoubleEquals", "a.js", 4, "introduced", "diff"),
+    ]
