@@ -1,7 +1,8 @@
 """Find a compiled pattern in a parsed tree.
 
 Semantics (ast-grep's `smart` strictness by default): every pattern token must match; unnamed
-source tokens the pattern lacks (`;`, trailing commas, `async`) and comments are skipped.
+source tokens the pattern lacks (`;`, trailing commas) are skipped where the pattern expects a
+token, comments everywhere.
 `$$$` is lazy: it takes siblings until the next named pattern node matches, with no
 backtracking, so matching stays linear. A metavariable bound twice must bind code with the
 same leaf tokens (layout and comments ignored). A failed attempt never leaks bindings: the
@@ -80,6 +81,7 @@ class Matcher:
         self.skip_extras = not cst
         self.skip_source_tokens = not cst
         self.skip_pattern_tokens = pattern.strictness in ("ast", "relaxed")
+        self.skip_trailing = pattern.skip_trailing
 
     def children(self, node: ts.Node) -> list[ts.Node]:
         if self.skip_extras:
@@ -142,13 +144,17 @@ class Matcher:
             got = self.node(p, c, env)
             if got is not None:
                 env, i, j = got, i + 1, j + 1
+            elif not isinstance(p, Leaf):
+                # Only a pattern token lets source tokens be skipped: `($P) => $B` must
+                # not match `async (x) => 1` (ast-grep agrees).
+                return None
             elif self.skip_source_tokens and not c.is_named:
                 j += 1
-            elif self.skip_pattern_tokens and isinstance(p, Leaf) and not p.named:
+            elif self.skip_pattern_tokens and not p.named:
                 i += 1
             else:
                 return None
-        if open_end:
+        if open_end or self.skip_trailing:
             return env, j
         while j < m:
             if not (self.skip_source_tokens and not cs[j].is_named):

@@ -66,6 +66,9 @@ class Pattern:
     literals: tuple[bytes, ...]  # every one must occur in a file that can match
     names: frozenset[str]  # named metavariables
     multi_names: frozenset[str]
+    # ast-grep ignores whatever follows a node's last pattern element (`assert $A == $B`
+    # matches asserts with a message). We do not; this switch exists for differential tests.
+    skip_trailing: bool = False
 
     @property
     def is_sequence(self) -> bool:
