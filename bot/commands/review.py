@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from functools import cache
 from pathlib import Path
 
+from bot import cache as findings_cache
 from bot import config as config_mod
-from bot import git
+from bot import fixes, git
 from bot.errors import Exit
 from bot.gate import gate_fails
 from bot.pipeline import ReviewOptions, run_review
@@ -29,13 +31,33 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--show-preexisting", action="store_true", help="list preexisting findings too")
     p.add_argument("--only", action="append", metavar="TOOL", help="run only this tool (repeatable)")
     p.add_argument("--timeout", type=float, help="seconds per tool invocation")
+    p.add_argument("--cache-dir", type=Path,
+                   help="findings cache (default: $REVIEWBOT_CACHE_DIR, else $XDG_CACHE_HOME/reviewbot)")
+    p.add_argument("--no-cache", action="store_true", help="lint everything again, ignore the cache")
+    p.add_argument("--fix", action="store_true",
+                   help="apply the safe fixes of introduced and changed findings, then re-lint")
+    p.add_argument("--unsafe-fixes", action="store_true", help="with --fix: unsafe fixes too")
+    p.add_argument("--force", action="store_true",
+                   help="with --fix: fix the working tree as it is, uncommitted changes included")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    opts = ReviewOptions(repo=args.repo, base=args.base, head=args.head, config=args.config,
-                         only=tuple(args.only) if args.only else None, timeout=args.timeout)
+    cache_dir = None if args.no_cache else (args.cache_dir or findings_cache.default_dir())
+    head = args.head
+    if args.fix and args.force and head == "HEAD":
+        # Fix what is on disk: review the working tree, uncommitted changes included.
+        head = fixes.snapshot(git.toplevel(args.repo)) or head
+    opts = ReviewOptions(repo=args.repo, base=args.base, head=head, config=args.config,
+                         only=tuple(args.only) if args.only else None, timeout=args.timeout,
+                         cache_dir=cache_dir)
     result = run_review(opts)
+    if args.fix:
+        fixed = fixes.fix_and_relint(args.repo, result,
+                                     lambda head: run_review(dataclasses.replace(opts, head=head)),
+                                     unsafe=args.unsafe_fixes, force=args.force)
+        sys.stderr.write(fixes.render(fixed))
+        result = fixed.remaining or result
     repo = git.toplevel(args.repo)
     fail_level = args.fail_level or config_mod.load(repo, args.config).fail_level
 

@@ -1,0 +1,250 @@
+"""`review --fix`: apply the linters' own fixes to the working tree, then re-lint.
+
+The core is pure: `apply_fixes` puts a list of `Fix` into one file's text, all edits of a fix
+or none, dropping fixes that overlap one already taken. The edge writes files: only inside the
+repository, only regular files, never a file with uncommitted changes unless forced (and then
+only fixes whose lines are unchanged), atomically, keeping line endings.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import os
+import re
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from bot import git
+from bot.model import Fix, ReviewResult, Span
+
+FIXABLE_SCOPES = ("introduced", "changed")
+_LINES = re.compile(r"[^\n]*\n|[^\n]+\Z")
+
+
+# --- pure core -------------------------------------------------------------------------------
+
+def lines_of(text: str) -> list[str]:
+    """Lines with their endings; only "\\n" ends a line, as for every linter we drive."""
+    return _LINES.findall(text)
+
+
+def offset(lines: Sequence[str], line: int, column: int) -> int:
+    """0-based offset of a 1-based (line, code-point column); past the end clamps to the end,
+    a column past the line's text clamps before its line ending."""
+    if line > len(lines):
+        return sum(len(x) for x in lines)
+    before = sum(len(x) for x in lines[: line - 1])
+    content = lines[line - 1].rstrip("\r\n")
+    return before + min(max(column, 1) - 1, len(content))
+
+
+def _ranges(lines: Sequence[str], fix: Fix) -> list[tuple[int, int, str]]:
+    return [(offset(lines, e.span.line, e.span.column), offset(lines, e.span.end_line, e.span.end_column),
+             e.new_text) for e in fix.edits]
+
+
+def _overlaps(a: tuple[int, int, str], b: tuple[int, int, str]) -> bool:
+    """Two edits conflict when their ranges intersect, when an insertion falls strictly inside
+    the other's range, or when two different insertions share a point (order unknown)."""
+    (s1, e1, t1), (s2, e2, t2) = a, b
+    if s1 == e1 and s2 == e2:
+        return s1 == s2 and t1 != t2
+    if s1 == e1:
+        return s2 < s1 < e2
+    if s2 == e2:
+        return s1 < s2 < e1
+    return s1 < e2 and s2 < e1
+
+
+def apply_fixes(text: str, fixes: Sequence[Fix]) -> tuple[str, list[Fix], list[Fix]]:
+    """(new text, fixes applied, fixes skipped because they overlap an earlier one).
+
+    Fixes are taken in order of their first edit, so the result does not depend on the order
+    the linters reported them; identical edits from two findings are applied once.
+    """
+    lines = lines_of(text)
+    ordered = sorted(fixes, key=lambda f: (min((e.span for e in f.edits), default=Span(0, 0, 0, 0)),
+                                           f.description))
+    taken: list[tuple[int, int, str]] = []
+    applied: list[Fix] = []
+    skipped: list[Fix] = []
+    for fix in ordered:
+        ranges = [r for r in _ranges(lines, fix) if r not in taken]
+        if any(r[0] > r[1] for r in ranges) or any(_overlaps(r, t) for r in ranges for t in taken) \
+                or any(_overlaps(r, s) for i, r in enumerate(ranges) for s in ranges[i + 1:]):
+            skipped.append(fix)
+            continue
+        taken += ranges
+        applied.append(fix)
+    out = text
+    for start, end, new in sorted(taken, reverse=True):
+        out = out[:start] + new + out[end:]
+    return out, applied, skipped
+
+
+def line_changes(old: str, new: str) -> tuple[int, int]:
+    """(lines added, lines removed) between two texts."""
+    added = removed = 0
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(
+            None, lines_of(old), lines_of(new), autojunk=False).get_opcodes():
+        if tag in ("replace", "delete"):
+            removed += i2 - i1
+        if tag in ("replace", "insert"):
+            added += j2 - j1
+    return added, removed
+
+
+def select_fixes(result: ReviewResult, unsafe: bool = False) -> list[Fix]:
+    """The fixes of introduced and changed findings: safe ones, unsafe ones too on request;
+    display-only ones never. Each fix once, even when two findings share it."""
+    allowed = ("safe", "unsafe") if unsafe else ("safe",)
+    picked = [v.finding.fix for v in result.findings
+              if v.scope in FIXABLE_SCOPES and v.finding.fix is not None
+              and v.finding.fix.applicability in allowed and v.finding.fix.edits]
+    return list(dict.fromkeys(f for f in picked if f is not None))
+
+
+def by_file(fixes: Iterable[Fix]) -> dict[str, list[Fix]]:
+    """Fixes grouped by the file they edit; a fix that edits two files is not applied (it
+    could only be half-applied if one of them is refused)."""
+    out: dict[str, list[Fix]] = {}
+    for fix in fixes:
+        paths = {e.path for e in fix.edits}
+        if len(paths) == 1:
+            out.setdefault(paths.pop(), []).append(fix)
+    return out
+
+
+def unchanged_lines(head: str, work: str, fix: Fix) -> bool:
+    """True when every line the fix touches reads the same in both texts."""
+    a, b = lines_of(head), lines_of(work)
+    for edit in fix.edits:
+        first, last = edit.span.line, max(edit.span.end_line, edit.span.line)
+        if a[first - 1:last] != b[first - 1:last]:
+            return False
+    return True
+
+
+# --- edge: the working tree ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class FileResult:
+    path: str
+    added: int = 0
+    removed: int = 0
+    applied: int = 0
+    skipped: int = 0
+    refused: str = ""  # why nothing was written
+
+
+@dataclass(frozen=True)
+class FixReport:
+    files: tuple[FileResult, ...]
+    remaining: ReviewResult | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def changed(self) -> tuple[FileResult, ...]:
+        return tuple(f for f in self.files if f.applied and not f.refused)
+
+
+def inside(repo: Path, path: str) -> Path | None:
+    """The file `path` names inside `repo`, or None when it would leave it (`..`, absolute,
+    a symlink out, or not a regular file)."""
+    pure = PurePosixPath(path)
+    if pure.is_absolute() or ".." in pure.parts or not pure.parts:
+        return None
+    candidate = repo / pure
+    try:
+        resolved = candidate.resolve(strict=True)
+        resolved.relative_to(repo.resolve())
+    except (OSError, ValueError):
+        return None
+    if candidate.is_symlink() or not resolved.is_file() or ".git" in pure.parts:
+        return None
+    return candidate
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Replace a file atomically, keeping its permissions."""
+    mode = path.stat().st_mode
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.chmod(tmp, mode & 0o7777)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def apply_to_tree(repo: Path, head: str, fixes: Sequence[Fix], force: bool = False) -> list[FileResult]:
+    """Apply `fixes` (computed on the texts at `head`) to the working tree of `repo`."""
+    out = []
+    for path, file_fixes in sorted(by_file(fixes).items()):
+        where = inside(repo, path)
+        if where is None:
+            out.append(FileResult(path, refused="outside the repository or not a regular file"))
+            continue
+        blob = git.show(repo, head, path)
+        if blob is None:
+            out.append(FileResult(path, refused=f"not in the reviewed revision {git.short(head)}"))
+            continue
+        work_bytes = where.read_bytes()
+        try:
+            head_text, work_text = blob.decode("utf-8"), work_bytes.decode("utf-8")
+        except UnicodeDecodeError:
+            out.append(FileResult(path, refused="not UTF-8"))
+            continue
+        dirty = work_bytes != blob
+        if dirty and not force:
+            out.append(FileResult(path, refused="has changes not in the reviewed revision "
+                                                "(commit or stash them, or pass --force)"))
+            continue
+        usable = [f for f in file_fixes if not dirty or unchanged_lines(head_text, work_text, f)]
+        new_text, applied, skipped = apply_fixes(work_text, usable)
+        skipped_count = len(skipped) + len(file_fixes) - len(usable)
+        if new_text != work_text:
+            _write(where, new_text.encode("utf-8"))
+        added, removed = line_changes(work_text, new_text)
+        out.append(FileResult(path, added, removed, len(applied), skipped_count))
+    return out
+
+
+def snapshot(repo: Path) -> str | None:
+    """A commit of the working tree's tracked files that moves nothing (no branch, no
+    stash entry): what the re-lint reviews. None when the tree is clean."""
+    result = git.git(repo, "stash", "create", "reviewbot --fix", check=False)
+    return result.out.strip() or None if result.returncode == 0 else None
+
+
+def fix_and_relint(repo: Path, result: ReviewResult, relint: Callable[[str], ReviewResult],
+                   unsafe: bool = False, force: bool = False) -> FixReport:
+    """Apply the selected fixes, then review the working tree again (`relint(head_rev)`)."""
+    top = git.toplevel(repo)
+    files = apply_to_tree(top, result.head, select_fixes(result, unsafe), force)
+    if not any(f.applied for f in files):
+        return FixReport(tuple(files), None, ("nothing was changed",))
+    head = snapshot(top) or result.head
+    return FixReport(tuple(files), relint(head))
+
+
+def render(report: FixReport) -> str:
+    lines = []
+    for f in report.files:
+        if f.refused:
+            lines.append(f"  {f.path}: not fixed: {f.refused}")
+        elif f.applied:
+            extra = f" ({f.skipped} overlapping fix(es) left for a second run)" if f.skipped else ""
+            lines.append(f"  {f.path}: +{f.added} -{f.removed}, {f.applied} fix(es){extra}")
+    header = f"fixed {len(report.changed)} file(s)" if report.changed else "no fixes applied"
+    body = [header + ":" if lines else header, *lines, *(f"  {n}" for n in report.notes)]
+    if report.remaining is not None:
+        left = sum(1 for v in report.remaining.findings if v.scope in FIXABLE_SCOPES)
+        body.append(f"after fixing: {left} introduced/changed finding(s) remain")
+    return "\n".join(body) + "\n"
