@@ -1,0 +1,211 @@
+"""The findings cache: keys, corruption, concurrency, size bound, and its use by the runner."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from bot import cache
+from bot.analyzer import Resolution, Target
+from bot.linters import golangci, ruff
+from bot.linters.base import LinterAnalyzer, LinterSpec, Unit
+from bot.model import Edit, Finding, Fix, Severity, Span
+from tests.linters.conftest import lint, write
+
+FINDING = Finding("ruff", "F401", Severity.ERROR, "`os` imported but unused", "a.py", Span(1, 8, 1, 10),
+                  "https://x", Fix("remove", (Edit("a.py", Span(1, 1, 2, 1), ""),), "safe"))
+
+
+def test_blob_sha_is_gits(tmp_path: Path) -> None:
+    (tmp_path / "f").write_bytes(b"hello\n")
+    expected = subprocess.run(["git", "hash-object", str(tmp_path / "f")], capture_output=True,
+                              text=True, check=True).stdout.strip()
+    assert cache.file_blob(tmp_path / "f") == cache.blob_sha(b"hello\n") == expected
+
+
+def test_round_trip_keeps_every_field(tmp_path: Path) -> None:
+    store = cache.FindingsCache(tmp_path)
+    other = Finding("mypy", "note", Severity.INFO, "m", "b.py", Span(2, 1, 2, 2), file_level=True)
+    store.put("k" * 64, [FINDING, other])
+    assert store.get("k" * 64) == (FINDING, other)
+    assert store.get("j" * 64) is None
+
+
+@pytest.mark.parametrize("content", [b"", b"{not json", b'{"key": "other", "findings": []}',
+                                     b'{"key": "KEY", "findings": [{"tool": 1}]}', b"[]"])
+def test_corrupt_entry_is_a_miss_and_is_removed(tmp_path: Path, content: bytes) -> None:
+    store = cache.FindingsCache(tmp_path)
+    key = "ab" + "c" * 62
+    store.put(key, [FINDING])
+    entry = tmp_path / cache.FORMAT / "ab" / f"{key}.json"
+    entry.write_bytes(content.replace(b"KEY", key.encode()))
+    assert store.get(key) is None
+    assert not entry.exists()
+    store.put(key, [FINDING])
+    assert store.get(key) == (FINDING,)
+
+
+def test_unwritable_cache_only_costs_time(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    store = cache.FindingsCache(tmp_path / "file")  # a file where the folder should be
+    store.put("a" * 64, [FINDING])
+    assert store.get("a" * 64) is None
+
+
+def test_concurrent_writers_and_readers_never_see_half_an_entry(tmp_path: Path) -> None:
+    store = cache.FindingsCache(tmp_path)
+    key = "d" * 64
+    many = [FINDING] * 300  # big enough that a torn write would be visible
+    errors: list[object] = []
+
+    def writer() -> None:
+        for _ in range(50):
+            store.put(key, many)
+
+    def reader() -> None:
+        for _ in range(200):
+            got = store.get(key)
+            if got is not None and len(got) != len(many):
+                errors.append(len(got))
+
+    threads = [threading.Thread(target=f) for f in (writer, writer, reader, reader)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert store.get(key) == tuple(many)
+    assert not [p for p in (tmp_path / cache.FORMAT / "dd").iterdir() if p.name.startswith(".tmp")]
+
+
+def test_concurrent_processes(tmp_path: Path) -> None:
+    script = textwrap.dedent(f"""
+        from pathlib import Path
+        from bot import cache
+        from bot.model import Finding, Severity, Span
+        store = cache.FindingsCache(Path({str(tmp_path)!r}))
+        f = Finding("t", "r", Severity.ERROR, "m" * 1000, "p", Span(1, 1, 1, 2))
+        for i in range(100):
+            store.put("e" * 64, [f] * (i % 7 + 1))
+            got = store.get("e" * 64)
+            assert got is None or 1 <= len(got) <= 7, got
+    """)
+    procs = [subprocess.Popen([sys.executable, "-c", script], cwd=Path(__file__).parent.parent)
+             for _ in range(3)]
+    assert [p.wait(timeout=60) for p in procs] == [0, 0, 0]
+
+
+def test_prune_evicts_least_recently_used_down_to_the_bound(tmp_path: Path) -> None:
+    store = cache.FindingsCache(tmp_path, max_bytes=10_000)
+    keys = [f"{i:02x}" + "0" * 62 for i in range(40)]
+    for index, key in enumerate(keys):
+        store.put(key, [FINDING])
+        entry = tmp_path / cache.FORMAT / key[:2] / f"{key}.json"
+        os.utime(entry, (1_000_000 + index, 1_000_000 + index))
+    assert store.get(keys[0]) is not None  # read: now the most recently used
+    removed = store.prune()
+    assert removed > 0
+    sizes = sum(p.stat().st_size for p in (tmp_path / cache.FORMAT).rglob("*.json"))
+    assert sizes <= 10_000 * cache.PRUNE_TO
+    assert store.get(keys[0]) is not None  # survived: recently read
+    assert store.get(keys[1]) is None  # oldest unread: evicted
+    assert store.get(keys[-1]) is not None
+
+
+def test_default_dir_overrides(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("REVIEWBOT_CACHE_DIR", str(tmp_path / "x"))
+    assert cache.default_dir() == tmp_path / "x"
+    monkeypatch.delenv("REVIEWBOT_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache.default_dir() == tmp_path / "xdg" / "reviewbot"
+
+
+# --- the runner uses it -------------------------------------------------------------------
+
+def counting_spec(tmp_path: Path, base: LinterSpec) -> tuple[LinterSpec, Path]:
+    """`base` with every invocation logged (argv) to a file."""
+    log = tmp_path / "invocations.log"
+
+    def command(exe: str, unit: Unit, target: Target) -> list[str]:
+        argv = base.command(exe, unit, target)
+        return ["sh", "-c", 'printf "%s\\n" "$*" >> "$0"; exec "$@"', str(log), *argv]
+
+    import dataclasses
+    return dataclasses.replace(base, command=command), log
+
+
+def calls(log: Path) -> list[str]:
+    return log.read_text().splitlines() if log.exists() else []
+
+
+def test_unchanged_files_are_never_linted_twice(tmp_path: Path) -> None:
+    root = write(tmp_path / "repo", {"pyproject.toml": '[tool.ruff.lint]\nselect = ["F401"]\n',
+                                     "a.py": "import os\n", "b.py": "import sys\n"})
+    spec, log = counting_spec(tmp_path, ruff.SPEC)
+    store = tmp_path / "cache"
+    first = lint(spec, root, ["a.py", "b.py"], cache_dir=store)
+    assert len(calls(log)) == 1 and len(first.findings) == 2
+    second = lint(spec, root, ["a.py", "b.py"], cache_dir=store)
+    assert len(calls(log)) == 1, "second run must be served from the cache"
+    assert second.findings == first.findings
+    (root / "b.py").write_text("import sys\nimport json\n")
+    third = lint(spec, root, ["a.py", "b.py"], cache_dir=store)
+    assert calls(log)[-1].endswith("-- b.py"), "only the changed file is linted again"
+    assert len(third.findings) == 3
+    # A configuration change invalidates every entry.
+    (root / "pyproject.toml").write_text('[tool.ruff.lint]\nselect = ["F401", "E711"]\n')
+    lint(spec, root, ["a.py", "b.py"], cache_dir=store)
+    assert calls(log)[-1].endswith("-- a.py b.py")
+
+
+def test_tool_version_is_part_of_the_key(tmp_path: Path) -> None:
+    root = write(tmp_path / "repo", {"pyproject.toml": "[tool.ruff]\n", "a.py": "import os\n"})
+    spec, log = counting_spec(tmp_path, ruff.SPEC)
+    analyzer = LinterAnalyzer(spec)
+    resolution = analyzer.resolve(root)
+    target = Target(root, "HEAD", ("a.py",), "head", cache_dir=tmp_path / "c")
+    analyzer.collect(target, resolution)
+    analyzer.collect(target, Resolution(resolution.executable, "999.0.0"))
+    analyzer.collect(target, Resolution(resolution.executable, None))  # no version: no cache
+    analyzer.collect(target, Resolution(resolution.executable, None))
+    assert len(calls(log)) == 4
+
+
+def test_failures_are_not_cached(tmp_path: Path) -> None:
+    root = write(tmp_path / "repo", {"pyproject.toml": "[tool.ruff]\n", "a.py": "import os\n"})
+    broken = LinterSpec(**{**ruff.SPEC.__dict__, "command": lambda exe, unit, target: ["false"]})
+    outcome = lint(broken, root, ["a.py"], cache_dir=tmp_path / "c")
+    assert outcome.status == "failed"
+    spec, log = counting_spec(tmp_path, ruff.SPEC)
+    assert lint(spec, root, ["a.py"], cache_dir=tmp_path / "c").status == "ok"
+    assert len(calls(log)) == 1
+
+
+def test_package_scope_keys_on_the_module_and_shares_runs(tmp_path: Path) -> None:
+    root = write(tmp_path / "repo", {
+        "go.mod": "module example.com/m\n\ngo 1.22\n",
+        ".golangci.yml": 'version: "2"\nlinters:\n  default: none\n  enable: [misspell]\n',
+        "a/a.go": "package a\n\n// recieve\nfunc A() {}\n",
+        "b/b.go": "package b\n\n// seperate\nfunc B() {}\n",
+        "c/c.go": "package c\n\nfunc C() {}\n",
+    })
+    spec, log = counting_spec(tmp_path, golangci.SPEC)
+    store = tmp_path / "cache"
+    first = lint(spec, root, ["a/a.go", "b/b.go"], cache_dir=store)
+    assert len(calls(log)) == 1 and calls(log)[0].endswith("./a/ ./b/"), "one run for both packages"
+    assert {f.path for f in first.findings} == {"a/a.go", "b/b.go"}
+    started = time.monotonic()
+    second = lint(spec, root, ["a/a.go", "b/b.go"], cache_dir=store)
+    assert len(calls(log)) == 1 and second.findings == first.findings
+    assert time.monotonic() - started < 1.0
+    # Any Go file of the module changing invalidates its packages (Go type-checks across them).
+    (root / "c/c.go").write_text("package c\n\nfunc C() int { return 1 }\n")
+    third = lint(spec, root, ["a/a.go", "b/b.go"], cache_dir=store)
+    assert len(calls(log)) == 2 and third.findings == first.findings
