@@ -114,11 +114,25 @@ _C_FAMILY = (
     Context("expression", "void _() { _(", "); }"),
 )
 
-_JAVA_LIKE = (
+_JAVA = (
     TOP,
-    Context("class member", "class _ {\n", "\n}"),
-    Context("method body", "class _ { void _() {\n", "\n} }"),
-    Context("expression", "class _ { void _() { _(", "); } }"),
+    Context("class member", "class T {\n", "\n}"),
+    Context("method body", "class T { void m() {\n", "\n} }"),
+    Context("expression", "class T { void m() { Object o = ", "; } }"),
+)
+
+_CSHARP = (
+    TOP,
+    Context("class member", "class T {\n", "\n}"),
+    Context("method body", "class T { void M() {\n", "\n} }"),
+    Context("expression", "class T { void M() { var o = ", "; } }"),
+)
+
+_KOTLIN = (
+    TOP,
+    Context("function body", "fun m() {\n", "\n}"),
+    Context("class member", "class T {\n", "\n}"),
+    Context("expression", "val o = ", ""),
 )
 
 LANGS: dict[str, Lang] = {
@@ -132,9 +146,9 @@ LANGS: dict[str, Lang] = {
         Lang("rust", "rust", (".rs",), "µ", _RUST),
         Lang("c", "c", (".c", ".h"), "µ", _C_FAMILY),
         Lang("cpp", "cpp", (".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx"), "µ", _C_FAMILY),
-        Lang("java", "java", (".java",), "$", _JAVA_LIKE),
-        Lang("csharp", "csharp", (".cs",), "µ", _JAVA_LIKE),
-        Lang("kotlin", "kotlin", (".kt", ".kts"), "µ", _JAVA_LIKE),
+        Lang("java", "java", (".java",), "$", _JAVA),
+        Lang("csharp", "csharp", (".cs",), "µ", _CSHARP),
+        Lang("kotlin", "kotlin", (".kt", ".kts"), "µ", _KOTLIN),
         Lang("ruby", "ruby", (".rb",), "µ", (TOP,)),
         Lang("lua", "lua", (".lua",), "µ", (TOP,)),
         Lang("bash", "bash", (".sh", ".bash"), "µ", (TOP,)),
