@@ -1,0 +1,85 @@
+"""A misbehaving language server for fault tests; the mode is the first argument.
+
+ok      answers pulls with one diagnostic (after a banner on stdout, as some servers print)
+crash   dies in the middle of the answer to the first pull
+hang    never answers after initialize (nor shutdown), and has a child in its process group
+flood   answers pulls with far too many diagnostics
+replay  plays a recorded transcript (JSON: initialize result, then server messages)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+from bot.lsp import framing
+
+MODE = sys.argv[1]
+out = sys.stdout.buffer
+
+
+def send(message: dict[str, Any]) -> None:
+    out.write(framing.encode(message))
+    out.flush()
+
+
+def diagnostic(line: int, code: str) -> dict[str, Any]:
+    return {"range": {"start": {"line": line, "character": 0},
+                      "end": {"line": line, "character": 1}},
+            "severity": 1, "code": code, "message": f"fake {code}"}
+
+
+def replay(transcript: dict[str, Any], root_uri: str) -> None:
+    for message in transcript["messages"]:
+        text = json.dumps(message).replace("{root}", root_uri)
+        send(json.loads(text))
+
+
+def main() -> None:
+    reader = framing.FrameReader()
+    transcript = json.loads(Path(sys.argv[2]).read_text()) if MODE == "replay" else {}
+    if MODE == "ok":
+        out.write(b"fake server 1.0 starting up\r\n")  # a banner before the first frame
+    root_uri = ""
+    while True:
+        chunk = os.read(0, 65536)
+        if not chunk:
+            return
+        for body in reader.feed(chunk):
+            message = framing.decode(body)
+            method, ident = message.get("method"), message.get("id")
+            if method == "initialize":
+                root_uri = message["params"]["rootUri"]
+                if MODE == "hang":
+                    subprocess.Popen(["sleep", "300"])  # a grandchild the group kill must reap
+                result = transcript.get("initialize", {"capabilities": {
+                    "diagnosticProvider": {"interFileDependencies": True,
+                                           "workspaceDiagnostics": False}},
+                    "serverInfo": {"name": "fake", "version": "1.0"}})
+                send({"jsonrpc": "2.0", "id": ident, "result": result})
+            elif method == "initialized" and MODE == "replay":
+                replay(transcript, root_uri)
+            elif MODE == "hang" and ident is not None:
+                continue
+            elif method == "textDocument/diagnostic":
+                if MODE == "crash":
+                    out.write(b"Content-Length: 500\r\n\r\n{\"jsonrpc\":")
+                    out.flush()
+                    os._exit(3)
+                count = 50_000 if MODE == "flood" else 1
+                items = [diagnostic(i % 3, f"F{i}") for i in range(count)]
+                send({"jsonrpc": "2.0", "id": ident, "result": {"kind": "full", "items": items}})
+            elif method == "shutdown":
+                send({"jsonrpc": "2.0", "id": ident, "result": None})
+            elif method == "exit":
+                return
+            elif ident is not None:
+                send({"jsonrpc": "2.0", "id": ident, "result": None})
+
+
+main()

@@ -1,0 +1,78 @@
+"""A server that crashes, hangs or floods: a clear status, the other tools' results stand,
+and no process is left behind (the autouse fixture checks every process group)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.lsp.analyzer import LspAnalyzer
+from bot.lsp.registry import SERVERS
+from bot.lsp.servers import Marker, ServerSpec
+from bot.pipeline import ReviewOptions, run_review
+from tests.conftest import GitRepo, require_tool
+from tests.lsp.conftest import status, table
+
+FAKE = Path(__file__).parent / "fakes" / "fake_server.py"
+
+
+def fake(mode: str) -> LspAnalyzer:
+    return LspAnalyzer(ServerSpec(
+        name="fake", executables=(Path(sys.executable).name,), args=(str(FAKE), mode),
+        languages={".py": "python"}, markers=(Marker("pyrightconfig.json"),),
+        completion="pull", pull=True, install_hint="-"))
+
+
+@pytest.fixture
+def py_repo(repo: GitRepo) -> GitRepo:
+    require_tool("basedpyright-langserver")
+    repo.commit({"pyrightconfig.json": "{}\n", "a.py": "x: int = 1\n"}, "base")
+    repo.branch("feature")
+    repo.commit({"a.py": "x: int = 1\ny: str = 2\n"})
+    return repo
+
+
+def run(repo: GitRepo, mode: str, timeout: float = 20.0) -> tuple[tuple[str, str], list[str]]:
+    analyzers = {"fake": fake(mode), "basedpyright": SERVERS["basedpyright"]}
+    result = run_review(ReviewOptions(repo=repo.path, base="main", analyzers=analyzers,
+                                      timeout=timeout))
+    assert status(result, "basedpyright")[0] == "ok"
+    assert ("reportAssignmentType", "a.py", 2, "introduced", "diff") in table(result)
+    return status(result, "fake"), [r[0] for r in table(result)]
+
+
+def test_banner_before_the_first_frame_is_skipped(py_repo: GitRepo) -> None:
+    (state, _), rules = run(py_repo, "ok")
+    assert state == "ok"
+    assert "F0" in rules
+
+
+def test_crash_mid_message(py_repo: GitRepo) -> None:
+    (state, message), rules = run(py_repo, "crash")
+    assert state == "failed"
+    assert "in the middle of a message" in message and "exit status 3" in message
+    assert not [r for r in rules if r.startswith("F")]
+
+
+def test_server_that_never_answers_is_killed_with_its_children(py_repo: GitRepo) -> None:
+    (state, message), _ = run(py_repo, "hang", timeout=8.0)
+    assert state == "timeout"
+    assert "textDocument/diagnostic" in message
+
+
+def test_flood_is_refused(py_repo: GitRepo) -> None:
+    (state, message), rules = run(py_repo, "flood")
+    assert state == "failed" and "flooded" in message
+    assert not [r for r in rules if r.startswith("F")]
+
+
+def test_missing_binary_is_reported_missing(py_repo: GitRepo) -> None:
+    ghost = LspAnalyzer(ServerSpec(
+        name="ghost", executables=("no-such-langserver",), args=(), languages={".py": "python"},
+        markers=(Marker("pyrightconfig.json"),), completion="pull", pull=True,
+        install_hint="pip install ghost"))
+    result = run_review(ReviewOptions(repo=py_repo.path, base="main", analyzers={"ghost": ghost}))
+    assert status(result, "ghost")[0] == "missing"
+    assert "pip install ghost" in status(result, "ghost")[1]
