@@ -15,7 +15,8 @@ from typing import Literal
 
 from bot.forges.base import Draft, Forge, Posted, ReadOnly, Rejected, State, Uncertain
 from bot.model import ReviewResult
-from bot.review import Item, Placed, Policy, cap, demote
+from bot.render import summary as summary_md
+from bot.review import Item, Placed, Policy, cap, demote, place
 
 RETRIES = 3  # attempts after an uncertain write before giving up
 Status = Literal["published", "read-only", "closed", "stale"]
@@ -29,6 +30,7 @@ class Plan:
     resolve: tuple[Posted, ...]
     reopen: tuple[Posted, ...]
     kept: frozenset[str]  # keys commented in an earlier run
+    gone: tuple[Posted, ...] = ()  # our comments whose finding is fixed
 
 
 @dataclass(frozen=True)
@@ -48,12 +50,13 @@ def reconcile(items: Sequence[Item], state: State, policy: Policy) -> Plan:
     edits = tuple((posted[i.key], i.body.text) for i in capped
                   if i.key in posted and i.body is not None and i.body.digest != posted[i.key].digest)
     new = tuple(i for i in capped if i.kind != "summary" and i.key not in posted)
-    resolve = tuple(p for p in posted.values() if p.key not in present and not p.resolved)
+    gone = tuple(p for p in posted.values() if p.key not in present)
+    resolve = tuple(p for p in gone if not p.resolved)
     # Reopen only what we resolved ourselves: a human resolving a live finding is a decision.
     reopen = tuple(posted[i.key] for i in capped
                    if i.key in posted and posted[i.key].resolved and posted[i.key].resolved_by_us)
     kept = frozenset(key for key in posted if key in present)
-    return Plan(capped, new, edits, resolve, reopen, kept)
+    return Plan(capped, new, edits, resolve, reopen, kept, gone)
 
 
 def draft(item: Item) -> Draft:
@@ -61,6 +64,16 @@ def draft(item: Item) -> Draft:
     line = item.line if item.kind == "inline" else None
     start = item.start_line if item.kind == "inline" else None
     return Draft(item.key, item.verdict.finding.path, item.body.text, line, start)
+
+
+def review(forge: Forge, result: ReviewResult, texts: Mapping[str, Sequence[str]], policy: Policy,
+           gate: summary_md.Gate, *, settle: float = 2.0,
+           sleep: Callable[[float], None] = time.sleep) -> Outcome:
+    """Place every finding, then publish with the sticky summary."""
+    items = place(result, texts, policy)
+    return publish(forge, result, items, texts, policy,
+                   lambda placed: summary_md.render(result, placed, gate, texts),
+                   settle=settle, sleep=sleep)
 
 
 def publish(forge: Forge, result: ReviewResult, items: Sequence[Item],
@@ -86,7 +99,7 @@ def publish(forge: Forge, result: ReviewResult, items: Sequence[Item],
         placed = Placed(final, frozenset(i.key for i in final if i.key not in plan.kept
                                          and i.kind != "summary"),
                         plan.kept, len(plan.edits),
-                        sum(1 for c in plan.resolve if c.thread), len(plan.reopen),
+                        sum(1 for c in plan.gone if c.resolved or c.thread), len(plan.reopen),
                         0 if state.threads_known else len(plan.resolve))
         forge.summary(state, summary(placed))
     except ReadOnly as exc:

@@ -48,7 +48,7 @@ class Placed:
     new: frozenset[str] = frozenset()
     kept: frozenset[str] = frozenset()
     edited: int = 0
-    resolved: int = 0
+    resolved: int = 0  # our threads whose finding is fixed (resolved now or earlier)
     reopened: int = 0
     unresolvable: int = 0  # fixed findings whose threads could not be read
 

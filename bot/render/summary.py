@@ -71,19 +71,16 @@ def _counts(result: ReviewResult) -> str:
 
 
 def _inline(placed: Placed) -> str:
-    inline = sum(1 for i in placed.items if i.kind == "inline" and i.key in placed.new)
-    files = sum(1 for i in placed.items if i.kind == "file" and i.key in placed.new)
+    """State, not this run's activity: an unchanged re-run renders the same page."""
+    inline = sum(1 for i in placed.items if i.kind == "inline")
+    files = sum(1 for i in placed.items if i.kind == "file")
     folded = sum(1 for i in placed.items if i.kind == "summary")
-    parts = [f"{inline} new inline comment{'s' * (inline != 1)}",
-             f"{files} new file-level comment{'s' * (files != 1)}",
-             f"{len(placed.kept)} from earlier runs ({placed.edited} updated)",
-             f"{placed.resolved} resolved as fixed"]
-    if placed.reopened:
-        parts.append(f"{placed.reopened} reopened")
+    parts = [f"{inline} inline", f"{files} on files", f"{folded} in this summary only"]
+    if placed.resolved:
+        parts.append(f"{placed.resolved} thread{'s' * (placed.resolved != 1)} resolved as fixed")
     if placed.unresolvable:
-        parts.append(f"{placed.unresolvable} fixed but not resolved (threads unreadable)")
-    parts.append(f"{folded} in this summary only")
-    return "**Comments:** " + ", ".join(parts) + "."
+        parts.append(f"{placed.unresolvable} fixed but left open (threads unreadable)")
+    return "**Comments:** " + " · ".join(parts)
 
 
 def _entry(verdict: Verdict, texts: Mapping[str, Sequence[str]], why: str, with_frame: bool) -> str:

@@ -1,0 +1,94 @@
+"""A small GitHub GraphQL client over httpx: what REST cannot do (review threads).
+
+Only idempotent operations go through it (queries, resolve/unresolve a thread), so a 5xx or
+a timeout is retried; rate limits are waited out; mutations are spaced like REST writes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import httpx
+
+from bot.errors import BotError, Exit
+from bot.forges.backoff import rate_limit_wait, server_wait
+
+RETRIES = 3
+
+
+class GraphQLError(BotError):
+    def __init__(self, message: str) -> None:
+        super().__init__(message, Exit.FORGE)
+
+
+class GraphQL:
+    def __init__(self, url: str, token: str, *, timeout: float = 15.0, write_spacing: float = 1.0,
+                 max_wait: float = 300.0, sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.time) -> None:
+        self._url = url
+        self._client = httpx.Client(timeout=timeout, headers={
+            "Authorization": f"bearer {token}", "User-Agent": "reviewbot"})
+        self._spacing = write_spacing
+        self._max_wait = max_wait
+        self._sleep = sleep
+        self._clock = clock
+        self._last_write = 0.0
+        self.requests = 0
+
+    def close(self) -> None:
+        self._client.close()
+
+    def run(self, document: str, variables: Mapping[str, Any], *, mutation: bool = False
+            ) -> dict[str, Any]:
+        """The `data` of a successful response; raises GraphQLError after the retries."""
+        if mutation:
+            self._pace()
+        last = ""
+        for attempt in range(RETRIES + 1):
+            try:
+                self.requests += 1
+                response = self._client.post(self._url, json={"query": document,
+                                                              "variables": dict(variables)})
+            except httpx.TransportError as exc:  # timeouts included
+                last = f"{type(exc).__name__}: {exc}"
+                self._sleep(server_wait(attempt))
+                continue
+            wait = self._wait(response, attempt)
+            if wait is not None:
+                last = f"HTTP {response.status_code}"
+                self._sleep(wait)
+                continue
+            return self._data(response)
+        raise GraphQLError(f"GitHub GraphQL failed after {RETRIES + 1} attempts: {last}")
+
+    def _wait(self, response: httpx.Response, attempt: int) -> float | None:
+        if response.status_code >= 500:
+            return server_wait(attempt)
+        wait = rate_limit_wait(response.status_code, response.headers, response.text, attempt,
+                               self._clock())
+        if wait is None and response.status_code == 200 and '"RATE_LIMITED"' in response.text:
+            wait = rate_limit_wait(429, response.headers, "rate limit", attempt, self._clock())
+        return None if wait is None else min(wait, self._max_wait)
+
+    def _data(self, response: httpx.Response) -> dict[str, Any]:
+        if response.status_code == 401:
+            raise GraphQLError("GitHub GraphQL refused the token (401 Bad credentials)")
+        try:
+            payload = response.json()
+        except ValueError as exc:
+            raise GraphQLError(f"GitHub GraphQL answered HTTP {response.status_code} "
+                               "with a body that is not JSON") from exc
+        errors = payload.get("errors") if isinstance(payload, dict) else None
+        if response.status_code != 200 or errors or not isinstance(payload.get("data"), dict):
+            detail = "; ".join(str(e.get("message", e)) for e in errors or []) or response.text[:300]
+            raise GraphQLError(f"GitHub GraphQL error (HTTP {response.status_code}): {detail}")
+        data: dict[str, Any] = payload["data"]
+        return data
+
+    def _pace(self) -> None:
+        gap = self._last_write + self._spacing - self._clock()
+        if gap > 0:
+            self._sleep(gap)
+        self._last_write = self._clock()

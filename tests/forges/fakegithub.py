@@ -1,0 +1,458 @@
+"""A fake GitHub on a loopback HTTP server: REST under /api/v3, GraphQL at /api/graphql.
+
+Every request is validated against GitHub's published descriptions (`validate.py`); an invalid
+one is answered 400 and recorded in `errors`, which the `github` fixture asserts empty. It
+keeps the state a review bot touches (PR, review comments and threads, reviews, issue
+comments, check runs), refuses review comments outside its diff as GitHub does (422, whole
+review), and injects faults on demand.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from graphql import graphql_sync
+from validate import graphql_errors, graphql_schema, rest_errors
+
+BOT_REST = "github-actions[bot]"
+BOT_GRAPHQL = "github-actions"
+NOW = "2026-01-01T00:00:00Z"
+
+
+@dataclass
+class Fault:
+    """Answer the next `times` matching requests with `kind` instead of normally.
+
+    kinds: "502-after" (do it, then answer 502), "502" (answer 502, do nothing), "secondary"
+    (403 secondary rate limit with retry-after), "422", "timeout" (do nothing, answer late),
+    "timeout-after" (do it, answer late), "403" (read-only token).
+    `target` is "METHOD regex-on-path" or "graphql:query" / "graphql:mutation".
+    """
+
+    target: str
+    kind: str
+    times: int = 1
+    hit: int = 0
+
+
+@dataclass
+class Call:
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    body: Any
+    status: int
+    write: bool
+    graphql: str | None = None  # "query" | "mutation"
+
+
+@dataclass
+class State:
+    head: str
+    diff: dict[str, set[int]]  # path -> head lines GitHub accepts comments on
+    commits: set[str] = field(default_factory=set)
+    state: str = "open"
+    comments: dict[int, dict[str, Any]] = field(default_factory=dict)
+    threads: dict[int, dict[str, Any]] = field(default_factory=dict)  # root comment id ->
+    reviews: list[dict[str, Any]] = field(default_factory=list)
+    issue_comments: dict[int, dict[str, Any]] = field(default_factory=dict)
+    check_runs: dict[int, dict[str, Any]] = field(default_factory=dict)
+
+
+class FakeGitHub:
+    def __init__(self, head: str, diff: dict[str, set[int]], owner: str = "octo",
+                 repo: str = "demo", number: int = 7, late: float = 1.5) -> None:
+        self.owner, self.repo, self.number = owner, repo, number
+        self.s = State(head, diff, {head})
+        self.calls: list[Call] = []
+        self.errors: list[str] = []
+        self.faults: list[Fault] = []
+        self.late = late  # how long a "timeout" answer takes (> the client's timeout)
+        self._ids = itertools.count(1001)
+        self._lock = threading.RLock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        host, port = self._server.server_address[:2]
+        self.root = f"http://{host}:{port}"
+        self.api_url = f"{self.root}/api/v3"
+        self.graphql_url = f"{self.root}/api/graphql"
+
+    def __enter__(self) -> FakeGitHub:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    # -- test helpers -------------------------------------------------------------------
+
+    def push(self, head: str, diff: dict[str, set[int]]) -> None:
+        with self._lock:
+            self.s.head, self.s.diff = head, diff
+            self.s.commits.add(head)
+
+    def reply(self, comment_id: int, body: str, user: str = "alice") -> int:
+        with self._lock:
+            root = self.s.comments[comment_id]
+            return self._add_comment({"path": root["path"], "body": body, "line": root["line"],
+                                      "side": "RIGHT"}, self.s.head, None, user, comment_id)
+
+    def resolve_by(self, comment_id: int, user: str) -> None:
+        with self._lock:
+            self.s.threads[comment_id].update(resolved=True, resolved_by=user)
+
+    def bot_comments(self) -> list[dict[str, Any]]:
+        return [c for c in self.s.comments.values() if c["user"]["login"] == BOT_REST]
+
+    def summaries(self) -> list[dict[str, Any]]:
+        return [c for c in self.s.issue_comments.values()
+                if "<!-- reviewbot:summary -->" in c["body"]]
+
+    def count(self, *, write: bool) -> int:
+        return sum(1 for c in self.calls if c.write == write)
+
+    def reset_calls(self) -> None:
+        self.calls.clear()
+
+    # -- dispatch -----------------------------------------------------------------------
+
+    def handle(self, method: str, raw_path: str, headers: dict[str, str], body: bytes
+               ) -> tuple[int, dict[str, str], Any]:
+        split = urlsplit(raw_path)
+        query = parse_qs(split.query, keep_blank_values=True)
+        path = split.path
+        if not any(k.lower() == "authorization" for k in headers):
+            return self._record(method, path, query, body, 401, {"message": "Requires authentication"})
+        if path == "/api/graphql" and method == "POST":
+            return self._graphql(body)
+        if not path.startswith("/api/v3/"):
+            return self._invalid(method, path, query, body, f"{method} {path}: not an API path")
+        rest = path[len("/api/v3"):]
+        errors = rest_errors(method, rest, query, body or None, headers)
+        if errors:
+            return self._invalid(method, rest, query, body, *errors)
+        fault = self._fault(f"{method} {rest}")
+        if fault in ("502", "secondary", "422", "timeout", "403"):
+            return self._faulted(method, rest, query, body, fault)
+        status, payload = self._route(method, rest, query, _json(body))
+        if fault in ("502-after", "timeout-after"):
+            return self._faulted(method, rest, query, body, fault.split("-")[0])
+        return self._record(method, rest, query, body, status, payload, self._links(rest, query, payload))
+
+    def _record(self, method: str, path: str, query: dict[str, list[str]], body: bytes, status: int,
+                payload: Any, headers: dict[str, str] | None = None, graphql: str | None = None
+                ) -> tuple[int, dict[str, str], Any]:
+        write = graphql == "mutation" if graphql else method != "GET"
+        self.calls.append(Call(method, path, query, _json(body), status, write, graphql))
+        base = {"x-ratelimit-limit": "5000", "x-ratelimit-remaining": "4999",
+                "x-ratelimit-reset": str(int(time.time()) + 3600)}
+        return status, {**base, **(headers or {})}, payload
+
+    def _invalid(self, method: str, path: str, query: dict[str, list[str]], body: bytes,
+                 *errors: str) -> tuple[int, dict[str, str], Any]:
+        self.errors.extend(errors)
+        return self._record(method, path, query, body, 400, {"message": "; ".join(errors)})
+
+    def _fault(self, target: str, graphql: str | None = None) -> str | None:
+        with self._lock:
+            for fault in self.faults:
+                kind, _, pattern = fault.target.partition(" ")
+                hit = (graphql is not None and fault.target == f"graphql:{graphql}") or (
+                    graphql is None and target.startswith(kind + " ") and
+                    re.search(pattern, target.split(" ", 1)[1]) is not None)
+                if hit and fault.hit < fault.times:
+                    fault.hit += 1
+                    return fault.kind
+        return None
+
+    def _faulted(self, method: str, path: str, query: dict[str, list[str]], body: bytes, kind: str
+                 ) -> tuple[int, dict[str, str], Any]:
+        if kind == "timeout":
+            time.sleep(self.late)
+            return self._record(method, path, query, body, 504, {"message": "late"})
+        if kind == "secondary":
+            return self._record(method, path, query, body, 403, {
+                "message": "You have exceeded a secondary rate limit. Please wait a few minutes "
+                           "before you try again."}, {"retry-after": "7"})
+        if kind == "403":
+            return self._record(method, path, query, body, 403,
+                                {"message": "Resource not accessible by integration"})
+        if kind == "422":
+            return self._record(method, path, query, body, 422, {
+                "message": "Unprocessable Entity",
+                "errors": ["Pull request review thread line must be part of the diff"]})
+        return self._record(method, path, query, body, 502, {"message": "Server Error"})
+
+    # -- REST ---------------------------------------------------------------------------
+
+    def _route(self, method: str, path: str, query: dict[str, list[str]], body: Any
+               ) -> tuple[int, Any]:
+        prefix = f"/repos/{self.owner}/{self.repo}"
+        if not path.startswith(prefix + "/"):
+            return 404, {"message": "Not Found"}
+        rest = path[len(prefix):]
+        n = str(self.number)
+        with self._lock:
+            routes: list[tuple[str, str, Any]] = [
+                ("GET", f"/pulls/{n}", lambda m: (200, self._pull())),
+                ("GET", f"/pulls/{n}/comments", lambda m: (200, self._page(
+                    sorted(self.s.comments.values(), key=lambda c: c["id"]), query))),
+                ("POST", f"/pulls/{n}/reviews", lambda m: self._create_review(body)),
+                ("POST", f"/pulls/{n}/comments", lambda m: self._create_file_comment(body)),
+                ("PATCH", r"/pulls/comments/(\d+)", lambda m: self._edit(self.s.comments, m, body)),
+                ("GET", f"/issues/{n}/comments", lambda m: (200, self._page(
+                    sorted(self.s.issue_comments.values(), key=lambda c: c["id"]), query))),
+                ("POST", f"/issues/{n}/comments", lambda m: self._create_issue_comment(body)),
+                ("PATCH", r"/issues/comments/(\d+)",
+                 lambda m: self._edit(self.s.issue_comments, m, body)),
+                ("POST", "/check-runs", lambda m: self._check_run(None, body)),
+                ("PATCH", r"/check-runs/(\d+)", lambda m: self._check_run(int(m.group(1)), body)),
+            ]
+            for verb, pattern, action in routes:
+                match = re.fullmatch(pattern, rest)
+                if verb == method and match:
+                    result: tuple[int, Any] = action(match)
+                    return result
+        self.errors.append(f"{method} {path}: valid for GitHub but not implemented by the fake")
+        return 404, {"message": "Not Found"}
+
+    def _url(self, tail: str) -> str:
+        return f"{self.api_url}/repos/{self.owner}/{self.repo}{tail}"
+
+    def _user(self, login: str) -> dict[str, Any]:
+        return {"login": login, "id": 41898282 if login == BOT_REST else 1,
+                "type": "Bot" if login == BOT_REST else "User"}
+
+    def _pull(self) -> dict[str, Any]:
+        repo = {"id": 1, "name": self.repo, "full_name": f"{self.owner}/{self.repo}",
+                "url": self._url("")}
+        return {"id": 1, "number": self.number, "state": self.s.state, "url":
+                self._url(f"/pulls/{self.number}"), "issue_url": self._url(f"/issues/{self.number}"),
+                "head": {"sha": self.s.head, "ref": "feature", "repo": repo},
+                "base": {"sha": "0" * 40, "ref": "main", "repo": repo}, "draft": False}
+
+    def _page(self, items: list[dict[str, Any]], query: dict[str, list[str]]) -> list[dict[str, Any]]:
+        size, page = int(query.get("per_page", ["30"])[0]), int(query.get("page", ["1"])[0])
+        return items[(page - 1) * size: page * size]
+
+    def _links(self, path: str, query: dict[str, list[str]], payload: Any) -> dict[str, str]:
+        if not isinstance(payload, list):
+            return {}
+        total = len(self.s.comments if "/pulls/" in path else self.s.issue_comments)
+        size, page = int(query.get("per_page", ["30"])[0]), int(query.get("page", ["1"])[0])
+        if page * size >= total:
+            return {}
+        return {"link": f'<{self.api_url}{path}?per_page={size}&page={page + 1}>; rel="next"'}
+
+    def _check_lines(self, path: str, line: int | None, start: int | None) -> str | None:
+        if path not in self.s.diff:
+            return "Pull request review thread path is invalid"
+        if line is None:
+            return None
+        lines = range(start or line, line + 1)
+        if start is not None and start >= line:
+            return "Pull request review thread start line must precede the end line"
+        if any(n not in self.s.diff[path] for n in lines):
+            return "Pull request review thread line must be part of the diff"
+        return None
+
+    def _create_review(self, body: dict[str, Any]) -> tuple[int, Any]:
+        if body.get("event") != "COMMENT" or not body.get("body"):
+            return 422, {"message": "a COMMENT review needs a body"}
+        commit = body.get("commit_id", self.s.head)
+        if commit not in self.s.commits:
+            return 422, {"message": "Unprocessable Entity",
+                         "errors": ["commit_id is not part of the pull request"]}
+        for c in body.get("comments", []):
+            if "line" not in c:
+                return 422, {"message": "Unprocessable Entity", "errors": ["Line could not be resolved"]}
+            problem = self._check_lines(c["path"], c["line"], c.get("start_line"))
+            if problem:  # all or nothing, like GitHub
+                return 422, {"message": "Unprocessable Entity", "errors": [problem]}
+        review_id = next(self._ids)
+        self.s.reviews.append({"id": review_id, "body": body["body"], "commit_id": commit})
+        for c in body.get("comments", []):
+            self._add_comment(c, commit, review_id, BOT_REST, None)
+        return 200, {"id": review_id, "node_id": f"PRR_{review_id}", "body": body["body"],
+                     "state": "COMMENTED", "commit_id": commit, "user": self._user(BOT_REST),
+                     "html_url": "", "pull_request_url": self._url(f"/pulls/{self.number}"),
+                     "submitted_at": NOW, "author_association": "NONE",
+                     "_links": {"html": {"href": ""}, "pull_request": {"href": ""}}}
+
+    def _create_file_comment(self, body: dict[str, Any]) -> tuple[int, Any]:
+        if body.get("subject_type") != "file" or body.get("commit_id") not in self.s.commits:
+            return 422, {"message": "Unprocessable Entity", "errors": ["unsupported comment"]}
+        problem = self._check_lines(body["path"], None, None)
+        if problem:
+            return 422, {"message": "Unprocessable Entity", "errors": [problem]}
+        cid = self._add_comment({**body, "line": None}, body["commit_id"], next(self._ids),
+                                BOT_REST, None)
+        return 201, self.s.comments[cid]
+
+    def _add_comment(self, c: dict[str, Any], commit: str, review: int | None, user: str,
+                     reply_to: int | None) -> int:
+        cid = next(self._ids)
+        self.s.comments[cid] = {
+            "id": cid, "node_id": f"PRRC_{cid}", "url": self._url(f"/pulls/comments/{cid}"),
+            "pull_request_review_id": review, "diff_hunk": "@@", "path": c["path"],
+            "commit_id": commit, "original_commit_id": commit, "user": self._user(user),
+            "body": c["body"], "created_at": NOW, "updated_at": NOW, "html_url": "",
+            "pull_request_url": self._url(f"/pulls/{self.number}"), "author_association": "NONE",
+            "_links": {}, "line": c.get("line"), "original_line": c.get("line"),
+            "side": "RIGHT", "start_line": c.get("start_line"),
+            "subject_type": "file" if c.get("line") is None else "line",
+            **({"in_reply_to_id": reply_to} if reply_to else {})}
+        if reply_to is None:
+            self.s.threads[cid] = {"id": f"PRRT_{cid}", "resolved": False, "resolved_by": None}
+        return cid
+
+    def _edit(self, store: dict[int, dict[str, Any]], match: re.Match[str], body: dict[str, Any]
+              ) -> tuple[int, Any]:
+        cid = int(match.group(1))
+        if cid not in store:
+            return 404, {"message": "Not Found"}
+        store[cid].update(body=body["body"], updated_at=NOW)
+        store[cid]["edits"] = store[cid].get("edits", 0) + 1
+        return 200, {k: v for k, v in store[cid].items() if k != "edits"}
+
+    def _create_issue_comment(self, body: dict[str, Any]) -> tuple[int, Any]:
+        cid = next(self._ids)
+        self.s.issue_comments[cid] = {
+            "id": cid, "node_id": f"IC_{cid}", "url": self._url(f"/issues/comments/{cid}"),
+            "html_url": "", "issue_url": self._url(f"/issues/{self.number}"), "body": body["body"],
+            "user": self._user(BOT_REST), "created_at": NOW, "updated_at": NOW,
+            "author_association": "NONE"}
+        return 201, self.s.issue_comments[cid]
+
+    def _check_run(self, run_id: int | None, body: dict[str, Any]) -> tuple[int, Any]:
+        output = body.get("output") or {}
+        if len(output.get("annotations", [])) > 50:
+            return 422, {"message": "Only 50 annotations per request"}
+        if run_id is None:
+            run_id = next(self._ids)
+            self.s.check_runs[run_id] = {"id": run_id, "annotations": []}
+        run = self.s.check_runs.get(run_id)
+        if run is None:
+            return 404, {"message": "Not Found"}
+        run.update({k: v for k, v in body.items() if k != "output"}, output=output)
+        run["annotations"] = run["annotations"] + output.get("annotations", [])  # they append
+        return (201 if "head_sha" in body else 200), {
+            "id": run_id, "url": self._url(f"/check-runs/{run_id}"), "name": run.get("name"),
+            "head_sha": run.get("head_sha"), "status": run.get("status"),
+            "conclusion": run.get("conclusion")}
+
+    # -- GraphQL ------------------------------------------------------------------------
+
+    def _graphql(self, body: bytes) -> tuple[int, dict[str, str], Any]:
+        request = _json(body) or {}
+        document = str(request.get("query", ""))
+        kind = "mutation" if document.lstrip().startswith("mutation") else "query"
+        errors = graphql_errors(document)
+        if errors:
+            self.errors.extend(errors)
+            return self._record("POST", "/api/graphql", {}, body, 200,
+                                {"errors": [{"message": e} for e in errors]}, graphql=kind)
+        fault = self._fault("", kind)
+        if fault in ("timeout", "502", "secondary"):
+            return self._faulted("POST", "/api/graphql", {}, body, fault)
+        with self._lock:
+            result = graphql_sync(graphql_schema(), document, root_value=self._gql_root(),
+                                  variable_values=request.get("variables"))
+        if result.errors:
+            self.errors.extend(f"GraphQL execution: {e.message}" for e in result.errors)
+        payload = {"data": result.data, **({"errors": [{"message": e.message} for e in result.errors]}
+                                             if result.errors else {})}
+        if fault == "timeout-after":
+            return self._faulted("POST", "/api/graphql", {}, body, "timeout")
+        return self._record("POST", "/api/graphql", {}, body, 200, payload, graphql=kind)
+
+    def _gql_root(self) -> dict[str, Any]:
+        return {"repository": lambda info, owner, name, **kw: {"pullRequest": self._gql_pull}
+                if (owner, name) == (self.owner, self.repo) else None,
+                "resolveReviewThread": lambda info, input: self._gql_resolve(input, True),
+                "unresolveReviewThread": lambda info, input: self._gql_resolve(input, False)}
+
+    def _gql_pull(self, info: Any, number: int) -> dict[str, Any] | None:
+        if number != self.number:
+            return None
+        return {"reviewThreads": self._gql_threads}
+
+    def _gql_threads(self, info: Any, first: int | None = None, after: str | None = None,
+                     **kw: Any) -> dict[str, Any]:
+        roots = sorted(self.s.threads)
+        start = int(after) if after else 0
+        size = first or 100
+        page = roots[start:start + size]
+        return {"pageInfo": {"hasNextPage": start + size < len(roots),
+                             "endCursor": str(start + size)},
+                "nodes": [self._gql_thread(root) for root in page]}
+
+    def _gql_thread(self, root: int) -> dict[str, Any]:
+        thread = self.s.threads[root]
+        members = [c for c in self.s.comments.values()
+                   if c["id"] == root or c.get("in_reply_to_id") == root]
+
+        def comments(info: Any, first: int | None = None, **kw: Any) -> dict[str, Any]:
+            nodes = [{"fullDatabaseId": str(c["id"]), "body": c["body"],
+                      "author": {"__typename": "Bot" if c["user"]["login"] == BOT_REST else "User",
+                                 "login": BOT_GRAPHQL if c["user"]["login"] == BOT_REST
+                                 else c["user"]["login"]}} for c in members]
+            return {"totalCount": len(nodes), "nodes": nodes[: first or 100]}
+
+        resolver = thread["resolved_by"]
+        return {"id": thread["id"], "isResolved": thread["resolved"], "isOutdated": False,
+                "path": self.s.comments[root]["path"], "comments": comments,
+                "resolvedBy": {"login": resolver} if resolver else None}
+
+    def _gql_resolve(self, data: dict[str, Any], resolved: bool) -> dict[str, Any]:
+        for root, thread in self.s.threads.items():
+            if thread["id"] == data["threadId"]:
+                thread.update(resolved=resolved, resolved_by=BOT_GRAPHQL if resolved else None)
+                return {"thread": self._gql_thread(root)}
+        raise ValueError(f"Could not resolve to a node with the global id of '{data['threadId']}'")
+
+
+def _json(body: bytes | None) -> Any:
+    if not body:
+        return None
+    try:
+        return json.loads(body)
+    except ValueError:
+        return None
+
+
+def _handler(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def _serve(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else b""
+            status, headers, payload = fake.handle(self.command, self.path, dict(self.headers), body)
+            data = json.dumps(payload).encode() if payload is not None else b""
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json; charset=utf-8")
+                self.send_header("Content-Length", str(len(data)))
+                for key, value in headers.items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (a timeout fault)
+
+        do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _serve
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    return Handler
