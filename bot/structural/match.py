@@ -3,10 +3,10 @@
 Semantics (ast-grep's `smart` strictness by default): every pattern token must match; unnamed
 source tokens the pattern lacks (`;`, trailing commas) are skipped where the pattern expects a
 token, comments everywhere.
-`$$$` is lazy: it takes siblings until the next named pattern node matches, with no
-backtracking, so matching stays linear. A metavariable bound twice must bind code with the
-same leaf tokens (layout and comments ignored). A failed attempt never leaks bindings: the
-environment is rebuilt, never mutated.
+`$$$` is lazy: it takes the fewest siblings after which the next named pattern node matches;
+a longer split is tried only when the rest of the pattern then fails. A metavariable bound
+twice must bind code with the same leaf tokens (layout and comments ignored). A failed
+attempt never leaks bindings: the environment is rebuilt, never mutated.
 """
 
 from __future__ import annotations
@@ -107,34 +107,16 @@ class Matcher:
         return isinstance(p, Leaf) and not p.named
 
     def seq(
-        self, ps: tuple[PNode, ...], cs: list[ts.Node], env: Env, *, open_end: bool
+        self, ps: tuple[PNode, ...], cs: list[ts.Node], env: Env, *, open_end: bool,
+        i: int = 0, j: int = 0,
     ) -> tuple[Env, int] | None:
-        """Match pattern siblings `ps` against `cs`; returns the env and how many `cs` were used."""
-        i = j = 0
+        """Match pattern siblings `ps[i:]` against `cs[j:]`; returns the env and the index
+        in `cs` where the match ended."""
         n, m = len(ps), len(cs)
         while i < n:
             p = ps[i]
             if isinstance(p, Var) and p.multi:
-                k = i + 1
-                while k < n and self._optional(ps[k]):
-                    k += 1
-                start = j
-                if k == n:
-                    j = start if open_end else m
-                else:
-                    nxt = ps[k]
-                    while not (isinstance(nxt, Var) and nxt.multi):
-                        if j >= m:
-                            return None
-                        if self.node(nxt, cs[j], env) is not None:
-                            break
-                        j += 1
-                taken = _trim_tail(cs[start:j], ps[i + 1:k])
-                bound = _bind(env, p.name, tuple(taken))
-                if bound is None:
-                    return None
-                env, i = bound, k
-                continue
+                return self._ellipsis(ps, cs, env, open_end, i, j)
             if j >= m:
                 if self.skip_pattern_tokens and isinstance(p, Leaf) and not p.named:
                     i += 1
@@ -161,6 +143,37 @@ class Matcher:
                 return None
             j += 1
         return env, j
+
+    def _ellipsis(
+        self, ps: tuple[PNode, ...], cs: list[ts.Node], env: Env, open_end: bool, i: int, j: int
+    ) -> tuple[Env, int] | None:
+        """`ps[i]` is `$$$`: take the fewest siblings that let the rest match. The shortest
+        split is tried first (so `$$$` is lazy, as in ast-grep); a longer one only when the
+        rest fails, where ast-grep gives up."""
+        p = ps[i]
+        assert isinstance(p, Var)
+        n, m = len(ps), len(cs)
+        k = i + 1
+        while k < n and self._optional(ps[k]):
+            k += 1
+        if k == n:
+            end = j if open_end else m
+            bound = _bind(env, p.name, tuple(_trim_tail(cs[j:end], ps[i + 1:k])))
+            return None if bound is None else (bound, end)
+        nxt = ps[k]
+        if isinstance(nxt, Var) and nxt.multi:
+            bound = _bind(env, p.name, ())
+            return None if bound is None else self.seq(ps, cs, bound, open_end=open_end, i=k, j=j)
+        for end in range(j, m):
+            if self.node(nxt, cs[end], env) is None:
+                continue
+            bound = _bind(env, p.name, tuple(_trim_tail(cs[j:end], ps[i + 1:k])))
+            if bound is None:
+                continue
+            got = self.seq(ps, cs, bound, open_end=open_end, i=k, j=end)
+            if got is not None:
+                return got
+        return None
 
 
 def _trim_tail(taken: list[ts.Node], tokens_after: tuple[PNode, ...]) -> list[ts.Node]:
