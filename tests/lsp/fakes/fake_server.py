@@ -78,7 +78,7 @@ def main() -> None:
                 send({"jsonrpc": "2.0", "id": ident, "result": None})
             elif method == "exit":
                 return
-            elif ident is not None:
+            elif method is not None and ident is not None:
                 send({"jsonrpc": "2.0", "id": ident, "result": None})
 
 
