@@ -94,9 +94,13 @@ def _indent_at(source: bytes, offset: int) -> bytes:
 
 
 def _inside_token(root: ts.Node, offset: int) -> bool:
-    """True when `offset` falls inside a multi-line token (string, block comment)."""
-    node = root.descendant_for_byte_range(offset, offset)
-    return node is not None and node.child_count == 0 and node.start_byte < offset < node.end_byte
+    """True when the line break before `offset` belongs to a token (a string, a block
+    comment): the line is then part of that token's text and must not be re-indented."""
+    if offset <= 0:
+        return False
+    node = root.descendant_for_byte_range(offset - 1, offset)
+    return (node is not None and node.child_count == 0 and node.start_byte <= offset - 1
+            and node.end_byte >= offset and bool((node.text or b"").strip()))
 
 
 def _capture_lines(source: bytes, root: ts.Node, b: Binding) -> list[tuple[str, bool]]:
