@@ -9,10 +9,12 @@ importers.py files that import a changed module (tree-sitter), checked beyond th
 diagnostics.py  LSP diagnostics -> Findings (pure)
 analyzer.py  each server as an `Analyzer`; registry.py exposes `SERVERS`
 
-Base and head: each revision gets its own session on its own checkout, run concurrently by
-the pipeline. A single warm server serving both (the base text opened over the head's files)
-would be sound only for changes that touch source files alone and only for the opened files:
-importers read the changed module from disk, added files cannot be hidden from the server and
-config or lockfile changes alter the whole program. Two sessions are always correct, and on
-concurrent lanes cost wall time of one cold start, not two.
+Base and head: each revision gets its own session on its own checkout; the pipeline runs the
+two concurrently, so the wall time is about one cold start, not two. No server serves both.
+The warm alternative (one server on the head checkout, the base text of the changed files
+opened over it, lsp.md §3.3) is sound only when every changed file exists at both revisions
+and no build or config file changed (an added file cannot be hidden from the server, a new
+`pyproject.toml`/`tsconfig.json`/`go.mod` changes the whole program), never for rust-analyzer
+(cargo check reads the disk, not open documents), and it makes base and head sequential in
+one process — giving up the concurrency that already hides the second cold start.
 """

@@ -16,7 +16,7 @@ from pathlib import Path
 from bot import proc
 from bot.analyzer import Outcome, Resolution, Target
 from bot.lsp import importers, servers, session
-from bot.lsp.diagnostics import findings_for
+from bot.lsp.diagnostics import findings_for, setup_notes
 from bot.lsp.servers import ServerSpec
 from bot.model import Finding, ToolStatus
 
@@ -109,6 +109,10 @@ class LspAnalyzer:
             messages += [f"{p}: {why}" for p, why in sorted(result.failed.items())]
             for rel, items in result.diagnostics.items():
                 findings += findings_for(spec, items, rel, result.texts[rel])
+                notes = setup_notes(spec, items)
+                if notes:
+                    failed.add(rel)
+                    messages.append(f"{rel}: not analysed: {notes[0]}")
             extra.update(p for p in result.diagnostics if p not in target.paths)
             extra.update(p for p in importing if p in result.failed)
         return Outcome(self.name, status, tuple(sorted(findings, key=Finding.sort_key)),

@@ -25,6 +25,13 @@ def rule_of(spec: ServerSpec, diagnostic: dict[str, Any]) -> str:
     return f"{spec.rule_prefix}{code}"
 
 
+def setup_notes(spec: ServerSpec, diagnostics: Sequence[dict[str, Any]]) -> list[str]:
+    """The server's notes that it cannot analyse the file (outside every build, ...): such a
+    file is "not checkable", never "clean" (lsp.md §5.11)."""
+    return [str(d.get("message", "")) for d in diagnostics
+            if any(re.search(p, str(d.get("message", ""))) for p in spec.ignore)]
+
+
 def to_finding(spec: ServerSpec, diagnostic: dict[str, Any], path: str,
                lines: Sequence[str]) -> Finding | None:
     """One finding, or None for hints and the server's notes about its own setup."""
