@@ -319,3 +319,55 @@ def _comment(draft: Draft) -> dict[str, Any]:
 def _annotation(a: Annotation) -> dict[str, Any]:
     return {"path": a.path, "start_line": a.start_line, "end_line": a.end_line,
             "annotation_level": a.level, "title": a.title, "message": a.message}
+
+
+class DryRun:
+    """A Forge that sends nothing and records the exact requests a run would send.
+
+    It reads nothing either (no token needed), so it shows a first run on a fresh PR.
+    """
+
+    def __init__(self, repository: str, number: int, head: str) -> None:
+        self._prefix = f"/repos/{repository}"
+        self._number = number
+        self._head = head
+        self.requests: list[dict[str, Any]] = []
+
+    def _record(self, method: str, path: str, body: dict[str, Any]) -> None:
+        self.requests.append({"method": method, "path": self._prefix + path, "body": body})
+
+    def load(self) -> State:
+        return State(self._head, True)
+
+    def post(self, commit: str, body: str, drafts: Sequence[Draft]) -> list[Rejected]:
+        lines = [_comment(d) for d in drafts if d.line is not None]
+        if lines:
+            self._record("POST", f"/pulls/{self._number}/reviews",
+                         {"commit_id": commit, "body": body, "event": "COMMENT", "comments": lines})
+        for d in (d for d in drafts if d.line is None):
+            self._record("POST", f"/pulls/{self._number}/comments",
+                         {"body": d.body, "commit_id": commit, "path": d.path, "subject_type": "file"})
+        return []
+
+    def edit(self, comment: Posted, body: str) -> None:
+        self._record("PATCH", f"/pulls/comments/{comment.id}", {"body": body})
+
+    def resolve(self, comment: Posted, resolved: bool) -> None:
+        self.requests.append({"method": "POST", "path": "/graphql", "body": {
+            "query": RESOLVE if resolved else UNRESOLVE, "variables": {"id": comment.thread}}})
+
+    def summary(self, state: State, body: str) -> None:
+        self._record("POST", f"/issues/{self._number}/comments", {"body": body})
+
+    def check(self, report: CheckReport) -> bool:
+        batches = [report.annotations[i:i + ANNOTATIONS_PER_REQUEST]
+                   for i in range(0, len(report.annotations), ANNOTATIONS_PER_REQUEST)] or [()]
+        output = {"title": clip(report.title, 255), "summary": clip(report.summary, CHECK_TEXT_LIMIT)}
+        self._record("POST", "/check-runs", {
+            "name": report.name, "head_sha": report.head, "status": "completed",
+            "conclusion": report.conclusion,
+            "output": {**output, "annotations": [_annotation(a) for a in batches[0]]}})
+        for batch in batches[1:]:
+            self._record("PATCH", "/check-runs/{check_run_id}", {
+                "output": {**output, "annotations": [_annotation(a) for a in batch]}})
+        return True
