@@ -78,7 +78,7 @@ _TS_ONLY = (
 _GO = (
     Context("statement", "package _\nfunc _() {\n", "\n}"),
     Context("top level", "package _\n", ""),
-    TOP,
+    Context("whole file", "", ""),
     Context("expression", "package _\nvar _ = ", ""),
     Context("type", "package _\nvar _ ", ""),
     Context("struct field", "package _\ntype _ struct {\n", "\n}"),
