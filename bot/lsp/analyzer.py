@@ -62,10 +62,13 @@ class LspAnalyzer:
                                                                           "Cargo.toml"))
 
     def applies(self, root: Path, changed: Sequence[str]) -> bool:
+        """Root marker above a changed file of its language AND a binary that resolves
+        (design §2: a server offered but always failing is worse than one absent)."""
         if self.chosen is not None and not self.chosen(root):
             return False
-        return any(project_root(root, p, self.spec) is not None
-                   for p in changed if self.spec.language_id(p) is not None)
+        marked = any(project_root(root, p, self.spec) is not None
+                     for p in changed if self.spec.language_id(p) is not None)
+        return marked and self.resolve(root).executable is not None
 
     def resolve(self, root: Path) -> Resolution:
         spec = servers.variant(self.spec, root)

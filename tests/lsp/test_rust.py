@@ -63,3 +63,15 @@ def test_real_rust_analyzer_cross_file(repo: GitRepo) -> None:
     assert ("E0061", "src/lib.rs", 4, "introduced", "elsewhere") in rows
     assert ("E0308", "src/lib.rs", 8, "preexisting", None) in rows
     assert ("unused_variables", "src/calc.rs", 1, "introduced", "diff") in rows
+
+
+def test_a_stub_that_does_not_run_is_not_offered(tmp_path: Path) -> None:
+    """rustup installs a `rust-analyzer` proxy even without the component: it must not count."""
+    crate(tmp_path)
+    stub = tmp_path / "node_modules" / ".bin" / "rust-analyzer"
+    stub.parent.mkdir(parents=True)
+    stub.write_text("#!/bin/sh\necho \"error: Unknown binary 'rust-analyzer'\" >&2\nexit 1\n")
+    stub.chmod(0o755)
+    resolution = SERVERS["rust-analyzer"].resolve(tmp_path)
+    assert resolution.executable is None and "Unknown binary" in resolution.message
+    assert not SERVERS["rust-analyzer"].applies(tmp_path, ["src/calc.rs"])
