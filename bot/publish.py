@@ -82,9 +82,10 @@ def publish(forge: Forge, result: ReviewResult, items: Sequence[Item],
             sleep: Callable[[float], None] = time.sleep) -> Outcome:
     state = forge.load()
     if not state.open:
-        return Outcome("closed", Placed(tuple(items)), "the pull request is closed; nothing posted")
+        return Outcome("closed", Placed(with_kind(items, "summary", "the pull request is closed")),
+                       "the pull request is closed; nothing posted")
     if state.head != result.head:
-        return Outcome("stale", Placed(tuple(items)),
+        return Outcome("stale", Placed(with_kind(items, "summary", "the head moved")),
                        f"the pull request's head moved to {state.head[:12]} since "
                        f"{result.head[:12]} was analysed; not commenting on stale lines")
     plan = reconcile(items, state, policy)
@@ -103,7 +104,8 @@ def publish(forge: Forge, result: ReviewResult, items: Sequence[Item],
                         0 if state.threads_known else len(plan.resolve))
         forge.summary(state, summary(placed))
     except ReadOnly as exc:
-        return Outcome("read-only", Placed(plan.items), exc.message)
+        return Outcome("read-only", Placed(with_kind(
+            plan.items, "summary", "the token cannot write to this pull request")), exc.message)
     return Outcome("published", placed)
 
 

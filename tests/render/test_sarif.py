@@ -6,9 +6,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "forges"))
 
-from builders import change, finding, result, verdict  # noqa: E402
+from builders import change, finding, result, verdict
 
-from bot.render.sarif import FINGERPRINT_KEY, to_sarif  # noqa: E402
+from bot.render.sarif import FINGERPRINT_KEY, to_sarif
 
 
 def test_sarif_shape_and_stable_fingerprints() -> None:

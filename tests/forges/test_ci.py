@@ -1,0 +1,140 @@
+"""`reviewbot ci` end to end: a real repository, real ruff, the real pipeline, the fake GitHub."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Sleeps
+from fakegithub import FakeGitHub, Fault
+from test_event import examples
+from validate import rest_errors
+
+from bot import cli
+from bot.commands import ci
+from bot.forges import github
+
+BASE = {"pyproject.toml": "[tool.ruff]\nline-length = 100\n",
+        "app.py": "import sys\n\n\ndef main():\n    return sys.argv\n"}
+HEAD = {"app.py": "import os\nimport sys\n\n\ndef main():\n    unused = 1\n    return sys.argv\n"}
+
+
+@pytest.fixture
+def pr(repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+       sleeps: Sleeps) -> Iterator[tuple[Any, FakeGitHub, dict[str, Any]]]:
+    base = repo.commit(BASE, "base")
+    repo.branch("feature")
+    head = repo.commit(HEAD, "feature")
+    payload = copy.deepcopy(next(p for p in examples()["pull_request"] if p["action"] == "opened"))
+    payload["pull_request"].update(number=7)
+    payload["pull_request"]["head"].update(sha=head)
+    payload["pull_request"]["base"].update(sha=base)
+    for side in ("head", "base"):
+        payload["pull_request"][side]["repo"]["full_name"] = "octo/demo"
+    with FakeGitHub(head, {"app.py": set(range(1, 8))}) as fake:
+        event = tmp_path / "event.json"
+        event.write_text(json.dumps(payload))
+        env = {"GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": str(event),
+               "GITHUB_REPOSITORY": "octo/demo", "GITHUB_TOKEN": "t0ken",
+               "GITHUB_API_URL": fake.api_url, "GITHUB_GRAPHQL_URL": fake.graphql_url,
+               "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md")}
+        for key, value in env.items():
+            monkeypatch.setenv(key, value)
+
+        def quick_forge(repository: str, ev: Any, token: str, env: Any) -> github.GitHubForge:
+            return github.GitHubForge(github.Settings(
+                api_url=fake.api_url, graphql_url=fake.graphql_url, token=token,
+                repository=repository, number=ev.number, timeout=1.0, write_spacing=0.0),
+                sleep=sleeps)
+        monkeypatch.setattr(ci, "_forge", quick_forge)
+        yield repo, fake, env
+        assert fake.errors == []
+
+
+def test_ci_publishes_then_changes_nothing(pr, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    repo, fake, env = pr
+    sarif = tmp_path / "out.sarif"
+    code = cli.main(["ci", "--repo", str(repo.path), "--fail-level", "info", "--sarif", str(sarif)])
+    assert code == 1  # introduced findings at or above info
+    bodies = [c["body"] for c in fake.bot_comments()]
+    assert any("F401" in b and "```suggestion" in b for b in bodies)
+    assert any("F841" in b for b in bodies)
+    assert len(fake.s.reviews) == 1 and len(fake.summaries()) == 1
+    [run] = fake.s.check_runs.values()
+    assert run["conclusion"] == "failure" and run["head_sha"] == fake.s.head
+    assert {a["annotation_level"] for a in run["annotations"]} <= {"failure", "warning", "notice"}
+    assert "reviewbot" in Path(env["GITHUB_STEP_SUMMARY"]).read_text()
+    doc = json.loads(sarif.read_text())
+    assert doc["version"] == "2.1.0" and doc["runs"][0]["results"]
+    fake.reset_calls()
+    assert cli.main(["ci", "--repo", str(repo.path), "--fail-level", "info"]) == 1
+    writes = [(c.method, c.path) for c in fake.calls if c.write]
+    assert writes == [("POST", "/repos/octo/demo/check-runs")]  # a check run per run, nothing else
+
+
+def test_dry_run_needs_no_token_and_prints_valid_requests(  # type: ignore[no-untyped-def]
+        pr, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    repo, fake, _ = pr
+    monkeypatch.delenv("GITHUB_TOKEN")
+    code = cli.main(["ci", "--repo", str(repo.path), "--dry-run", "--fail-level", "info"])
+    out = capsys.readouterr().out
+    doc = json.loads(out[out.index("{\n"):])
+    assert code == 1 and doc["gate"]["failed"] is True
+    methods = [(r["method"], r["path"]) for r in doc["requests"]]
+    assert ("POST", "/repos/octo/demo/pulls/7/reviews") in methods
+    assert ("POST", "/repos/octo/demo/issues/7/comments") in methods
+    for request in doc["requests"]:
+        if request["path"].startswith("/repos"):
+            path = request["path"].replace("{check_run_id}", "1")
+            body = json.dumps(request["body"]).encode()
+            assert rest_errors(request["method"], path, {}, body,
+                               {"Content-Type": "application/json"}) == []
+    assert fake.calls == []  # nothing was sent
+
+
+def test_read_only_token_falls_back_to_annotations(  # type: ignore[no-untyped-def]
+        pr, capsys: pytest.CaptureFixture[str]) -> None:
+    repo, fake, env = pr
+    fake.faults += [Fault(r"POST /.*", "403", times=100), Fault(r"PATCH /.*", "403", times=100)]
+    code = cli.main(["ci", "--repo", str(repo.path), "--fail-level", "info"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "::error file=app.py" in out or "::notice file=app.py" in out or "::warning file=app.py" in out
+    assert "pull-requests: write" in out
+    assert fake.bot_comments() == [] and "F401" in Path(env["GITHUB_STEP_SUMMARY"]).read_text()
+
+
+def test_moved_head_is_not_commented(pr, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+    repo, fake, _ = pr
+    fake.push("f" * 40, fake.s.diff)
+    code = cli.main(["ci", "--repo", str(repo.path), "--fail-level", "info"])
+    assert code == 1
+    assert fake.bot_comments() == [] and fake.summaries() == []
+    assert "head moved" in capsys.readouterr().out
+
+
+def test_bad_input_exit_statuses(pr, monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+                                 tmp_path: Path) -> None:
+    repo, fake, env = pr
+    monkeypatch.delenv("GITHUB_TOKEN")
+    assert cli.main(["ci", "--repo", str(repo.path)]) == 2  # no token
+    monkeypatch.setenv("GITHUB_TOKEN", "t")
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "push")
+    assert cli.main(["ci", "--repo", str(repo.path)]) == 2
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "pull_request")
+    payload = json.loads(Path(env["GITHUB_EVENT_PATH"]).read_text())
+    payload["pull_request"]["state"] = "closed"
+    closed = tmp_path / "closed.json"
+    closed.write_text(json.dumps(payload))
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(closed))
+    assert cli.main(["ci", "--repo", str(repo.path)]) == 0
+    payload["pull_request"]["state"] = "open"
+    payload["pull_request"]["head"]["sha"] = "e" * 40  # not in the checkout, not fetchable
+    closed.write_text(json.dumps(payload))
+    assert cli.main(["ci", "--repo", str(repo.path)]) == 2
+    assert fake.calls == []
