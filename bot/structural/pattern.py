@@ -254,9 +254,10 @@ def compile_pattern(
                          else f"{ctx.label}: no {selector!r} node")
             continue
         return _build(lang, source, nodes, parsed, ctx, strictness)
+    others = ", ".join(t.split(":")[0] for t in tried[1:])
     raise BotError(
-        f"pattern {snippet!r} is not valid {lang.name} code in any of the {len(tried)} contexts "
-        f"tried ({tried[0]}; also tried: {', '.join(t.split(':')[0] for t in tried[1:])}); "
+        f"pattern {snippet!r} is not valid {lang.name} code in any of the {len(tried)} "
+        f"contexts tried ({tried[0]}" + (f"; also tried: {others}" if others else "") + "); "
         "fix the syntax, or give a larger pattern with --selector KIND",
         Exit.USAGE,
     )
