@@ -1,0 +1,73 @@
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "forges"))
+
+from builders import change, finding, result, verdict
+
+from bot.render.markdown import (
+    BODY_LIMIT,
+    comment_body,
+    escape,
+    parse_marker,
+    safe_fingerprint,
+)
+from bot.render.suggestion import split_lines
+from bot.render.summary import Gate, render
+from bot.review import Placed, place
+
+
+def test_escape_keeps_code_spans_and_defuses_html_and_mentions() -> None:
+    assert escape("use `a<b>` not <b>@x</b>") == "use `a<b>` not &lt;b&gt;@\u200bx&lt;/b&gt;"
+
+
+def test_marker_round_trip_and_unsafe_fingerprints() -> None:
+    assert safe_fingerprint("abc:1") == "abc:1"
+    assert safe_fingerprint("a-->b").startswith("h")
+    f = finding("a.py", 2, message="m")
+    body = comment_body(verdict(f, "fp"), split_lines("x\ny\nz\n"), "fp")
+    marker = parse_marker(body.text)
+    assert marker is not None and (marker.fingerprint, marker.digest) == ("fp", body.digest)
+
+
+def test_body_has_badge_link_message_frame_suggestion() -> None:
+    f = finding("a.py", 2, message="`y` is unused", fix=((2, 1, 3, 1, ""),))
+    text = comment_body(verdict(f, "fp"), split_lines("x = 1\ny = 2\nz = 3\n"), "fp",
+                        suggestion=None).text
+    assert text.startswith("🆕 **Introduced** · 🔴 error · [`ruff` `F841`](https://docs.astral.sh/")
+    assert "`y` is unused" in text
+    assert "█ 2 | y = 2" in text and "  1 | x = 1" in text and "  3 | z = 3" in text
+
+
+def test_digest_ignores_line_numbers_but_not_code() -> None:
+    text = split_lines("a\nb = 1\nc\n")
+    moved = split_lines("new\nnew\na\nb = 1\nc\n")
+    changed = split_lines("a\nb = 1\nd\n")
+    one = comment_body(verdict(finding("a.py", 2), "fp"), text, "fp")
+    two = comment_body(verdict(finding("a.py", 4), "fp"), moved, "fp")
+    three = comment_body(verdict(finding("a.py", 2), "fp"), changed, "fp")
+    assert one.digest == two.digest != three.digest
+    assert one.text != two.text  # the frame shows the new numbers
+
+
+def test_huge_message_keeps_the_marker_under_the_limit() -> None:
+    f = finding("a.py", 1, message="x" * 200_000)
+    body = comment_body(verdict(f, "fp"), ["y\n" * 10], "fp")
+    assert len(body.text) < BODY_LIMIT and parse_marker(body.text) is not None
+
+
+def test_summary_sections() -> None:
+    text = split_lines("".join(f"v{n} = {n}\n" for n in range(1, 11)))
+    found = [verdict(finding("a.py", 2), "a"),
+             verdict(finding("a.py", 9, message="broke it"), "b", where="elsewhere"),
+             verdict(finding("a.py", 5, message="old one"), "c", scope="preexisting")]
+    res = result("c" * 40, found, [change("a.py", range(1, 4))])
+    page = render(res, Placed(place(res, {"a.py": text})), Gate(True, "error"), {"a.py": text})
+    assert page.startswith("<!-- reviewbot:summary -->")
+    assert "Gate ❌ **fails**" in page and "merge base `bbbbbbbbbbbb`" in page
+    assert "| findings | 2 | 0 | 1 | 0 |" in page
+    assert "### Caused outside the diff (1)" in page and "█  9 | v9 = 9" in page
+    assert "<details><summary>📌 1 pre-existing finding" in page and "old one" in page
+    assert "| ruff | 0.17.6 | ✅ ok |" in page

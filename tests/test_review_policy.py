@@ -1,0 +1,90 @@
+"""Where findings go: inline only on lines GitHub accepts, file-level otherwise, caps, summary."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "forges"))
+
+from builders import change, finding, result, verdict
+
+from bot.forges.base import Posted, State
+from bot.publish import reconcile
+from bot.render.markdown import parse_marker
+from bot.render.suggestion import NoSuggestion, split_lines
+from bot.review import Policy, cap, check_annotations, place
+
+TEXT = split_lines("".join(f"v{n} = {n}\n" for n in range(1, 41)))
+
+
+def test_placement() -> None:
+    found = [
+        verdict(finding("a.py", 3), "in-hunk"),
+        verdict(finding("a.py", 30), "outside-hunk"),
+        verdict(finding("gone.py", 1), "not-in-diff"),
+        verdict(finding("a.py", 5), "elsewhere", where="elsewhere"),
+        verdict(finding("a.py", 6), "old", scope="preexisting"),
+        verdict(finding("a.py", 4, fix=((4, 1, 5, 1, ""), (12, 1, 13, 1, ""))), "fix-too-wide"),
+        verdict(finding("a.py", 7, end_line=9), "multi"),
+    ]
+    items = {i.key: i for i in place(result("c" * 40, found, [change("a.py", range(1, 11))]),
+                                     {"a.py": TEXT})}
+    assert set(items) == {"in-hunk", "outside-hunk", "not-in-diff", "fix-too-wide", "multi"}
+    assert (items["in-hunk"].kind, items["in-hunk"].line, items["in-hunk"].start_line) == ("inline", 3, None)
+    assert items["outside-hunk"].kind == "file"
+    assert "Line 30 is outside" in items["outside-hunk"].body.text  # type: ignore[union-attr]
+    assert items["not-in-diff"].kind == "summary"
+    assert items["fix-too-wide"].kind == "inline"
+    assert "```suggestion" not in items["fix-too-wide"].body.text  # type: ignore[union-attr]
+    assert (items["multi"].start_line, items["multi"].line) == (7, 9)
+
+
+def test_worst_first_and_duplicate_fingerprints_get_distinct_keys() -> None:
+    from bot.model import Severity
+    found = [verdict(finding("a.py", 2, severity=Severity.INFO), "same"),
+             verdict(finding("a.py", 3), "same")]
+    items = place(result("c" * 40, found, [change("a.py", range(1, 11))]), {"a.py": TEXT})
+    assert [(i.key, i.verdict.finding.line) for i in items] == [("same", 3), ("same~2", 2)]
+
+
+def test_caps_count_new_comments_only() -> None:
+    found = [verdict(finding("a.py", n), f"fp{n}") for n in range(1, 8)]
+    items = place(result("c" * 40, found, [change("a.py", range(1, 11))]), {"a.py": TEXT})
+    capped = cap(items, frozenset({"fp1", "fp2"}), Policy(max_inline=3))
+    kinds = [i.kind for i in capped]
+    assert kinds == ["inline"] * 5 + ["summary"] * 2  # 2 posted earlier + 3 new
+    assert "over the cap of 3" in capped[-1].reason
+
+
+def test_reconcile_edits_only_changed_text_and_resolves_fixed() -> None:
+    found = [verdict(finding("a.py", n), f"fp{n}") for n in (1, 2)]
+    items = place(result("c" * 40, found, [change("a.py", range(1, 11))]), {"a.py": TEXT})
+    marker = parse_marker(items[0].body.text)  # type: ignore[union-attr]
+    assert marker is not None
+    state = State("c" * 40, True, (
+        Posted("1", "fp1", marker.digest, "a.py", "T1"),
+        Posted("2", "fp2", "0" * 16, "a.py", "T2"),
+        Posted("3", "fp3", "x", "a.py", "T3"),
+        Posted("4", "fp4", "x", "a.py", "T4", resolved=True),
+    ))
+    plan = reconcile(items, state, Policy())
+    assert [p.id for p, _ in plan.edits] == ["2"]
+    assert [p.id for p in plan.resolve] == ["3"]
+    assert plan.new == () and plan.kept == {"fp1", "fp2"}
+
+
+def test_check_annotations_skip_preexisting() -> None:
+    found = [verdict(finding("a.py", 1), "a"), verdict(finding("a.py", 2), "b", scope="preexisting"),
+             verdict(finding("a.py", 3), "c", scope="changed")]
+    notes = check_annotations(result("c" * 40, found, []))
+    assert [(a.start_line, a.level) for a in notes] == [(1, "failure"), (3, "failure")]
+
+
+def test_display_only_fix_is_described_not_suggested() -> None:
+    found = [verdict(finding("a.py", 2, fix=((2, 1, 2, 3, "x"),)), "fp")]
+    res = result("c" * 40, found, [change("a.py", range(1, 11))])
+    object.__setattr__(res.findings[0].finding.fix, "applicability", "display")
+    [item] = place(res, {"a.py": TEXT})
+    assert "not offered here" in item.body.text  # type: ignore[union-attr]
+    assert isinstance(NoSuggestion("x"), NoSuggestion)
