@@ -22,8 +22,8 @@ COMMENTED_SCOPES = ("introduced", "changed")
 
 @dataclass(frozen=True)
 class Policy:
-    max_inline: int = 50  # new inline comments per run
-    max_file: int = 10  # new file-level comments per run
+    max_inline: int = 50  # inline comments on the PR (earlier ones count)
+    max_file: int = 10  # file-level comments on the PR
     fence_info: str = "suggestion"  # GitHub; GitLab passes "suggestion:-0+N" itself
 
 
@@ -115,17 +115,21 @@ def _last_line(verdict: Verdict) -> int:
 
 
 def cap(items: Sequence[Item], already: frozenset[str], policy: Policy) -> tuple[Item, ...]:
-    """Fold new comments beyond the caps into the summary; posted ones stay where they are."""
+    """Fold comments beyond the caps into the summary.
+
+    The caps bound what the PR shows (earlier comments count), so re-runs do not add another
+    batch each time; comments already posted always stay where they are.
+    """
     counts = {"inline": 0, "file": 0}
     limits = {"inline": policy.max_inline, "file": policy.max_file}
     out = []
     for item in items:
-        if item.kind != "summary" and item.key not in already:
+        if item.kind != "summary":
             counts[item.kind] += 1
-            if counts[item.kind] > limits[item.kind]:
+            if counts[item.kind] > limits[item.kind] and item.key not in already:
                 noun = "inline" if item.kind == "inline" else "file-level"
                 item = replace(item, kind="summary",
-                               reason=f"over the cap of {limits[item.kind]} new {noun} comments")
+                               reason=f"over the cap of {limits[item.kind]} {noun} comments")
         out.append(item)
     return tuple(out)
 

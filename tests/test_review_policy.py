@@ -48,13 +48,14 @@ def test_worst_first_and_duplicate_fingerprints_get_distinct_keys() -> None:
     assert [(i.key, i.verdict.finding.line) for i in items] == [("same", 3), ("same~2", 2)]
 
 
-def test_caps_count_new_comments_only() -> None:
+def test_caps_bound_the_comments_on_the_pr() -> None:
     found = [verdict(finding("a.py", n), f"fp{n}") for n in range(1, 8)]
     items = place(result("c" * 40, found, [change("a.py", range(1, 11))]), {"a.py": TEXT})
     capped = cap(items, frozenset({"fp1", "fp2"}), Policy(max_inline=3))
-    kinds = [i.kind for i in capped]
-    assert kinds == ["inline"] * 5 + ["summary"] * 2  # 2 posted earlier + 3 new
+    assert [i.kind for i in capped] == ["inline"] * 3 + ["summary"] * 4  # 2 earlier + 1 new
     assert "over the cap of 3" in capped[-1].reason
+    later = cap(items, frozenset({"fp6", "fp7"}), Policy(max_inline=1))  # posted stay inline
+    assert [i.kind for i in later] == ["inline"] + ["summary"] * 4 + ["inline"] * 2
 
 
 def test_reconcile_edits_only_changed_text_and_resolves_fixed() -> None:

@@ -51,9 +51,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="lowest severity that fails the gate (default: error, or the config's)")
     p.add_argument("--config", type=Path, help="settings file (default: .reviewbot.yml)")
     p.add_argument("--max-comments", type=int, default=50, metavar="N",
-                   help="new inline comments per run; the rest go to the summary (default 50)")
+                   help="inline comments on the PR; the rest go to the summary (default 50)")
     p.add_argument("--max-file-comments", type=int, default=10, metavar="N",
-                   help="new file-level comments per run (default 10)")
+                   help="file-level comments on the PR (default 10)")
     p.add_argument("--sarif", type=Path, metavar="FILE", help="also write SARIF 2.1.0 here")
     p.add_argument("--only", action="append", metavar="TOOL", help="run only this tool")
     p.add_argument("--timeout", type=float, help="seconds per tool invocation")

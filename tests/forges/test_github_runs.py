@@ -111,3 +111,15 @@ def test_regressed_finding_reopens_only_threads_we_resolved(  # type: ignore[no-
     run(forge_for(), res, repo.path, sleeps)
     assert fake.s.threads[ids["fp-x"]]["resolved"] is False
     assert fake.s.threads[ids["fp-y"]]["resolved"] is True
+
+
+def test_check_run_annotations_go_in_batches_of_50(fake: FakeGitHub,
+                                                   forge_for: Callable[[], GitHubForge]) -> None:
+    from bot.forges.base import CheckReport
+    from bot.review import Annotation
+    notes = tuple(Annotation("a.py", n, n, "warning", "ruff F841", f"m{n}") for n in range(1, 121))
+    assert forge_for().check(CheckReport("reviewbot", fake.s.head, "failure", "t", "s", notes))
+    [run] = fake.s.check_runs.values()
+    assert len(run["annotations"]) == 120 and run["conclusion"] == "failure"
+    assert [(c.method, c.path.rsplit("/", 1)[-1]) for c in fake.calls] == [
+        ("POST", "check-runs"), ("PATCH", str(run["id"])), ("PATCH", str(run["id"]))]
