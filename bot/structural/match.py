@@ -195,17 +195,56 @@ def _query(grammar: str, kind: str, named: bool) -> ts.Query:
     return ts.Query(language(grammar), f'"{escaped}" @c')
 
 
-def candidates(pattern: Pattern, root: ts.Node) -> list[ts.Node]:
+# Above this many occurrences of the pattern's rarest literal, one walk of the whole tree
+# (a tree-sitter query, in C) is cheaper than climbing from every occurrence.
+LITERAL_CLIMB_LIMIT = 2000
+
+
+def _anchor(pattern: Pattern) -> PNode | None:
+    return next((n for n in pattern.nodes if not isinstance(n, Var)), None)
+
+
+def _climb_from_literals(pattern: Pattern, root: ts.Node, source: bytes) -> list[ts.Node] | None:
+    """Nodes of the anchor's kind that contain an occurrence of the pattern's rarest literal.
+
+    Every match contains a token equal to each literal, so it is an ancestor of the token
+    found at one of that literal's occurrences; looking only there skips the tree walk.
+    """
+    anchor = _anchor(pattern)
+    if isinstance(anchor, Var) or anchor is None or not pattern.literals or pattern.is_sequence:
+        return None
+    counts = [(source.count(lit), lit) for lit in pattern.literals[:4]]
+    count, lit = min(counts)
+    if count > LITERAL_CLIMB_LIMIT:
+        return None
+    kind_id = anchor.kind_id
+    found: dict[int, ts.Node] = {}
+    visited: set[int] = set()
+    at = source.find(lit)
+    while at != -1:
+        node = root.descendant_for_byte_range(at, at + len(lit))
+        while node is not None and node.id not in visited:
+            visited.add(node.id)
+            if node.kind_id == kind_id:
+                found[node.id] = node
+            node = node.parent
+        at = source.find(lit, at + 1)
+    return list(found.values())
+
+
+def candidates(pattern: Pattern, root: ts.Node, source: bytes | None = None) -> list[ts.Node]:
     """Nodes of the pattern's anchor kind, in pre-order (outer before inner)."""
-    anchor = next((n for n in pattern.nodes if not isinstance(n, Var)), None)
-    named = True
-    if isinstance(anchor, Leaf):
-        named = anchor.named
-    elif anchor is None:
-        first = pattern.nodes[0]
-        named = not (isinstance(first, Var) and first.any_node)
-    query = _query(pattern.lang.grammar, pattern.root_kinds[0], named)
-    found = ts.QueryCursor(query).captures(root).get("c", [])
+    found = _climb_from_literals(pattern, root, source) if source is not None else None
+    if found is None:
+        anchor = _anchor(pattern)
+        named = True
+        if isinstance(anchor, Leaf):
+            named = anchor.named
+        elif anchor is None:
+            first = pattern.nodes[0]
+            named = not (isinstance(first, Var) and first.any_node)
+        query = _query(pattern.lang.grammar, pattern.root_kinds[0], named)
+        found = ts.QueryCursor(query).captures(root).get("c", [])
     found.sort(key=lambda n: (n.start_byte, -n.end_byte))
     return found
 
@@ -223,13 +262,14 @@ def _raw(start: int, end: int, env: Env) -> RawMatch:
     return RawMatch(start, end, {k: _binding(v, start) for k, v in env.items()})
 
 
-def find(pattern: Pattern, tree: ts.Tree) -> Iterator[RawMatch]:
-    """Every match in pre-order, nested ones included."""
+def find(pattern: Pattern, tree: ts.Tree, source: bytes | None = None) -> Iterator[RawMatch]:
+    """Every match in pre-order, nested ones included. With the `source` bytes the search
+    starts from the occurrences of the pattern's literal tokens instead of walking the tree."""
     matcher = Matcher(pattern)
     root = tree.root_node
     if not pattern.is_sequence:
         p = pattern.nodes[0]
-        for c in candidates(pattern, root):
+        for c in candidates(pattern, root, source):
             env = matcher.node(p, c, {})
             if env is not None:
                 yield _raw(c.start_byte, c.end_byte, env)

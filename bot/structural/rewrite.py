@@ -207,7 +207,7 @@ def rewrite_tree(
     found: list[RawMatch] | None = None,
 ) -> FileRewrite:
     """Edits for every outermost match, the new bytes, and whether they still parse."""
-    raws, skipped = outermost(list(find(pattern, tree)) if found is None else found)
+    raws, skipped = outermost(list(find(pattern, tree, source)) if found is None else found)
     root = tree.root_node
     edits: list[ByteEdit] = []
     for raw in raws:

@@ -47,7 +47,7 @@ def process(file: SourceFile, source: bytes, job: Job) -> FileResult:
     if not prefilter(job.pattern, source):
         return FileResult(file, ())
     tree = parse(job.pattern.lang.grammar, source)
-    raws = list(find(job.pattern, tree))
+    raws = list(find(job.pattern, tree, source))
     pos = Positions(source)
     matches = tuple(to_match(file.path, source, pos, r) for r in raws)
     if job.template is None or not raws:

@@ -86,7 +86,7 @@ def prefilter(pattern: Pattern, source: bytes) -> bool:
 
 def search_tree(pattern: Pattern, tree: ts.Tree, source: bytes, path: str = "") -> list[Match]:
     pos = Positions(source)
-    return [to_match(path, source, pos, raw) for raw in find(pattern, tree)]
+    return [to_match(path, source, pos, raw) for raw in find(pattern, tree, source)]
 
 
 def search_source(pattern: Pattern, source: bytes, path: str = "") -> list[Match]:
