@@ -111,7 +111,11 @@ def run_review(opts: ReviewOptions) -> ReviewResult:
                 runs.append(ToolRun(analyzer.name, None, "missing",
                                     f"{resolution.message}; install it with: {resolution.install_hint}"))
                 continue
-            common = {"timeout": timeout, "cache_dir": opts.cache_dir, "repo": rev.repo}
+            # Every path the change touched, at either side: servers check the importers of a
+            # module the head deleted or renamed too.
+            changed = "\n".join(sorted(set(head_paths) | set(base_paths)))
+            common = {"timeout": timeout, "cache_dir": opts.cache_dir, "repo": rev.repo,
+                      "extra": {"changed_paths": changed}}
             base_t = Target(base_root, rev.merge_base, tuple(base_paths), "base", **common)  # type: ignore[arg-type]
             head_t = Target(head_root, rev.head, tuple(head_paths), "head", **common)  # type: ignore[arg-type]
             base_o, head_o = _collect(analyzer, resolution, base_t, head_t)

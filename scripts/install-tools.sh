@@ -46,6 +46,11 @@ check_cargo() {
   if command -v cargo >/dev/null && ! cargo clippy --version >/dev/null 2>&1; then
     log "cargo found but clippy is not: run 'rustup component add clippy'"
   fi
+  # rust-analyzer comes as a rustup component; without it the Rust language server is not offered.
+  if command -v rustup >/dev/null && ! rust-analyzer --version >/dev/null 2>&1; then
+    log "rustup component add rust-analyzer"
+    rustup component add rust-analyzer >/dev/null 2>&1 || log "rust-analyzer could not be installed: it will not be offered"
+  fi
 }
 
 mkdir -p "$tools/bin"
