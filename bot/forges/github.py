@@ -71,6 +71,11 @@ class Refused(Exception):
     """GitHub validated the request and refused it (422)."""
 
 
+class NotFound(BotError):
+    def __init__(self, message: str) -> None:
+        super().__init__(message, Exit.FORGE)
+
+
 class GitHubForge:
     def __init__(self, settings: Settings, *, sleep: Callable[[float], None] = time.sleep,
                  clock: Callable[[], float] = time.time) -> None:
@@ -204,13 +209,21 @@ class GitHubForge:
 
     def edit(self, comment: Posted, body: str) -> None:
         target = self._review_comments.get(comment.id)
-        if target is not None:
+        if target is None:
+            return
+        try:
             self._call(lambda: target.edit(body), write=True, idempotent=True)
+        except NotFound:
+            print(f"reviewbot: comment {comment.id} was deleted meanwhile; not edited")
 
     def resolve(self, comment: Posted, resolved: bool) -> None:
         if comment.thread is None:
             return
-        self._gql.run(RESOLVE if resolved else UNRESOLVE, {"id": comment.thread}, mutation=True)
+        try:
+            self._gql.run(RESOLVE if resolved else UNRESOLVE, {"id": comment.thread}, mutation=True)
+        except GraphQLError as exc:  # the thread stays as it was; the next run tries again
+            print(f"reviewbot: could not {'resolve' if resolved else 'reopen'} a thread: "
+                  f"{exc.message}")
 
     def summary(self, state: State, body: str) -> None:
         current = self._summary
@@ -304,6 +317,8 @@ def _raise_for(exc: GithubException, message: str, write: bool) -> None:
         raise ReadOnly(f"the token may not write here (403 {message})")
     if exc.status == 422:
         raise Refused(message)
+    if exc.status == 404:
+        raise NotFound(f"GitHub API error 404: {message}")
     if 400 <= exc.status < 500:
         raise BotError(f"GitHub API error {exc.status}: {message}", Exit.FORGE)
 

@@ -121,3 +121,17 @@ def test_threads_unreadable_leaves_them_open(repo, fake: FakeGitHub,  # type: ig
     assert not any(t["resolved"] for t in fake.s.threads.values())
     assert "left open" in fake.summaries()[0]["body"]
     assert_once(fake, res)
+
+
+def test_resolve_failing_for_good_is_retried_next_run(  # type: ignore[no-untyped-def]
+        repo, fake: FakeGitHub, forge_for: Callable[[], GitHubForge], sleeps: Sleeps) -> None:
+    res = setup(repo, fake, count=2)
+    run(forge_for(), res, repo, sleeps)
+    fixed = result(res.head, res.findings[1:], res.changes)
+    fake.faults.append(Fault("graphql:mutation", "502", times=4))
+    assert run(forge_for(), fixed, repo, sleeps).status == "published"
+    root = int(by_fp(fake)["fp-1"][0]["id"])  # type: ignore[call-overload]
+    assert fake.s.threads[root]["resolved"] is False
+    run(forge_for(), fixed, repo, sleeps)
+    assert fake.s.threads[root]["resolved"] is True
+    assert_once(fake, res)
