@@ -66,8 +66,9 @@ class LspAnalyzer:
         (design §2: a server offered but always failing is worse than one absent)."""
         if self.chosen is not None and not self.chosen(root):
             return False
-        marked = any(project_root(root, p, self.spec) is not None
-                     for p in changed if self.spec.language_id(p) is not None)
+        # One probe per directory: a large change has many files in few folders.
+        probes = {str(Path(p).parent): p for p in changed if self.spec.language_id(p) is not None}
+        marked = any(project_root(root, p, self.spec) is not None for p in probes.values())
         return marked and self.resolve(root).executable is not None
 
     def resolve(self, root: Path) -> Resolution:
