@@ -82,25 +82,6 @@ def _run_chunk(chunk: Sequence[SourceFile], jobs: Mapping[str, Job]) -> list[Fil
     return [_run_one(f, jobs[f.lang.name]) for f in chunk]
 
 
-def _worth_parsing(
-    files: Sequence[SourceFile], jobs: Mapping[str, Job]
-) -> tuple[list[SourceFile], list[FileResult], int]:
-    """Files that pass the literal pre-filter, results for those that do not, and their size."""
-    keep: list[SourceFile] = []
-    done: list[FileResult] = []
-    total = 0
-    for f in files:
-        data = _read(f)
-        if isinstance(data, str):
-            done.append(FileResult(f, (), note=data))
-        elif prefilter(jobs[f.lang.name].pattern, data):
-            keep.append(f)
-            total += len(data)
-        else:
-            done.append(FileResult(f, ()))
-    return keep, done, total
-
-
 def workers() -> int:
     try:
         return max(1, len(os.sched_getaffinity(0)))
@@ -112,12 +93,14 @@ def run(
     files: Sequence[SourceFile], jobs: Mapping[str, Job], max_workers: int | None = None
 ) -> list[FileResult]:
     """Every file's result, in the order of `files`."""
-    keep, done, total = _worth_parsing(files, jobs)
     n = max_workers or workers()
-    if n <= 1 or total < PARALLEL_MIN_BYTES or len(keep) < 2:
-        done.extend(_run_chunk(keep, jobs))
+    total = sum(_size(f) for f in files)
+    if n <= 1 or total < PARALLEL_MIN_BYTES or len(files) < 2:
+        done = _run_chunk(files, jobs)
     else:
-        done.extend(_parallel(keep, jobs, n))
+        # Workers read and pre-filter too: the parent reading everything first would be a
+        # serial pass over the whole tree.
+        done = _parallel(list(files), jobs, n)
     order = {f.abspath: k for k, f in enumerate(files)}
     return sorted(done, key=lambda r: order[r.file.abspath])
 
