@@ -13,13 +13,15 @@ from bot.errors import BotError, Exit
 COMMANDS = ("review", "ast_grep", "ast_edit", "ci")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser; `only` registers just that command (importing every command's module would
+    load PyGithub and tree-sitter for a local review)."""
     parser = argparse.ArgumentParser(
         prog="reviewbot",
         description="Review a change with the repository's own linters; report what it made worse.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
+    for name in COMMANDS if only is None else (only,):
         try:
             module = importlib.import_module(f"bot.commands.{name}")
         except ModuleNotFoundError as exc:
@@ -31,7 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    first = argv[0].replace("-", "_") if argv else None
+    parser = build_parser(first if first in COMMANDS else None)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)

@@ -133,3 +133,9 @@ def cat_blobs(repo: Path, specs: list[str]) -> list[bytes | None]:
         else:  # "<spec> missing" or not a blob
             out.append(None)
     return out
+
+
+def fetch(repo: Path, remote: str, ref: str, depth: int | None = None) -> bool:
+    """Fetch one ref or commit (e.g. a PR head missing from a depth-1 checkout)."""
+    args = ["fetch", "--quiet", "--no-tags"] + ([f"--depth={depth}"] if depth else []) + [remote, ref]
+    return git(repo, *args, check=False).returncode == 0

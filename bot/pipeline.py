@@ -16,9 +16,8 @@ from bot import config as config_mod
 from bot import workspace
 from bot.analyzer import Analyzer, Outcome, Resolution, Target
 from bot.classify import FileSide, Inputs, classify
-from bot.diff import identity_map
+from bot.diff import LineMap, identity_map
 from bot.linters.registry import CONFIG_FILES, LINTERS
-from bot.diff import LineMap
 from bot.model import Finding, ReviewResult, ToolRun
 
 HINT_NOTHING = (

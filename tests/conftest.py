@@ -62,6 +62,12 @@ class GitRepo:
         self.git("mv", old, new)
 
 
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests never share the user's findings cache (the CLI turns it on by default)."""
+    monkeypatch.setenv("REVIEWBOT_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> Iterator[GitRepo]:
     yield GitRepo(tmp_path / "repo")

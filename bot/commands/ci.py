@@ -117,7 +117,8 @@ def _ensure_commits(repo: Path, shas: Sequence[str]) -> None:
     """actions/checkout fetches one merge commit: fetch the PR's head and base if missing."""
     for sha in shas:
         if git.rev_parse(repo, sha) is None:
-            git.fetch_deepen(repo, "origin", sha, 1)
+            # A shallow checkout stays shallow (workspace deepens it to the merge base later).
+            git.fetch(repo, "origin", sha, depth=50 if git.is_shallow(repo) else None)
         if git.rev_parse(repo, sha) is None:
             raise BotError(f"commit {sha[:12]} of the pull request is not in the checkout and "
                            "could not be fetched: use actions/checkout with fetch-depth: 0",
