@@ -392,8 +392,7 @@ def _cross_file_pass(inputs: Inputs, groups: Mapping[tuple[str, str, str], _Grou
     by_key: dict[tuple[str, str, str, str], list[_Anchored]] = defaultdict(list)
     for (tool, rule, _), g in sorted(groups.items()):
         for b in g.base:
-            deleted = g.lm.project(b.f.line) is None or (
-                b.f.line not in g.lm.base_to_head and b.f.line not in g.lm.base_to_head_mod)
+            deleted = b.f.line not in g.lm.base_to_head and b.f.line not in g.lm.base_to_head_mod
             if id(b) not in taken and not b.low_info and not b.f.file_level and deleted:
                 by_key[(tool, rule, b.line_hash, b.exact)].append(b)
     if not by_key:

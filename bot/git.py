@@ -64,27 +64,6 @@ def show(repo: Path, rev: str, path: str) -> bytes | None:
     return result.stdout if result.returncode == 0 else None
 
 
-def blob_ids(repo: Path, rev: str, paths: list[str]) -> dict[str, str]:
-    """Blob sha of each path at rev (paths missing at rev are left out)."""
-    if not paths:
-        return {}
-    result = git(repo, "ls-tree", "-z", "--full-tree", rev, "--", *paths)
-    out: dict[str, str] = {}
-    for entry in result.stdout.split(b"\0"):
-        if not entry:
-            continue
-        meta, _, name = entry.partition(b"\t")
-        parts = meta.split()
-        if len(parts) == 3 and parts[1] == b"blob":
-            out[name.decode("utf-8", "surrogateescape")] = parts[2].decode()
-    return out
-
-
-def diff_name_status(repo: Path, base: str, head: str, rename_threshold: int = 50) -> bytes:
-    return git(repo, "diff", "--no-ext-diff", "--no-textconv", "-z", "--name-status",
-               f"-M{rename_threshold}%", base, head).stdout
-
-
 def diff_unified(repo: Path, base: str, head: str, paths: tuple[str, str] | None = None,
                  context: int = 0) -> bytes:
     """Unified diff with `context` lines; `paths` = (old, new) compares two blobs."""

@@ -15,8 +15,10 @@ from bot.model import Span
 
 
 def split_lines(text: str) -> list[str]:
-    """Lines with their endings kept, so offsets can be summed back."""
-    return text.splitlines(keepends=True) or [""]
+    """Lines with their endings kept, split on "\n" only, as git and the linters count them
+    (str.splitlines would also break on form feeds and U+2028 and shift every later line)."""
+    parts = text.split("\n")
+    return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
 
 
 def utf16_to_column(line_text: str, units: int) -> int:

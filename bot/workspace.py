@@ -20,6 +20,7 @@ from bot.classify import FileSide
 from bot.diff import FilePatch, LineMap, hunk_lines, line_map, parse_patch
 from bot.errors import BotError
 from bot.model import FileChange
+from bot.positions import split_lines
 
 DEEPEN_STEPS = (50, 200, 1000)
 
@@ -101,7 +102,7 @@ def resolve(repo: Path, base: str | None, head: str) -> Revisions:
 
 
 def _split(text: str) -> tuple[str, ...]:
-    return tuple(text.splitlines(keepends=True))
+    return tuple(split_lines(text))
 
 
 def _decode(blob: bytes) -> str:
@@ -138,6 +139,11 @@ def read_changes(rev: Revisions) -> Changes:
             changes.maps[p.new_path] = line_map(p, base_n, len(changes.head_files[p.new_path].lines)
                                                 if p.new_path in changes.head_files else 0)
     return changes
+
+
+def texts(repo: Path, rev: str, paths: Sequence[str]) -> dict[str, list[str]]:
+    """Lines (EOL kept) of each path at rev, read through one git process: for code frames."""
+    return {p: list(side.lines) for p, side in load_files(repo, rev, sorted(set(paths))).items()}
 
 
 def load_files(repo: Path, rev: str, paths: Sequence[str]) -> dict[str, FileSide]:

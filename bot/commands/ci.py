@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from bot import config as config_mod
-from bot import git
+from bot import git, workspace
 from bot.errors import BotError, Exit
 from bot.forges import event as event_mod
 from bot.forges import github
@@ -27,7 +27,6 @@ from bot.pipeline import ReviewOptions, run_review
 from bot.publish import Outcome
 from bot.publish import review as publish_review
 from bot.render import sarif, summary
-from bot.render.suggestion import split_lines
 from bot.review import Annotation, Policy, check_annotations
 
 CHECK_NAME = "reviewbot"
@@ -126,13 +125,7 @@ def _ensure_commits(repo: Path, shas: Sequence[str]) -> None:
 
 
 def _texts(repo: Path, result: ReviewResult) -> dict[str, list[str]]:
-    paths = sorted({v.finding.path for v in result.findings})
-    out = {}
-    for path in paths:
-        blob = git.show(repo, result.head, path)
-        if blob is not None:
-            out[path] = split_lines(blob.decode("utf-8", "replace"))
-    return out
+    return workspace.texts(repo, result.head, [v.finding.path for v in result.findings])
 
 
 def _check_report(result: ReviewResult, gate: summary.Gate, outcome: Outcome,

@@ -5,12 +5,11 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
-from functools import cache
 from pathlib import Path
 
 from bot import cache as findings_cache
 from bot import config as config_mod
-from bot import fixes, git
+from bot import fixes, git, workspace
 from bot.errors import Exit
 from bot.gate import gate_fails
 from bot.pipeline import ReviewOptions, run_review
@@ -61,13 +60,9 @@ def run(args: argparse.Namespace) -> int:
     repo = git.toplevel(args.repo)
     fail_level = args.fail_level or config_mod.load(repo, args.config).fail_level
 
-    @cache
-    def head_lines(path: str) -> list[str]:
-        blob = git.show(repo, result.head, path)
-        return blob.decode("utf-8", "replace").splitlines() if blob is not None else []
-
     if args.format == "json":
         sys.stdout.write(report.to_json(result))
     else:
-        sys.stdout.write(text.render(result, head_lines, args.show_preexisting))
+        texts = workspace.texts(repo, result.head, [v.finding.path for v in result.findings])
+        sys.stdout.write(text.render(result, lambda path: texts.get(path, []), args.show_preexisting))
     return int(Exit.GATE if gate_fails(result, fail_level) else Exit.OK)

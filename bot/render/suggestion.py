@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.model import Applicability, Edit, Fix
+from bot.positions import split_lines
 
 MAX_LINES = 50  # a longer suggestion is unreadable; the fix is described instead
 
@@ -31,11 +32,6 @@ class Suggestion:
 class NoSuggestion:
     reason: str  # why the fix cannot be offered as a one-click suggestion
 
-
-def split_lines(text: str) -> list[str]:
-    """Lines with their endings, split on "\\n" only (as git and line-based tools count)."""
-    parts = text.split("\n")
-    return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
 
 
 def suggest(fix: Fix, path: str, lines: Sequence[str]) -> Suggestion | NoSuggestion:

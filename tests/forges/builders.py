@@ -19,7 +19,7 @@ from bot.model import (
     Verdict,
     Where,
 )
-from bot.render.suggestion import split_lines
+from bot.positions import split_lines
 
 MERGE_BASE = "b" * 40
 

@@ -7,6 +7,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "forges"))
 
 from builders import change, finding, result, verdict
 
+from bot.positions import split_lines
 from bot.render.markdown import (
     BODY_LIMIT,
     comment_body,
@@ -14,7 +15,6 @@ from bot.render.markdown import (
     parse_marker,
     safe_fingerprint,
 )
-from bot.render.suggestion import split_lines
 from bot.render.summary import Gate, render
 from bot.review import Placed, place
 
