@@ -185,6 +185,10 @@ def _flycheck(client: LspClient, uris: dict[str, str], clock: _Clock,
         return not running and any(t.startswith(FLYCHECK) for t, _ in state.finished)
 
     _wait(client, checked, clock, "rust-analyzer flycheck")
+    # The check's diagnostics are flushed by the server's main loop, which may send the
+    # progress end first: a request round trip is answered only after that flush.
+    with contextlib.suppress(RpcError, RequestTimeout):
+        client.conn.request("rust-analyzer/analyzerStatus", {}, min(clock.left(), 30.0))
     _take_pushed(client, uris, result)
 
 
