@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent / "forges"))
-
-from builders import change, finding, result, verdict
-
 from bot.forges.base import Posted, State
 from bot.publish import reconcile
 from bot.render.markdown import parse_marker
 from bot.render.suggestion import NoSuggestion, split_lines
 from bot.review import Policy, cap, check_annotations, place
+from tests.forges.builders import change, finding, result, verdict
 
 TEXT = split_lines("".join(f"v{n} = {n}\n" for n in range(1, 41)))
 

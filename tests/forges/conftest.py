@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from fakegithub import FakeGitHub
-
 from bot.forges.github import GitHubForge, Settings
+from tests.forges.fakegithub import FakeGitHub
 
 HEAD = "a" * 40
 

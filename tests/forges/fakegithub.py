@@ -20,7 +20,8 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from graphql import graphql_sync
-from validate import graphql_errors, graphql_schema, rest_errors
+
+from tests.forges.validate import graphql_errors, graphql_schema, rest_errors
 
 BOT_REST = "github-actions[bot]"
 BOT_GRAPHQL = "github-actions"

@@ -9,14 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Sleeps
-from fakegithub import FakeGitHub, Fault
-from test_event import examples
-from validate import rest_errors
 
 from bot import cli
 from bot.commands import ci
 from bot.forges import github
+from tests.forges.conftest import Sleeps
+from tests.forges.fakegithub import FakeGitHub, Fault
+from tests.forges.test_event import examples
+from tests.forges.validate import rest_errors
 
 BASE = {"pyproject.toml": "[tool.ruff]\nline-length = 100\n",
         "app.py": "import sys\n\n\ndef main():\n    return sys.argv\n"}

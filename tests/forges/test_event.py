@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from validate import node_modules
 
 from bot.errors import BotError, Exit
 from bot.forges.event import load, parse
+from tests.forges.validate import node_modules
 
 
 @cache

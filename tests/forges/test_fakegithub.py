@@ -6,7 +6,8 @@ import json
 
 import httpx
 import pytest
-from fakegithub import FakeGitHub
+
+from tests.forges.fakegithub import FakeGitHub
 
 
 def post(fake: FakeGitHub, path: str, body: object) -> httpx.Response:
@@ -52,7 +53,7 @@ def test_review_outside_the_diff_is_refused_whole() -> None:
 
 @pytest.mark.parametrize("kind,status", [("502", 502), ("secondary", 403), ("403", 403)])
 def test_faults_answer_as_configured(kind: str, status: int) -> None:
-    from fakegithub import Fault
+    from tests.forges.fakegithub import Fault
     with FakeGitHub("a" * 40, {"a.py": {1}}) as fake:
         fake.faults.append(Fault("POST /issues/7/comments", kind))
         first = post(fake, "/repos/octo/demo/issues/7/comments", {"body": "x"})

@@ -5,16 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from builders import change, finding, result, texts, verdict
-from conftest import Sleeps
-from fakegithub import FakeGitHub, Fault
-from test_github_runs import by_fp
 
 from bot.forges.github import GitHubForge
 from bot.model import ReviewResult
 from bot.publish import Outcome, review
 from bot.render.summary import Gate
 from bot.review import Policy
+from tests.forges.builders import change, finding, result, texts, verdict
+from tests.forges.conftest import Sleeps
+from tests.forges.fakegithub import FakeGitHub, Fault
+from tests.forges.test_github_runs import by_fp
 
 TEXT = "".join(f"v{n} = {n}\n" for n in range(1, 21))
 

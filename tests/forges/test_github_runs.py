@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from builders import change, finding, result, texts, verdict
-from conftest import Sleeps
-from fakegithub import FakeGitHub
-
 from bot.forges.github import GitHubForge
 from bot.model import ReviewResult
 from bot.publish import Outcome, review
 from bot.render.summary import Gate
 from bot.review import Policy
+from tests.forges.builders import change, finding, result, texts, verdict
+from tests.forges.conftest import Sleeps
+from tests.forges.fakegithub import FakeGitHub
 
 V1 = "import os\n\ndef f():\n    x = 1\n    y = 2\n    return 0\n\ndef g():\n    z = 3\n    return 1\n"
 # Two lines pushed on top, `x` removed (fixed), `w` added (new).

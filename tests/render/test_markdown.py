@@ -1,12 +1,5 @@
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "forges"))
-
-from builders import change, finding, result, verdict
-
 from bot.positions import split_lines
 from bot.render.markdown import (
     BODY_LIMIT,
@@ -17,6 +10,7 @@ from bot.render.markdown import (
 )
 from bot.render.summary import Gate, render
 from bot.review import Placed, place
+from tests.forges.builders import change, finding, result, verdict
 
 
 def test_escape_keeps_code_spans_and_defuses_html_and_mentions() -> None:

@@ -1,14 +1,9 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "forges"))
-
-from builders import change, finding, result, verdict
 
 from bot.render.sarif import FINGERPRINT_KEY, to_sarif
+from tests.forges.builders import change, finding, result, verdict
 
 
 def test_sarif_shape_and_stable_fingerprints() -> None:
