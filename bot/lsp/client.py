@@ -35,6 +35,7 @@ class ServerState:
     last_publish: float = 0.0  # monotonic time of the latest publish
     progress: dict[str, str] = field(default_factory=dict)  # active token -> title
     finished: list[tuple[str, str]] = field(default_factory=list)  # (token, title) ended
+    begun: list[str] = field(default_factory=list)  # every token that began, in order
     quiescent: bool = False  # rust-analyzer's experimental/serverStatus
     status_message: str = ""
     registrations: dict[str, str] = field(default_factory=dict)  # registration id -> method
@@ -216,6 +217,7 @@ class LspClient:
             kind = value.get("kind") if isinstance(value, dict) else None
             if kind == "begin":
                 state.progress[token] = str(value.get("title", ""))
+                state.begun.append(token)
             elif kind == "end":
                 state.finished.append((token, state.progress.pop(token, "")))
         elif method in (T.WINDOW_LOG_MESSAGE, T.WINDOW_SHOW_MESSAGE):

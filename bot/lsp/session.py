@@ -23,6 +23,7 @@ from bot.model import ToolStatus
 
 MAX_PER_FILE = 2000  # more diagnostics than this for one file is a flood, not a review
 FLYCHECK = "rust-analyzer/flycheck"
+FLYCHECK_ROUNDS = 3  # checks requested at most (each after the workspace is loaded again)
 
 
 class SessionError(Exception):
@@ -177,18 +178,32 @@ def _diagnose_files(client: LspClient, uris: dict[str, str], clock: _Clock,
 
 def _flycheck(client: LspClient, uris: dict[str, str], clock: _Clock,
               result: SessionResult) -> None:
-    """rust-analyzer: quiescent, then a finished `cargo check` (flycheck) with none running."""
-    _wait(client, lambda s: s.quiescent, clock, "rust-analyzer quiescence")
+    """rust-analyzer: once the workspace is loaded (quiescent), ask for a `cargo check` and wait
+    for a check that began after the request to end, with the server still quiescent.
 
-    def checked(state: ServerState) -> bool:
-        running = any(t.startswith(FLYCHECK) for t in state.progress)
-        return not running and any(t.startswith(FLYCHECK) for t, _ in state.finished)
+    The check rust-analyzer starts by itself on load is not enough: a workspace reload (e.g.
+    when `cargo metadata` sees the new target folder) cancels it, its progress still ends,
+    and no new check may follow; so the check is requested, and requested again after a reload.
+    """
+    for _ in range(FLYCHECK_ROUNDS):
+        _wait(client, lambda s: s.quiescent, clock, "rust-analyzer quiescence")
+        with client.cond:
+            mark = len(client.state.begun)
+        client.conn.notify("rust-analyzer/runFlycheck", {"textDocument": None})
 
-    _wait(client, checked, clock, "rust-analyzer flycheck")
-    # The check's diagnostics are flushed by the server's main loop, which may send the
-    # progress end first: a request round trip is answered only after that flush.
-    with contextlib.suppress(RpcError, RequestTimeout):
-        client.conn.request("rust-analyzer/analyzerStatus", {}, min(clock.left(), 30.0))
+        def checked(state: ServerState, mark: int = mark) -> bool:
+            began = any(t.startswith(FLYCHECK) for t in state.begun[mark:])
+            running = any(t.startswith(FLYCHECK) for t in state.progress)
+            return began and not running
+
+        _wait(client, checked, clock, "rust-analyzer flycheck")
+        # The check's diagnostics are flushed by the server's main loop, which may send the
+        # progress end first: a request round trip is answered only after that flush.
+        with contextlib.suppress(RpcError, RequestTimeout):
+            client.conn.request("rust-analyzer/analyzerStatus", {}, min(clock.left(), 30.0))
+        with client.cond:
+            if client.state.quiescent and not client.state.progress:
+                break
     _take_pushed(client, uris, result)
 
 

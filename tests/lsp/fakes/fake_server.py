@@ -34,8 +34,14 @@ def diagnostic(line: int, code: str) -> dict[str, Any]:
             "severity": 1, "code": code, "message": f"fake {code}"}
 
 
-def replay(transcript: dict[str, Any], root_uri: str) -> None:
-    for message in transcript["messages"]:
+def replay(transcript: dict[str, Any], root_uri: str, only_check: bool = False) -> None:
+    """The whole transcript, or (`only_check`) the recorded `cargo check` run, as the real
+    server answers `rust-analyzer/runFlycheck`."""
+    messages = transcript["messages"]
+    if only_check:
+        start = next(i for i, m in enumerate(messages) if "flycheck" in json.dumps(m.get("params")))
+        messages = messages[start:]
+    for message in messages:
         text = json.dumps(message).replace("{root}", root_uri)
         send(json.loads(text))
 
@@ -64,6 +70,8 @@ def main() -> None:
                 send({"jsonrpc": "2.0", "id": ident, "result": result})
             elif method == "initialized" and MODE == "replay":
                 replay(transcript, root_uri)
+            elif method == "rust-analyzer/runFlycheck" and MODE == "replay":
+                replay(transcript, root_uri, only_check=True)
             elif MODE == "hang" and ident is not None:
                 continue
             elif method == "textDocument/diagnostic":
