@@ -244,8 +244,12 @@ class LinterAnalyzer:
         todo = paths
         if cache is not None:
             todo = []
+            configs: dict[str, str] = {}  # folder -> config hash: read each config once
             for path in paths:
-                config = _config_hash(target.root, spec, [str(PurePosixPath(path).parent)])
+                folder = str(PurePosixPath(path).parent)
+                if folder not in configs:
+                    configs[folder] = _config_hash(target.root, spec, [folder])
+                config = configs[folder]
                 keys[path] = make_key(salt, config, path, file_blob(target.root / path))
                 hit = cache.get(keys[path])
                 if hit is None:
