@@ -202,9 +202,16 @@ def _flycheck(client: LspClient, uris: dict[str, str], clock: _Clock,
         with contextlib.suppress(RpcError, RequestTimeout):
             client.conn.request("rust-analyzer/analyzerStatus", {}, min(clock.left(), 30.0))
         with client.cond:
-            if client.state.quiescent and not client.state.progress:
+            if client.state.quiescent and not client.state.progress and not _reloaded(
+                    client.state.begun[mark:]):
                 break
     _take_pushed(client, uris, result)
+
+
+def _reloaded(begun: Sequence[str]) -> bool:
+    """Did the workspace reload (which cancels a running check) after the check began?"""
+    first = next((i for i, token in enumerate(begun) if token.startswith(FLYCHECK)), len(begun))
+    return any(not token.startswith(FLYCHECK) for token in begun[first:])
 
 
 def _take_pushed(client: LspClient, uris: dict[str, str], result: SessionResult) -> None:
