@@ -164,7 +164,8 @@ GOPLS = ServerSpec(
     ready_timeout=180.0,
 )
 
-_RA_CONFIG = {"checkOnSave": True, "check": {"command": "check", "allTargets": True},
+# No automatic check: the session requests its own (see session._flycheck).
+_RA_CONFIG = {"checkOnSave": False, "check": {"command": "check", "allTargets": True},
               "cachePriming": {"enable": False}, "cargo": {"targetDir": True},
               "procMacro": {"enable": True}, "diagnostics": {"enable": True}}
 

@@ -184,6 +184,8 @@ def _flycheck(client: LspClient, uris: dict[str, str], clock: _Clock,
     The check rust-analyzer starts by itself on load is not enough: a workspace reload (e.g.
     when `cargo metadata` sees the new target folder) cancels it, its progress still ends,
     and no new check may follow; so the check is requested, and requested again after a reload.
+    That automatic check is switched off (`checkOnSave: false`): racing our request, it was
+    cancelled and restarted, and the gap between the two looked like a finished check.
     """
     for _ in range(FLYCHECK_ROUNDS):
         _wait(client, lambda s: s.quiescent, clock, "rust-analyzer quiescence")
