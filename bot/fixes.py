@@ -85,6 +85,30 @@ def apply_fixes(text: str, fixes: Sequence[Fix]) -> tuple[str, list[Fix], list[F
     return out, applied, skipped
 
 
+def _changed_blocks(old: str, new: str) -> list[tuple[int, int, tuple[str, ...]]]:
+    """(first line, end line, replacement lines) of every block of lines that differs."""
+    a, b = lines_of(old), lines_of(new)
+    return [(i1, i2, tuple(b[j1:j2])) for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(
+        None, a, b, autojunk=False).get_opcodes() if tag != "equal"]
+
+
+def shown_in(text: str, rewritten: str, fixes: Sequence[Fix]) -> set[int]:
+    """Indexes of the `fixes` (edits of `text`) that a tool's own fixer applied when it turned
+    `text` into `rewritten`: each block of lines a fix changes must read the same there.
+    Fixes that only make sense together in one block count when all of them applied give
+    `rewritten` exactly; anything less certain is left out."""
+    wanted = set(_changed_blocks(text, rewritten))
+    shown = set()
+    for index, fix in enumerate(fixes):
+        fixed, applied, _ = apply_fixes(text, [fix])
+        blocks = _changed_blocks(text, fixed)
+        if applied and blocks and set(blocks) <= wanted:
+            shown.add(index)
+    if len(shown) < len(fixes) and apply_fixes(text, fixes)[0] == rewritten:
+        shown = set(range(len(fixes)))
+    return shown
+
+
 def line_changes(old: str, new: str) -> tuple[int, int]:
     """(lines added, lines removed) between two texts."""
     added = removed = 0

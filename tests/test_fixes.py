@@ -63,6 +63,21 @@ def test_line_changes() -> None:
     assert fixes.line_changes("a\n", "a\n") == (0, 0)
 
 
+def test_shown_in_names_the_fixes_a_tools_own_fixer_applied() -> None:
+    text = "let a = 1;\nlet b = 2;\nfoo(a, b);\n"
+    safe_a, unsafe_b = fix((1, 1, 1, 4, "const")), fix((2, 5, 2, 6, "_b"))
+    rewritten = "const a = 1;\nlet b = 2;\nfoo(a, b);\n"
+    assert fixes.shown_in(text, rewritten, [safe_a, unsafe_b]) == {0}
+    # Two fixes on one line, each alone giving a different line: only together they match.
+    both = "const _b = 1;\n"
+    one, two = fix((1, 1, 1, 4, "const")), fix((1, 5, 1, 6, "_b"))
+    assert fixes.shown_in("let a = 1;\n", both, [one, two]) == {0, 1}
+    assert fixes.shown_in("let a = 1;\n", "const _a = 1;\n", [one, two]) == set()
+    # A fixer that did something else on the fix's lines does not vouch for it.
+    assert fixes.shown_in(text, "var a = 1;\nlet b = 2;\nfoo(a, b);\n", [safe_a]) == set()
+    assert fixes.shown_in(text, text, [safe_a, unsafe_b]) == set()
+
+
 def test_fix_editing_two_files_is_not_applied() -> None:
     two = Fix("t", (Edit("a", Span(1, 1, 1, 1), "x"), Edit("b", Span(1, 1, 1, 1), "y")))
     one = fix((1, 1, 1, 1, "z"), path="a")

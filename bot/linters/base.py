@@ -19,7 +19,7 @@ from bot.toolpath import find_executable
 
 LinterScope = Literal["file", "package", "crate", "project"]
 BATCH = 200  # paths per invocation: keeps argv under the OS limit
-CACHE_SALT = "linters-1"  # bump when the bot's own flags or parsing change what a run yields
+CACHE_SALT = "linters-2"  # bump when the bot's own flags or parsing change what a run yields
 # Directories never walked when listing a package's/project's files.
 SKIP_DIRS = frozenset({".git", "node_modules", "target", ".venv", "venv", "__pycache__",
                        ".mypy_cache", ".ruff_cache", ".tox", "testdata"})
@@ -77,6 +77,9 @@ class LinterSpec:
     beyond_paths: bool = False
     # Adjusts the spec to the resolved version (output flags that changed across majors).
     for_version: Callable[[LinterSpec, str | None], LinterSpec] | None = None
+    # After a successful run: findings completed by further runs of the tool (biome: which of
+    # its suggestions its own safe fixer applies). Must not raise for the tool's failures.
+    refine: Callable[[str, list[Finding], Unit, Target], list[Finding]] | None = None
 
     def wants(self, path: str) -> bool:
         return PurePosixPath(path).suffix.lower() in self.extensions
@@ -231,11 +234,12 @@ class LinterAnalyzer:
                      f"{result.err_tail() or proc.tail(result.out)}")
             return None
         try:
-            return spec.parse(result, unit, target)
+            found = spec.parse(result, unit, target)
         except (GarbageOutput, ValueError, KeyError, TypeError) as exc:
             run.fail(unit.paths, f"unreadable output ({exc}): {proc.tail(result.out, 3)[:300]}"
                      + (f"\n{result.err_tail(5)}" if result.err.strip() else ""))
             return None
+        return found if spec.refine is None else spec.refine(exe, found, unit, target)
 
     def _collect_files(self, spec: LinterSpec, exe: str, target: Target, paths: list[str],
                        cache: FindingsCache | None, salt: str, run: _Run) -> None:

@@ -1,12 +1,20 @@
-"""Biome (`lint --reporter=rdjson`, the stable reporter): used when no ESLint config exists."""
+"""Biome (`lint --reporter=rdjson`, the stable reporter): used when no ESLint config exists.
+
+rdjson carries each diagnostic's suggested edit but not whether Biome counts it safe; Biome's
+own safe fixer decides: each file with suggestions goes through `lint --write` on standard
+input (a scratch copy that never touches the checkout) and the suggestions whose change shows
+in its output are safe, the others unsafe.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
 from bot import proc
 from bot.analyzer import Target
+from bot.fixes import shown_in
 from bot.linters.base import GarbageOutput, LinterSpec, Unit, relpath
 from bot.linters.eslint import JS_EXTENSIONS, has_config
 from bot.model import Edit, Finding, Fix, Severity, Span
@@ -48,12 +56,41 @@ def parse(result: proc.Result, unit: Unit, target: Target) -> list[Finding]:
         span = _span(rng) if rng else Span(1, 1, 1, 1)
         edits = tuple(Edit(path, _span(s["range"]), str(s.get("text") or ""))
                       for s in diag.get("suggestions") or [] if s.get("range"))
-        # rdjson does not say whether a suggestion is safe: offer it, never auto-apply it.
+        # Unsafe until Biome's safe fixer shows otherwise (`refine`).
         fix = Fix(f"biome: {rule}", edits, "unsafe") if edits else None
         severity = Severity.parse(str(diag.get("severity") or "warning"))
         findings.append(Finding("biome", rule, severity, str(diag.get("message") or ""), path, span,
                                 code.get("url") or None, fix, rng is None))
     return findings
+
+
+MAX_FIX_RUNS = 100  # files per run checked against the safe fixer; beyond, suggestions stay unsafe
+
+
+def refine(exe: str, findings: list[Finding], unit: Unit, target: Target) -> list[Finding]:
+    """Mark as safe the suggestions that `biome lint --write` (safe fixes only) applies."""
+    by_path: dict[str, list[int]] = {}
+    for index, finding in enumerate(findings):
+        if finding.fix is not None and finding.fix.edits:
+            by_path.setdefault(finding.path, []).append(index)
+    out = list(findings)
+    for path, indexes in sorted(by_path.items())[:MAX_FIX_RUNS]:
+        try:
+            text = (target.root / path).read_bytes().decode("utf-8")
+            result = proc.run([exe, "lint", "--write", "--colors=off", f"--stdin-file-path={path}"],
+                              cwd=target.root, timeout=min(target.timeout, 60.0),
+                              stdin=text.encode("utf-8"))
+        except (OSError, UnicodeDecodeError, proc.Timeout, proc.MissingBinary):
+            continue  # no verdict from the fixer: the suggestions stay unsafe
+        if result.returncode not in (0, 1) or result.truncated or (text and not result.out):
+            continue
+        fixes = [f.fix for f in (findings[i] for i in indexes) if f.fix is not None]
+        for shown in shown_in(text, result.out, fixes):
+            finding = findings[indexes[shown]]
+            assert finding.fix is not None
+            out[indexes[shown]] = dataclasses.replace(
+                finding, fix=dataclasses.replace(finding.fix, applicability="safe"))
+    return out
 
 
 SPEC = LinterSpec(
@@ -65,4 +102,5 @@ SPEC = LinterSpec(
     detect=detect,
     command=command,
     parse=parse,
+    refine=refine,
 )

@@ -227,9 +227,10 @@ def test_biome_fix(repo: GitRepo, tmp_path: Path) -> None:
     repo.commit({"biome.json": "{}\n", "a.js": "export const a = 1;\n"})
     repo.branch("feat")
     repo.commit({"a.js": "export const a = 1;\n"
-                         "export function f(x) {\n  const unused = 1;\n  return x;\n}\n"})
+                         "export function f(x) {\n  const unused = 1;\n  let y = x;\n  return y;\n}\n"})
     args = ["review", "--repo", str(repo.path), "--base", "main", "--only", "biome",
             "--cache-dir", str(tmp_path / "c"), "--fix"]
-    main(args)
+    main(args)  # safe fixes only: useConst, not the rename of the unused variable
+    assert "const unused = 1;\n  const y = x;" in (repo.path / "a.js").read_text()
     main([*args, "--unsafe-fixes", "--force"])
-    assert "const _unused = 1;" in (repo.path / "a.js").read_text()
+    assert "const _unused = 1;\n  const y = x;" in (repo.path / "a.js").read_text()
