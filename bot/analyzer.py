@@ -73,8 +73,9 @@ class Analyzer(Protocol):
         """Its config/root marker exists in the head checkout and some changed path is its kind."""
         ...
 
-    def resolve(self, root: Path) -> Resolution:
-        """Find the binary (repo-local first, then PATH, then the bot's tools folder)."""
+    def resolve(self, root: Path, cache_dir: Path | None = None) -> Resolution:
+        """Find the binary (repo-local first, then PATH, then the bot's tools folder); with a
+        cache folder, its version may be remembered there per installed binary."""
         ...
 
     def collect(self, target: Target, resolution: Resolution) -> Outcome:

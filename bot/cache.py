@@ -64,6 +64,37 @@ def files_hash(root: Path, paths: Iterable[str]) -> str:
     return make_key(*(f"{p}={file_blob(root / p)}" for p in sorted(set(paths))))
 
 
+def binary_stamp(exe: str, *args: str) -> str | None:
+    """What identifies an installed binary and the way it is asked for its version: its real
+    path, inode, size and times. Reinstalling gives a new inode and change time even when the
+    package manager restores the modification time (npm does)."""
+    try:
+        real = os.path.realpath(exe)
+        st = os.stat(real)
+    except OSError:
+        return None
+    return "|".join([real, str(st.st_ino), str(st.st_size), str(st.st_mtime_ns),
+                     str(st.st_ctime_ns), *args])
+
+
+def _write_atomic(path: Path, text: str) -> bool:
+    """Write through a temporary file and a rename, so a reader never sees half an entry."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+    except OSError:
+        return False
+    return True
+
+
 # --- (de)serialisation: pure -------------------------------------------------------------
 
 def encode(findings: Sequence[Finding]) -> list[dict[str, Any]]:
@@ -126,22 +157,25 @@ class FindingsCache:
 
     def put(self, key: str, findings: Sequence[Finding]) -> None:
         """Best effort: a cache that cannot be written only costs time."""
-        entry = self._entry(key)
         payload = json.dumps({"key": key, "findings": encode(findings)}, separators=(",", ":"))
+        if _write_atomic(self._entry(key), payload):
+            self.writes += 1
+
+    # -- tool versions: `TOOL --version` costs a process start (0.1 s for node tools) -----------
+
+    def _version_entry(self, stamp: str) -> Path:
+        return self.directory / "versions" / f"{make_key(stamp)}.json"
+
+    def version(self, stamp: str) -> str | None:
+        """The version recorded for a binary stamp (see `binary_stamp`), if any."""
         try:
-            entry.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=entry.parent)
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    handle.write(payload)
-                os.replace(tmp, entry)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-                raise
-        except OSError:
-            return
-        self.writes += 1
+            data = json.loads(self._version_entry(stamp).read_text("utf-8"))
+            return str(data["version"]) if data.get("stamp") == stamp else None
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return None
+
+    def remember_version(self, stamp: str, version: str) -> None:
+        _write_atomic(self._version_entry(stamp), json.dumps({"stamp": stamp, "version": version}))
 
     def prune(self) -> int:
         """Evict least recently used entries until the cache is under its bound; returns count."""

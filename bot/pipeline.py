@@ -105,7 +105,7 @@ def run_review(opts: ReviewOptions) -> ReviewResult:
         elif not applicable:
             notes.append(HINT_NOTHING)
         for analyzer in applicable:
-            resolution = analyzer.resolve(head_root)
+            resolution = analyzer.resolve(head_root, opts.cache_dir)
             if resolution.executable is None:
                 runs.append(ToolRun(analyzer.name, None, "missing",
                                     f"{resolution.message}; install it with: {resolution.install_hint}"))

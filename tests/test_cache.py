@@ -209,3 +209,30 @@ def test_package_scope_keys_on_the_module_and_shares_runs(tmp_path: Path) -> Non
     (root / "c/c.go").write_text("package c\n\nfunc C() int { return 1 }\n")
     third = lint(spec, root, ["a/a.go", "b/b.go"], cache_dir=store)
     assert len(calls(log)) == 2 and third.findings == first.findings
+
+
+def test_the_version_is_remembered_per_installed_binary(tmp_path: Path) -> None:
+    """`TOOL --version` runs once per installed binary; a reinstall (new file) asks again."""
+    log = tmp_path / "log"
+    tool = tmp_path / "bin" / "ruff"
+    tool.parent.mkdir()
+
+    def install(version: str) -> None:
+        fresh = tool.with_name("ruff.new")
+        fresh.write_text(f"#!/bin/sh\necho \"$@\" >> {log}\necho 'ruff {version}'\n")
+        fresh.chmod(0o755)
+        fresh.replace(tool)  # as package managers do: a new file, not an edit in place
+
+    install("1.0.0")
+    spec = LinterSpec(**{**ruff.SPEC.__dict__, "executables": (str(tool),)})
+    root, store = tmp_path, tmp_path / "c"
+    versions = [LinterAnalyzer(spec).resolve(root, store).version for _ in range(3)]
+    assert versions == ["1.0.0"] * 3 and log.read_text().count("--version") == 1
+    install("2.0.0")
+    assert LinterAnalyzer(spec).resolve(root, store).version == "2.0.0"
+    assert LinterAnalyzer(spec).resolve(root).version == "2.0.0"  # no cache: always asked
+    assert log.read_text().count("--version") == 3
+    proxy = LinterSpec(**{**spec.__dict__, "stable_binary": False})
+    for _ in range(2):
+        LinterAnalyzer(proxy).resolve(root, store)
+    assert log.read_text().count("--version") == 5

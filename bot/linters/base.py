@@ -13,7 +13,7 @@ from typing import Literal
 
 from bot import proc
 from bot.analyzer import Outcome, Resolution, Target
-from bot.cache import FindingsCache, file_blob, files_hash, make_key
+from bot.cache import FindingsCache, binary_stamp, file_blob, files_hash, make_key
 from bot.model import Finding
 from bot.toolpath import find_executable
 
@@ -71,6 +71,9 @@ class LinterSpec:
     group: Callable[[Sequence[Unit]], list[list[Unit]]] = no_grouping
     ok_exit_codes: frozenset[int] = frozenset({0, 1})
     version_args: tuple[str, ...] = ("--version",)
+    # False for a proxy that may run another toolchain on every call (rustup's cargo): its
+    # version is asked every time instead of remembered per installed binary.
+    stable_binary: bool = True
     env: dict[str, str] = field(default_factory=dict)
     # Package/project-scoped tools may report files beyond the changed ones (a change that
     # breaks an untouched file of the same package): keep those findings too.
@@ -202,11 +205,23 @@ class LinterAnalyzer:
             configured = self.spec.detect(root)
         return configured and any(self.spec.wants(p) for p in changed)
 
-    def resolve(self, root: Path) -> Resolution:
+    def resolve(self, root: Path, cache_dir: Path | None = None) -> Resolution:
         exe = find_executable(self.spec.executables, root)
         if exe is None:
             return Resolution(None, install_hint=self.spec.install_hint,
                               message=f"{self.spec.executables[0]} not found")
+        memo = FindingsCache(cache_dir) if cache_dir is not None and self.spec.stable_binary else None
+        stamp = binary_stamp(exe, *self.spec.version_args,
+                             *sorted(f"{k}={v}" for k, v in self.spec.env.items()))
+        known = memo.version(stamp) if memo is not None and stamp else None
+        if known:
+            return Resolution(exe, known)
+        resolution = self._ask_version(exe, root)
+        if memo is not None and stamp and resolution.version:
+            memo.remember_version(stamp, resolution.version)
+        return resolution
+
+    def _ask_version(self, exe: str, root: Path) -> Resolution:
         try:
             result = proc.run([exe, *self.spec.version_args], cwd=root, timeout=60,
                               env=self.spec.env)

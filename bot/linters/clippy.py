@@ -144,6 +144,7 @@ SPEC = LinterSpec(
     command=command,
     parse=parse,
     scope="crate",
+    stable_binary=False,  # rustup's cargo proxy: the toolchain may differ per call and folder
     units=units,
     ok_exit_codes=frozenset({0, 101}),  # 101: the crate does not compile (errors are findings)
     version_args=("clippy", "--version"),

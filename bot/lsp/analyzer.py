@@ -71,7 +71,8 @@ class LspAnalyzer:
         marked = any(project_root(root, p, self.spec) is not None for p in probes.values())
         return marked and self.resolve(root).executable is not None
 
-    def resolve(self, root: Path) -> Resolution:
+    def resolve(self, root: Path, cache_dir: Path | None = None) -> Resolution:
+        # The probe also proves the binary runs (rustup installs stubs): never remembered.
         spec = servers.variant(self.spec, root)
         executable = servers.find_binary(spec, root)
         if executable is None:
