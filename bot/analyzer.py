@@ -8,12 +8,21 @@ servers through `bot.lsp`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 from bot.model import Finding, ToolStatus
+
+
+class BlobView(Protocol):
+    """Git blob ids of a revision's files, with or without a checkout (for cache keys)."""
+
+    def blobs(self, paths: Sequence[str]) -> Mapping[str, str]:
+        """The blob id of each of `paths` that is a file at this revision; others left out.
+        Paths are repo-relative POSIX; a leading "./" is allowed."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -35,6 +44,17 @@ class Target:
     # paths, and the repository the worktrees belong to.
     repo: Path | None = None
     extra: dict[str, str] = field(default_factory=dict)
+    # The base checkout is made on first need: analyzers that can answer from the cache
+    # (keys from `view`, no files read) call `ready()` only before reading under `root`.
+    # For every other analyzer the pipeline makes the checkout beforehand.
+    prepare: Callable[[], object] | None = None
+    view: BlobView | None = None
+
+    def ready(self) -> Path:
+        """`root`, made if it was not yet."""
+        if self.prepare is not None:
+            self.prepare()
+        return self.root
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Sequence
-from dataclasses import asdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +61,22 @@ def make_key(*parts: str) -> str:
 
 def files_hash(root: Path, paths: Iterable[str]) -> str:
     """One hash over (path, blob) pairs: the identity of a set of files' contents."""
-    return make_key(*(f"{p}={file_blob(root / p)}" for p in sorted(set(paths))))
+    return blobs_hash({p: file_blob(root / p) for p in paths})
+
+
+def blobs_hash(blobs: Mapping[str, str]) -> str:
+    """`files_hash` from known blob ids (the same key whether read from disk or from git)."""
+    return make_key(*(f"{p}={blobs[p]}" for p in sorted(blobs)))
+
+
+@dataclass(frozen=True)
+class DiskView:
+    """Blob ids of the files in a checkout, hashed from their bytes (a `BlobView`)."""
+
+    root: Path
+
+    def blobs(self, paths: Sequence[str]) -> dict[str, str]:
+        return {p: file_blob(self.root / p) for p in paths if (self.root / p).is_file()}
 
 
 def binary_stamp(exe: str, *args: str) -> str | None:

@@ -83,6 +83,21 @@ def worktree_remove(repo: Path, where: Path) -> None:
     git(repo, "worktree", "prune", check=False)
 
 
+def tree_blobs(repo: Path, rev: str, paths: list[str]) -> dict[str, str]:
+    """{path: "<mode> <blob id>"} for the paths that are blobs at `rev` (files and symlinks;
+    the mode tells them apart). Paths are matched literally, without globbing."""
+    out: dict[str, str] = {}
+    for i in range(0, len(paths), 1000):  # keeps argv under the OS limit
+        listing = git(repo, "--literal-pathspecs", "ls-tree", "-z", "--full-tree", rev, "--",
+                      *paths[i:i + 1000]).out
+        for entry in listing.split("\0"):
+            meta, _, path = entry.partition("\t")
+            mode, kind, sha = [*meta.split(), "", "", ""][:3]
+            if kind == "blob" and path:
+                out[path] = f"{mode} {sha}"
+    return out
+
+
 def status_porcelain(repo: Path) -> str:
     return git(repo, "status", "--porcelain", "--untracked-files=no").out
 

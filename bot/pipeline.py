@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from bot import config as config_mod
@@ -97,7 +97,8 @@ def run_review(opts: ReviewOptions) -> ReviewResult:
     head_findings: list[Finding] = []
     unbaselined: set[tuple[str, str]] = set()
     extra_paths: set[str] = set()
-    with workspace.checkouts(rev, _config_files(analyzers)) as (base_root, head_root):
+    with workspace.checkouts(rev, _config_files(analyzers)) as trees:
+        head_root = trees.head_root
         applicable = [a for _, a in sorted(analyzers.items())
                       if a.applies(head_root, head_paths + base_paths)]
         if not applicable and not changes.patches:
@@ -113,10 +114,17 @@ def run_review(opts: ReviewOptions) -> ReviewResult:
             # Every path the change touched, at either side: servers check the importers of a
             # module the head deleted or renamed too.
             changed = "\n".join(sorted(set(head_paths) | set(base_paths)))
-            common = {"timeout": timeout, "cache_dir": opts.cache_dir, "repo": rev.repo,
-                      "extra": {"changed_paths": changed}}
-            base_t = Target(base_root, rev.merge_base, tuple(base_paths), "base", **common)  # type: ignore[arg-type]
-            head_t = Target(head_root, rev.head, tuple(head_paths), "head", **common)  # type: ignore[arg-type]
+            head_t = Target(head_root, rev.head, tuple(head_paths), "head", timeout=timeout,
+                            cache_dir=opts.cache_dir, repo=rev.repo,
+                            extra={"changed_paths": changed})
+            if getattr(analyzer, "lazy_checkout", False):
+                # Made only if something misses the cache (see Target.ready).
+                base_t = replace(head_t, root=trees.base_root, rev=rev.merge_base,
+                                 paths=tuple(base_paths), side="base", prepare=trees.base,
+                                 view=trees.base_view())
+            else:
+                base_t = replace(head_t, root=trees.base(), rev=rev.merge_base,
+                                 paths=tuple(base_paths), side="base")
             base_o, head_o = _collect(analyzer, resolution, base_t, head_t)
             runs.append(_merge_status(analyzer.name, head_o.version or resolution.version, base_o, head_o))
             base_findings += base_o.findings

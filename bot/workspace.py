@@ -11,11 +11,13 @@ import contextlib
 import os
 import shutil
 import tempfile
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot import git
+from bot.cache import file_blob
 from bot.classify import FileSide
 from bot.diff import FilePatch, LineMap, hunk_lines, line_map, parse_patch
 from bot.errors import BotError
@@ -172,24 +174,86 @@ def _carry_config(head_root: Path, base_root: Path, names: Sequence[str]) -> Non
         os.symlink(modules, base_root / "node_modules", target_is_directory=True)
 
 
+@dataclass
+class GitView:
+    """Blob ids at a revision straight from git (a `BlobView`), with the root-level config
+    files the head lends the base (`overlay`: name -> the head's blob, None when absent)."""
+
+    repo: Path
+    rev: str
+    overlay: dict[str, str | None]
+    _known: dict[str, str | None] = field(default_factory=dict)
+
+    def blobs(self, paths: Sequence[str]) -> dict[str, str]:
+        wanted = {p: p.removeprefix("./") for p in paths}
+        missing = sorted({n for n in wanted.values() if n not in self._known and n not in self.overlay})
+        if missing:
+            found = git.tree_blobs(self.repo, self.rev, missing)
+            for name in missing:
+                entry = found.get(name)
+                # Regular files key by their blob id, as `file_blob` hashes them from disk; a
+                # symlink's blob is its target's name, so it gets a key no file shares.
+                self._known[name] = None if entry is None else (
+                    entry.split()[1] if entry.startswith("100") else f"link:{entry}")
+        out = {}
+        for given, name in wanted.items():
+            blob = self.overlay[name] if name in self.overlay else self._known.get(name)
+            if blob is not None:
+                out[given] = blob
+        return out
+
+
+class Checkouts:
+    """The head's checkout, and the base's, made on first need (`base()`)."""
+
+    def __init__(self, rev: Revisions, config_files: Sequence[str]) -> None:
+        self.rev = rev
+        self.config_files = list(config_files)
+        self.scratch = Path(tempfile.mkdtemp(prefix="reviewbot-"))
+        self.made: list[Path] = []
+        self.lock = threading.Lock()
+        self.base_root = self.scratch / "base"
+        self.head_root = rev.repo
+        if not _head_is_checkout(rev):
+            self.head_root = self.scratch / "head"
+            try:
+                git.worktree_add(rev.repo, self.head_root, rev.head)
+            except BaseException:
+                self.close()
+                raise
+            self.made.append(self.head_root)
+
+    def base(self) -> Path:
+        """The base checkout, carrying the head's configuration; made once, on first call."""
+        with self.lock:
+            if self.base_root not in self.made:
+                git.worktree_add(self.rev.repo, self.base_root, self.rev.merge_base)
+                self.made.append(self.base_root)
+                _carry_config(self.head_root, self.base_root, self.config_files)
+        return self.base_root
+
+    def base_view(self) -> GitView:
+        # What `_carry_config` does to the base: the head's file, or none where the head has none.
+        overlay: dict[str, str | None] = {}
+        for name in self.config_files:
+            head_file = self.head_root / name
+            if head_file.is_file():
+                overlay[name] = file_blob(head_file)
+            elif not head_file.exists():
+                overlay[name] = None
+        return GitView(self.rev.repo, self.rev.merge_base, overlay)
+
+    def close(self) -> None:
+        for where in self.made:
+            git.worktree_remove(self.rev.repo, where)
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+
 @contextlib.contextmanager
-def checkouts(rev: Revisions, config_files: Sequence[str]) -> Iterator[tuple[Path, Path]]:
-    """(base root, head root) for the duration of the block; worktrees removed afterwards."""
-    made: list[Path] = []
-    scratch = Path(tempfile.mkdtemp(prefix="reviewbot-"))
+def checkouts(rev: Revisions, config_files: Sequence[str]) -> Iterator[Checkouts]:
+    """The revisions' checkouts for the duration of the block; worktrees removed afterwards."""
+    made = Checkouts(rev, config_files)
     try:
-        if _head_is_checkout(rev):
-            head_root = rev.repo
-        else:
-            head_root = scratch / "head"
-            git.worktree_add(rev.repo, head_root, rev.head)
-            made.append(head_root)
-        base_root = scratch / "base"
-        git.worktree_add(rev.repo, base_root, rev.merge_base)
-        made.append(base_root)
-        _carry_config(head_root, base_root, config_files)
-        yield base_root, head_root
+        yield made
     finally:
-        for where in made:
-            git.worktree_remove(rev.repo, where)
-        shutil.rmtree(scratch, ignore_errors=True)
+        made.close()

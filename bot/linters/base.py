@@ -9,11 +9,11 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Literal
+from typing import ClassVar, Literal
 
 from bot import proc
-from bot.analyzer import Outcome, Resolution, Target
-from bot.cache import FindingsCache, binary_stamp, file_blob, files_hash, make_key
+from bot.analyzer import BlobView, Outcome, Resolution, Target
+from bot.cache import DiskView, FindingsCache, binary_stamp, blobs_hash, files_hash, make_key
 from bot.model import Finding
 from bot.toolpath import find_executable
 
@@ -160,15 +160,17 @@ def owner(units: Sequence[Unit], path: str) -> Unit | None:
     return best
 
 
-def _config_hash(root: Path, spec: LinterSpec, dirs: Sequence[str]) -> str:
-    """Hash of the config files at the root and in every folder down to each of `dirs`."""
-    folders = {"."}
-    for d in dirs:
-        parts = PurePosixPath(d).parts
-        folders.update("/".join(parts[:i]) or "." for i in range(len(parts) + 1))
-    present = [f"{folder}/{name}" for folder in sorted(folders) for name in spec.config_files
-               if (root / folder / name).is_file()]
-    return files_hash(root, present)
+def _config_candidates(spec: LinterSpec, folder: str) -> list[str]:
+    """The config files that may apply in `folder`: at the root and in every folder down to it."""
+    parts = PurePosixPath(folder).parts
+    folders = ["."] + ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
+    return [f"{f}/{name}" for f in dict.fromkeys(folders) for name in spec.config_files]
+
+
+def _config_hash(view: BlobView, spec: LinterSpec, folder: str) -> str:
+    candidates = _config_candidates(spec, folder)
+    blobs = view.blobs(candidates)
+    return blobs_hash({p: blobs[p] for p in candidates if p in blobs})
 
 
 @dataclass
@@ -194,6 +196,9 @@ class LinterAnalyzer:
     """Adapts a `LinterSpec` to the `Analyzer` protocol."""
 
     spec: LinterSpec
+    # Calls `Target.ready()` before reading a checkout (see Target): the pipeline may hand it
+    # a base that is made only when something misses the cache.
+    lazy_checkout: ClassVar[bool] = True
 
     @property
     def name(self) -> str:
@@ -263,18 +268,25 @@ class LinterAnalyzer:
         todo = paths
         if cache is not None:
             todo = []
-            configs: dict[str, str] = {}  # folder -> config hash: read each config once
+            # Keys from blob ids, read in one go: at the base they come from git, so a run
+            # whose base entries all hit never makes the base checkout.
+            view = target.view or DiskView(target.root)
+            folders = {f: _config_candidates(spec, f)
+                       for f in sorted({str(PurePosixPath(p).parent) for p in paths})}
+            blobs = view.blobs(list(dict.fromkeys([*(c for cs in folders.values() for c in cs),
+                                                   *paths])))
+            configs = {f: blobs_hash({c: blobs[c] for c in cs if c in blobs})
+                       for f, cs in folders.items()}
             for path in paths:
-                folder = str(PurePosixPath(path).parent)
-                if folder not in configs:
-                    configs[folder] = _config_hash(target.root, spec, [folder])
-                config = configs[folder]
-                keys[path] = make_key(salt, config, path, file_blob(target.root / path))
+                config = configs[str(PurePosixPath(path).parent)]
+                keys[path] = make_key(salt, config, path, blobs.get(path, "-"))
                 hit = cache.get(keys[path])
                 if hit is None:
                     todo.append(path)
                 else:
                     run.findings.extend(hit)
+        if todo:
+            target.ready()
         for unit in spec.units(target.root, todo):
             found = self._execute(spec, exe, unit, target, run)
             if found is None:
@@ -292,13 +304,13 @@ class LinterAnalyzer:
                        cache: FindingsCache | None, salt: str, run: _Run) -> None:
         """Package/crate/project scope: one cache entry per unit, keyed on its key files;
         the units that miss share invocations as the spec groups them."""
-        units = spec.units(target.root, paths)
+        units = spec.units(target.ready(), paths)  # units are found by walking the checkout
         keys: dict[Unit, str] = {}
         todo: list[Unit] = units
         if cache is not None:
             todo = []
             for unit in units:
-                config = _config_hash(target.root, spec, [unit.dir])
+                config = _config_hash(DiskView(target.root), spec, unit.dir)
                 keys[unit] = make_key(salt, config, unit.dir,
                                       files_hash(target.root, unit.key_files or unit.paths))
                 hit = cache.get(keys[unit])
