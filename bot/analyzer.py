@@ -16,12 +16,20 @@ from typing import Protocol
 from bot.model import Finding, ToolStatus
 
 
-class BlobView(Protocol):
-    """Git blob ids of a revision's files, with or without a checkout (for cache keys)."""
+class TreeView(Protocol):
+    """One revision's files, in a checkout or straight from git (`bot.trees`): what cache keys
+    and tool units are computed from. Paths are repo-relative POSIX; a leading "./" is allowed."""
+
+    def is_file(self, path: str) -> bool: ...
 
     def blobs(self, paths: Sequence[str]) -> Mapping[str, str]:
-        """The blob id of each of `paths` that is a file at this revision; others left out.
-        Paths are repo-relative POSIX; a leading "./" is allowed."""
+        """The git blob id of each of `paths` that is a file; the others are left out."""
+        ...
+
+    def walk(self, top: str, suffixes: frozenset[str], names: frozenset[str] = frozenset(),
+             stop: str | None = None) -> list[str]:
+        """Files under `top` with one of `suffixes` or `names`, sorted, skipping hidden and tool
+        folders and subfolders that hold a file named `stop` (a nested module)."""
         ...
 
 
@@ -48,7 +56,7 @@ class Target:
     # (keys from `view`, no files read) call `ready()` only before reading under `root`.
     # For every other analyzer the pipeline makes the checkout beforehand.
     prepare: Callable[[], object] | None = None
-    view: BlobView | None = None
+    view: TreeView | None = None
 
     def ready(self) -> Path:
         """`root`, made if it was not yet."""

@@ -18,7 +18,7 @@ import json
 import os
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -67,16 +67,6 @@ def files_hash(root: Path, paths: Iterable[str]) -> str:
 def blobs_hash(blobs: Mapping[str, str]) -> str:
     """`files_hash` from known blob ids (the same key whether read from disk or from git)."""
     return make_key(*(f"{p}={blobs[p]}" for p in sorted(blobs)))
-
-
-@dataclass(frozen=True)
-class DiskView:
-    """Blob ids of the files in a checkout, hashed from their bytes (a `BlobView`)."""
-
-    root: Path
-
-    def blobs(self, paths: Sequence[str]) -> dict[str, str]:
-        return {p: file_blob(self.root / p) for p in paths if (self.root / p).is_file()}
 
 
 def binary_stamp(exe: str, *args: str) -> str | None:

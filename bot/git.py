@@ -83,13 +83,17 @@ def worktree_remove(repo: Path, where: Path) -> None:
     git(repo, "worktree", "prune", check=False)
 
 
-def tree_blobs(repo: Path, rev: str, paths: list[str]) -> dict[str, str]:
+def tree_blobs(repo: Path, rev: str, paths: list[str], recursive: bool = False) -> dict[str, str]:
     """{path: "<mode> <blob id>"} for the paths that are blobs at `rev` (files and symlinks;
-    the mode tells them apart). Paths are matched literally, without globbing."""
+    the mode tells them apart); `recursive` and no paths: every blob of the revision.
+    Paths are matched literally, without globbing."""
     out: dict[str, str] = {}
-    for i in range(0, len(paths), 1000):  # keeps argv under the OS limit
-        listing = git(repo, "--literal-pathspecs", "ls-tree", "-z", "--full-tree", rev, "--",
-                      *paths[i:i + 1000]).out
+    batches = [paths[i:i + 1000] for i in range(0, len(paths), 1000)]  # argv under the OS limit
+    for batch in batches or [[]]:
+        if not batch and not recursive:
+            break
+        listing = git(repo, "--literal-pathspecs", "ls-tree", "-z", "--full-tree",
+                      *(["-r"] if recursive else []), rev, "--", *batch).out
         for entry in listing.split("\0"):
             meta, _, path = entry.partition("\t")
             mode, kind, sha = [*meta.split(), "", "", ""][:3]

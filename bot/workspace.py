@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot import git
+from bot import git, trees
 from bot.cache import file_blob
 from bot.classify import FileSide
 from bot.diff import FilePatch, LineMap, hunk_lines, line_map, parse_patch
@@ -174,35 +174,6 @@ def _carry_config(head_root: Path, base_root: Path, names: Sequence[str]) -> Non
         os.symlink(modules, base_root / "node_modules", target_is_directory=True)
 
 
-@dataclass
-class GitView:
-    """Blob ids at a revision straight from git (a `BlobView`), with the root-level config
-    files the head lends the base (`overlay`: name -> the head's blob, None when absent)."""
-
-    repo: Path
-    rev: str
-    overlay: dict[str, str | None]
-    _known: dict[str, str | None] = field(default_factory=dict)
-
-    def blobs(self, paths: Sequence[str]) -> dict[str, str]:
-        wanted = {p: p.removeprefix("./") for p in paths}
-        missing = sorted({n for n in wanted.values() if n not in self._known and n not in self.overlay})
-        if missing:
-            found = git.tree_blobs(self.repo, self.rev, missing)
-            for name in missing:
-                entry = found.get(name)
-                # Regular files key by their blob id, as `file_blob` hashes them from disk; a
-                # symlink's blob is its target's name, so it gets a key no file shares.
-                self._known[name] = None if entry is None else (
-                    entry.split()[1] if entry.startswith("100") else f"link:{entry}")
-        out = {}
-        for given, name in wanted.items():
-            blob = self.overlay[name] if name in self.overlay else self._known.get(name)
-            if blob is not None:
-                out[given] = blob
-        return out
-
-
 class Checkouts:
     """The head's checkout, and the base's, made on first need (`base()`)."""
 
@@ -232,7 +203,7 @@ class Checkouts:
                 _carry_config(self.head_root, self.base_root, self.config_files)
         return self.base_root
 
-    def base_view(self) -> GitView:
+    def base_view(self) -> trees.GitView:
         # What `_carry_config` does to the base: the head's file, or none where the head has none.
         overlay: dict[str, str | None] = {}
         for name in self.config_files:
@@ -241,7 +212,7 @@ class Checkouts:
                 overlay[name] = file_blob(head_file)
             elif not head_file.exists():
                 overlay[name] = None
-        return GitView(self.rev.repo, self.rev.merge_base, overlay)
+        return trees.GitView(self.rev.repo, self.rev.merge_base, overlay)
 
     def close(self) -> None:
         for where in self.made:

@@ -1,48 +1,17 @@
-"""The revisions' checkouts: blob ids from git equal those hashed from disk, and the base
-checkout is made only when a tool misses the cache."""
+"""The revisions' checkouts: the base checkout is made only when a tool misses the cache."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 from bot import git, workspace
-from bot.cache import DiskView
-from bot.linters.base import LinterAnalyzer
+from bot.linters import golangci
+from bot.linters.base import LinterAnalyzer, LinterSpec
 from bot.linters.ruff import SPEC as RUFF
 from bot.pipeline import ReviewOptions, run_review
-from tests.conftest import GitRepo
-
-FILES: dict[str, str | bytes] = {
-    "pyproject.toml": "[tool.ruff]\n", "a.py": "import os\n", "pkg/b.py": "x = 1\r\n",
-    "pkg/ruff.toml": "line-length = 90\n", "odd [name]?.py": "y = 2\n", "bin.dat": b"\0\1",
-}
-
-
-def test_git_view_gives_the_disk_view_blob_ids(repo: GitRepo) -> None:
-    repo.commit(FILES)
-    os.symlink("a.py", repo.path / "link.py")
-    repo.commit()
-    rev = git.rev_parse(repo.path, "HEAD")
-    assert rev is not None
-    view = workspace.GitView(repo.path, rev, {})
-    asked = [*FILES, "./a.py", "missing.py", "pkg", "link.py"]
-    from_git, from_disk = view.blobs(asked), DiskView(repo.path).blobs(asked)
-    files = [*FILES, "./a.py"]
-    assert {p: from_git[p] for p in files} == {p: from_disk[p] for p in files}
-    assert "missing.py" not in from_git and "pkg" not in from_git
-    # A symlink is a file on disk (its target's bytes) but never shares a file's key.
-    assert from_git["link.py"] != from_disk["link.py"]
-
-
-def test_git_view_overlay_is_the_config_the_head_lends(repo: GitRepo) -> None:
-    repo.commit({"pyproject.toml": "[tool.ruff]\n", "ruff.toml": "x = 1\n"})
-    rev = git.rev_parse(repo.path, "HEAD")
-    assert rev is not None
-    view = workspace.GitView(repo.path, rev, {"pyproject.toml": "f" * 40, "ruff.toml": None})
-    assert view.blobs(["./pyproject.toml", "ruff.toml"]) == {"./pyproject.toml": "f" * 40}
+from tests.conftest import GitRepo, require_tool
 
 
 @pytest.fixture
@@ -58,9 +27,9 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return made
 
 
-def review(repo: GitRepo, cache: Path) -> list[tuple[str, str, int, str]]:
+def review(repo: GitRepo, cache: Path, spec: LinterSpec = RUFF) -> list[tuple[str, str, int, str]]:
     result = run_review(ReviewOptions(repo=repo.path, base="main", cache_dir=cache,
-                                      analyzers={"ruff": LinterAnalyzer(RUFF)}))
+                                      analyzers={spec.name: LinterAnalyzer(spec)}))
     assert [t.status for t in result.tools] == ["ok"]
     return sorted((v.finding.rule, v.finding.path, v.finding.line, v.scope) for v in result.findings)
 
@@ -82,6 +51,27 @@ def test_a_warm_run_never_makes_the_base_checkout(repo: GitRepo, tmp_path: Path,
     # The head changes the configuration the base borrows: the base is linted again.
     repo.commit({"pyproject.toml": '[tool.ruff.lint]\nselect = ["F401", "E401"]\n'})
     review(repo, tmp_path / "c")
+    assert counted == ["base", "base"]
+
+
+def test_a_package_scoped_tool_keys_the_base_from_git_too(repo: GitRepo, tmp_path: Path,
+                                                          counted: list[str]) -> None:
+    """golangci-lint's unit is a whole Go module: listed and hashed from git at the base."""
+    require_tool("golangci-lint")
+    repo.commit({"go.mod": "module example.com/m\n\ngo 1.22\n",
+                 ".golangci.yml": 'version: "2"\nlinters:\n  default: none\n  enable: [misspell]\n',
+                 "a/a.go": "package a\n\n// recieve\nfunc A() {}\n", "b/b.go": "package b\n"})
+    repo.branch("feat")
+    repo.commit({"a/a.go": "package a\n\n// recieve\nfunc A() {}\n\n// seperate\nfunc B() {}\n"})
+    cold = review(repo, tmp_path / "c", golangci.SPEC)
+    assert ("misspell", "a/a.go", 6, "introduced") in cold and counted == ["base"]
+    assert review(repo, tmp_path / "c", golangci.SPEC) == cold and counted == ["base"]
+    # Another file of the module changed at the base's side of the key: linted again.
+    repo.checkout("main")
+    repo.commit({"b/b.go": "package b\n\n// untill\n"})
+    repo.checkout("feat")
+    repo.git("merge", "-q", "--no-edit", "main")
+    review(repo, tmp_path / "c", golangci.SPEC)
     assert counted == ["base", "base"]
 
 

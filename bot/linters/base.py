@@ -12,17 +12,15 @@ from pathlib import Path, PurePosixPath
 from typing import ClassVar, Literal
 
 from bot import proc
-from bot.analyzer import BlobView, Outcome, Resolution, Target
-from bot.cache import DiskView, FindingsCache, binary_stamp, blobs_hash, files_hash, make_key
+from bot.analyzer import Outcome, Resolution, Target, TreeView
+from bot.cache import FindingsCache, binary_stamp, blobs_hash, make_key
 from bot.model import Finding
 from bot.toolpath import find_executable
+from bot.trees import DiskView
 
 LinterScope = Literal["file", "package", "crate", "project"]
 BATCH = 200  # paths per invocation: keeps argv under the OS limit
 CACHE_SALT = "linters-2"  # bump when the bot's own flags or parsing change what a run yields
-# Directories never walked when listing a package's/project's files.
-SKIP_DIRS = frozenset({".git", "node_modules", "target", ".venv", "venv", "__pycache__",
-                       ".mypy_cache", ".ruff_cache", ".tox", "testdata"})
 
 
 class GarbageOutput(Exception):
@@ -45,7 +43,7 @@ class Unit:
     key_files: tuple[str, ...] = ()
 
 
-def file_units(root: Path, paths: Sequence[str]) -> list[Unit]:
+def file_units(tree: TreeView, paths: Sequence[str]) -> list[Unit]:
     return [Unit(".", tuple(paths[i:i + BATCH])) for i in range(0, len(paths), BATCH)]
 
 
@@ -66,7 +64,8 @@ class LinterSpec:
     parse: Callable[[proc.Result, Unit, Target], list[Finding]]
     detect: Callable[[Path], bool] | None = None
     scope: LinterScope = "file"
-    units: Callable[[Path, Sequence[str]], list[Unit]] = file_units
+    # Finds the units from a view of the revision (disk or git: see bot.trees), never the disk.
+    units: Callable[[TreeView, Sequence[str]], list[Unit]] = file_units
     # Package-scoped tools: which units (all needing a run) share one invocation.
     group: Callable[[Sequence[Unit]], list[list[Unit]]] = no_grouping
     ok_exit_codes: frozenset[int] = frozenset({0, 1})
@@ -115,41 +114,6 @@ def relpath(root: Path, path: str, cwd: str = ".") -> str | None:
     return rel.as_posix()
 
 
-def walk_files(root: Path, top: str, suffixes: frozenset[str], names: frozenset[str] = frozenset(),
-               stop: Callable[[Path], bool] | None = None) -> list[str]:
-    """Repo-relative paths under `top` with one of `suffixes` (or one of `names`), skipping
-    hidden and tool folders, and subfolders for which `stop` is true (a nested module)."""
-    out: list[str] = []
-    start = root / top
-    pending = [start]
-    while pending:
-        folder = pending.pop()
-        try:
-            entries = sorted(folder.iterdir())
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.is_dir() and not entry.is_symlink():
-                if entry.name.startswith((".", "_")) or entry.name in SKIP_DIRS:
-                    continue
-                if stop is not None and stop(entry):
-                    continue
-                pending.append(entry)
-            elif entry.suffix in suffixes or entry.name in names:
-                out.append(entry.relative_to(root).as_posix())
-    return sorted(out)
-
-
-def nearest_dir_with(root: Path, path: str, markers: Sequence[str]) -> str | None:
-    """The closest folder (repo-relative, "." for the root) above `path` holding a marker."""
-    parts = PurePosixPath(path).parent.parts
-    for depth in range(len(parts), -1, -1):
-        folder = "/".join(parts[:depth]) or "."
-        if any((root / folder / m).is_file() for m in markers):
-            return folder
-    return None
-
-
 def owner(units: Sequence[Unit], path: str) -> Unit | None:
     """The unit whose folder most closely contains `path`."""
     best: Unit | None = None
@@ -167,7 +131,7 @@ def _config_candidates(spec: LinterSpec, folder: str) -> list[str]:
     return [f"{f}/{name}" for f in dict.fromkeys(folders) for name in spec.config_files]
 
 
-def _config_hash(view: BlobView, spec: LinterSpec, folder: str) -> str:
+def _config_hash(view: TreeView, spec: LinterSpec, folder: str) -> str:
     candidates = _config_candidates(spec, folder)
     blobs = view.blobs(candidates)
     return blobs_hash({p: blobs[p] for p in candidates if p in blobs})
@@ -287,7 +251,7 @@ class LinterAnalyzer:
                     run.findings.extend(hit)
         if todo:
             target.ready()
-        for unit in spec.units(target.root, todo):
+        for unit in spec.units(DiskView(target.root), todo):
             found = self._execute(spec, exe, unit, target, run)
             if found is None:
                 continue
@@ -304,20 +268,25 @@ class LinterAnalyzer:
                        cache: FindingsCache | None, salt: str, run: _Run) -> None:
         """Package/crate/project scope: one cache entry per unit, keyed on its key files;
         the units that miss share invocations as the spec groups them."""
-        units = spec.units(target.ready(), paths)  # units are found by walking the checkout
+        view = target.view if cache is not None and target.view else DiskView(target.ready())
+        units = spec.units(view, paths)
         keys: dict[Unit, str] = {}
         todo: list[Unit] = units
         if cache is not None:
             todo = []
             for unit in units:
-                config = _config_hash(DiskView(target.root), spec, unit.dir)
+                config = _config_hash(view, spec, unit.dir)
+                files = unit.key_files or unit.paths
+                blobs = view.blobs(files)
                 keys[unit] = make_key(salt, config, unit.dir,
-                                      files_hash(target.root, unit.key_files or unit.paths))
+                                      blobs_hash({p: blobs.get(p, "-") for p in files}))
                 hit = cache.get(keys[unit])
                 if hit is None:
                     todo.append(unit)
                 else:
                     run.findings.extend(hit)
+        if todo:
+            target.ready()
         for group in spec.group(todo):
             merged = group[0] if len(group) == 1 else Unit(
                 group[0].cwd, tuple(p for u in group for p in u.paths), group[0].dir,

@@ -13,9 +13,10 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from bot import proc
-from bot.analyzer import Target
-from bot.linters.base import GarbageOutput, LinterSpec, Unit, nearest_dir_with, relpath, walk_files
+from bot.analyzer import Target, TreeView
+from bot.linters.base import GarbageOutput, LinterSpec, Unit, relpath
 from bot.model import Edit, Finding, Fix, Severity, Span
+from bot.trees import nearest_dir_with
 
 CONFIG_FILES = ("clippy.toml", ".clippy.toml")
 CRATE_FILES = frozenset({"Cargo.toml", "Cargo.lock", "clippy.toml", ".clippy.toml",
@@ -27,15 +28,15 @@ def detect(root: Path) -> bool:
     return (root / "Cargo.toml").is_file()
 
 
-def units(root: Path, paths: Sequence[str]) -> list[Unit]:
+def units(tree: TreeView, paths: Sequence[str]) -> list[Unit]:
     crates: dict[str, list[str]] = {}
     for path in paths:
-        crate = nearest_dir_with(root, path, ["Cargo.toml"])
+        crate = nearest_dir_with(tree, path, ["Cargo.toml"])
         if crate is not None:  # a stray .rs outside any crate is not clippy's business
             crates.setdefault(crate, []).append(path)
     # Crates depend on each other by path (workspaces, path dependencies): a crate's result
     # depends on every Rust source and manifest of the repository.
-    key_files = tuple(walk_files(root, ".", frozenset({".rs"}), CRATE_FILES)) if crates else ()
+    key_files = tuple(tree.walk(".", frozenset({".rs"}), CRATE_FILES)) if crates else ()
     return [Unit(crate, tuple(files), crate, key_files) for crate, files in sorted(crates.items())]
 
 

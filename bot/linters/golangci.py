@@ -15,18 +15,11 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from bot import proc
-from bot.analyzer import Target
-from bot.linters.base import (
-    GarbageOutput,
-    LinterSpec,
-    Unit,
-    nearest_dir_with,
-    relpath,
-    version_tuple,
-    walk_files,
-)
+from bot.analyzer import Target, TreeView
+from bot.linters.base import GarbageOutput, LinterSpec, Unit, relpath, version_tuple
 from bot.model import Edit, Finding, Fix, Severity, Span
 from bot.positions import byte_offset_to_position, byte_to_column
+from bot.trees import nearest_dir_with
 
 CONFIG_FILES = (".golangci.yml", ".golangci.yaml", ".golangci.toml", ".golangci.json")
 MODULE_FILES = frozenset({"go.mod", "go.sum", "go.work", "go.work.sum"})
@@ -38,11 +31,11 @@ _TYPECHECK_LINE = re.compile(r"^(?P<path>[^\s:][^:]*\.go):(?P<line>\d+)(?::(?P<c
 _CODE = re.compile(r"^(?P<code>[A-Z]{1,4}\d{3,5}|[a-z][a-z0-9]+): ")
 
 
-def units(root: Path, paths: Sequence[str]) -> list[Unit]:
+def units(tree: TreeView, paths: Sequence[str]) -> list[Unit]:
     """One unit per package (folder) holding changed files, run from its module's root."""
     packages: dict[tuple[str, str], list[str]] = {}
     for path in paths:
-        module = nearest_dir_with(root, path, ["go.mod"]) or "."
+        module = nearest_dir_with(tree, path, ["go.mod"]) or "."
         packages.setdefault((module, str(PurePosixPath(path).parent)), []).append(path)
     module_files: dict[str, tuple[str, ...]] = {}
     out = []
@@ -50,9 +43,8 @@ def units(root: Path, paths: Sequence[str]) -> list[Unit]:
         if module not in module_files:
             # Go type-checks across packages: a change in one package of the module can break
             # another, so a package's result depends on the whole module's Go sources.
-            module_files[module] = tuple(walk_files(
-                root, module, frozenset({".go"}), MODULE_FILES,
-                stop=lambda d: (d / "go.mod").is_file()))
+            module_files[module] = tuple(tree.walk(module, frozenset({".go"}), MODULE_FILES,
+                                                   stop="go.mod"))
         out.append(Unit(module, tuple(files), package, module_files[module]))
     return out
 

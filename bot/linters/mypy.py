@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from bot import proc
-from bot.analyzer import Target
-from bot.linters.base import GarbageOutput, LinterSpec, Unit, relpath, version_tuple, walk_files
+from bot.analyzer import Target, TreeView
+from bot.linters.base import GarbageOutput, LinterSpec, Unit, relpath, version_tuple
 from bot.model import Finding, Severity, Span
 
 CONFIG_FILES = ("mypy.ini", ".mypy.ini", "pyproject.toml")
@@ -60,12 +60,11 @@ def configured_targets(root: Path) -> bool:
     return any(settings.get(key) for key in ("files", "packages", "modules"))
 
 
-def units(root: Path, paths: Sequence[str]) -> list[Unit]:
+def units(tree: TreeView, paths: Sequence[str]) -> list[Unit]:
     if not paths:
         return []
     # A type error can appear in any module that imports a changed one.
-    key_files = walk_files(root, ".", frozenset({".py", ".pyi"}),
-                           frozenset({*CONFIG_FILES, "setup.cfg"}))
+    key_files = tree.walk(".", frozenset({".py", ".pyi"}), frozenset({*CONFIG_FILES, "setup.cfg"}))
     return [Unit(".", tuple(paths), ".", tuple(key_files))]
 
 

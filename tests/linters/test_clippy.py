@@ -11,6 +11,7 @@ from bot.analyzer import Target
 from bot.linters import clippy
 from bot.linters.base import Unit
 from bot.model import Severity, Span
+from bot.trees import DiskView
 from tests.linters.conftest import lint, write
 
 MANIFEST = '[package]\nname = "{name}"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n'
@@ -74,7 +75,7 @@ def test_workspace_member_paths_are_relative_to_the_workspace(tmp_path: Path) ->
         "crates/a/Cargo.toml": MANIFEST.format(name="a"),
         "crates/a/src/lib.rs": "pub fn f(v: &[u8]) -> bool {\n    v.len() == 0\n}\n",
     })
-    [unit] = clippy.units(tmp_path, ["crates/a/src/lib.rs"])
+    [unit] = clippy.units(DiskView(tmp_path), ["crates/a/src/lib.rs"])
     assert (unit.cwd, unit.dir) == ("crates/a", "crates/a")
     assert {"Cargo.toml", "crates/a/Cargo.toml", "crates/a/src/lib.rs"} <= set(unit.key_files)
     outcome = lint(clippy.SPEC, tmp_path, ["crates/a/src/lib.rs"])
@@ -92,7 +93,7 @@ def test_broken_manifest_is_a_failure(crate: Path) -> None:
 
 def test_files_outside_any_crate_are_not_linted(tmp_path: Path) -> None:
     write(tmp_path, {"scripts/x.rs": "fn main() {}\n"})
-    assert clippy.units(tmp_path, ["scripts/x.rs"]) == []
+    assert clippy.units(DiskView(tmp_path), ["scripts/x.rs"]) == []
 
 
 def test_maybe_incorrect_suggestion_is_unsafe(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from bot.analyzer import Target
 from bot.linters import golangci
 from bot.linters.base import Unit
 from bot.model import Severity, Span
+from bot.trees import DiskView
 from tests.linters.conftest import lint, write
 
 CONFIG = """
@@ -103,7 +104,7 @@ def test_change_that_breaks_an_untouched_file_of_the_package_is_kept(module: Pat
 
 
 def test_packages_of_one_module_share_one_run(module: Path) -> None:
-    units = golangci.units(module, ["main.go", "text/text.go"])
+    units = golangci.units(DiskView(module), ["main.go", "text/text.go"])
     assert [(u.cwd, u.dir, u.paths) for u in units] == [(".", ".", ("main.go",)),
                                                          (".", "text", ("text/text.go",))]
     assert "go.mod" in units[0].key_files and "text/text.go" in units[0].key_files
@@ -116,7 +117,7 @@ def test_packages_of_one_module_share_one_run(module: Path) -> None:
 def test_nested_module_runs_from_its_own_root(tmp_path: Path) -> None:
     write(tmp_path, {".golangci.yml": CONFIG, "svc/go.mod": "module example.com/svc\n\ngo 1.22\n",
                      "svc/api/api.go": "package api\n\n// the recieve path\nfunc A() {}\n"})
-    [unit] = golangci.units(tmp_path, ["svc/api/api.go"])
+    [unit] = golangci.units(DiskView(tmp_path), ["svc/api/api.go"])
     assert (unit.cwd, unit.dir) == ("svc", "svc/api")
     outcome = lint(golangci.SPEC, tmp_path, ["svc/api/api.go"])
     assert [(f.path, f.rule) for f in outcome.findings] == [("svc/api/api.go", "misspell")]

@@ -1,0 +1,145 @@
+"""Views of one revision's files: in a checkout on disk, or straight from git with no checkout.
+
+Both answer the same questions the same way (which files a tool's unit covers, which config
+files exist, the git blob id of each), so a cache key computed from git matches the one a run
+on the checkout wrote, and a re-run whose keys all hit never needs the checkout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from bot import git
+from bot.analyzer import TreeView
+from bot.cache import file_blob
+
+# Folders never walked when listing a package's/project's files.
+SKIP_DIRS = frozenset({".git", "node_modules", "target", ".venv", "venv", "__pycache__",
+                       ".mypy_cache", ".ruff_cache", ".tox", "testdata"})
+
+
+def skipped(name: str) -> bool:
+    return name.startswith((".", "_")) or name in SKIP_DIRS
+
+
+def _norm(path: str) -> str:
+    return path.removeprefix("./") or "."
+
+
+@dataclass(frozen=True)
+class DiskView:
+    """A checkout; blob ids hashed from the files' bytes (a `bot.analyzer.TreeView`)."""
+
+    root: Path
+
+    def is_file(self, path: str) -> bool:
+        return (self.root / path).is_file()
+
+    def blobs(self, paths: Sequence[str]) -> dict[str, str]:
+        return {p: file_blob(self.root / p) for p in paths if (self.root / p).is_file()}
+
+    def walk(self, top: str, suffixes: frozenset[str], names: frozenset[str] = frozenset(),
+             stop: str | None = None) -> list[str]:
+        out: list[str] = []
+        pending = [self.root / top]
+        while pending:
+            folder = pending.pop()
+            try:
+                entries = sorted(folder.iterdir())
+            except OSError:
+                continue
+            for entry in entries:
+                if entry.is_dir() and not entry.is_symlink():
+                    if not skipped(entry.name) and not (stop and (entry / stop).is_file()):
+                        pending.append(entry)
+                elif entry.suffix in suffixes or entry.name in names:
+                    out.append(entry.relative_to(self.root).as_posix())
+        return sorted(out)
+
+
+@dataclass
+class GitView:
+    """A revision in git, plus the root-level config files the head lends the base
+    (`overlay`: name -> the head's blob id, None where the head has none)."""
+
+    repo: Path
+    rev: str
+    overlay: Mapping[str, str | None] = field(default_factory=dict)
+    _known: dict[str, str | None] = field(default_factory=dict)
+    _listing: dict[str, str] | None = None
+
+    @staticmethod
+    def _key(entry: str | None) -> str | None:
+        # Regular files key by their blob id, as `file_blob` hashes them from disk; a symlink's
+        # blob is its target's name, so it gets a key no file shares.
+        if entry is None:
+            return None
+        mode, sha = entry.split()
+        return sha if mode.startswith("100") else f"link:{sha}"
+
+    def _lookup(self, names: Iterable[str]) -> None:
+        missing = sorted({n for n in names if n not in self._known and n not in self.overlay})
+        if not missing:
+            return
+        if self._listing is not None:
+            found = {n: self._listing[n] for n in missing if n in self._listing}
+        else:
+            found = git.tree_blobs(self.repo, self.rev, missing)
+        for name in missing:
+            self._known[name] = self._key(found.get(name))
+
+    def _blob(self, name: str) -> str | None:
+        return self.overlay[name] if name in self.overlay else self._known.get(name)
+
+    def is_file(self, path: str) -> bool:
+        name = _norm(path)
+        self._lookup([name])
+        return self._blob(name) is not None
+
+    def blobs(self, paths: Sequence[str]) -> dict[str, str]:
+        wanted = {p: _norm(p) for p in paths}
+        self._lookup(wanted.values())
+        return {given: blob for given, name in wanted.items()
+                if (blob := self._blob(name)) is not None}
+
+    def files(self) -> list[str]:
+        """Every file of the revision (one `git ls-tree -r`, read once), overlay applied."""
+        if self._listing is None:
+            self._listing = git.tree_blobs(self.repo, self.rev, [], recursive=True)
+            for name, entry in self._listing.items():
+                self._known.setdefault(name, self._key(entry))
+        present = {n for n, blob in self.overlay.items() if blob is not None}
+        return sorted((set(self._listing) - set(self.overlay)) | present)
+
+    def walk(self, top: str, suffixes: frozenset[str], names: frozenset[str] = frozenset(),
+             stop: str | None = None) -> list[str]:
+        everything = self.files()
+        markers = {str(PurePosixPath(p).parent) for p in everything
+                   if stop and PurePosixPath(p).name == stop}
+        top = _norm(top)
+        prefix = "" if top == "." else top + "/"
+        out = []
+        for path in everything:
+            if not path.startswith(prefix):
+                continue
+            pure = PurePosixPath(path)
+            if pure.suffix not in suffixes and pure.name not in names:
+                continue
+            folders = pure.parent.relative_to(top).parts if prefix else pure.parent.parts
+            below = [prefix + "/".join(folders[:i + 1]) for i in range(len(folders))]
+            if any(skipped(f) for f in folders) or any(b in markers for b in below):
+                continue
+            out.append(path)
+        return out
+
+
+def nearest_dir_with(view: TreeView, path: str, markers: Sequence[str]) -> str | None:
+    """The closest folder (repo-relative, "." for the root) above `path` holding a marker."""
+    parts = PurePosixPath(path).parent.parts
+    for depth in range(len(parts), -1, -1):
+        folder = "/".join(parts[:depth]) or "."
+        if any(view.is_file(f"{folder}/{m}") for m in markers):
+            return folder
+    return None
