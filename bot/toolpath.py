@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -39,4 +40,32 @@ def find_executable(names: Sequence[str], root: Path | None = None,
             candidate = directory / name
             if candidate.is_file() and os.access(candidate, os.X_OK):
                 return str(candidate)
+    return None
+
+
+def npm_version(exe: str, package: str) -> str | None:
+    """The version of the npm `package` whose bin script `exe` is, read from its package.json
+    (what the tool's own `--version` prints) without starting node; None when `exe` is not
+    laid out as an installed npm package."""
+    try:
+        script = Path(os.path.realpath(exe))
+        with script.open("rb") as handle:
+            first = handle.readline(200)
+    except OSError:
+        return None
+    # The version alone does not prove the tool runs: its interpreter must be there too.
+    words = first[2:].decode("utf-8", "replace").split() if first.startswith(b"#!") else []
+    if words and Path(words[0]).name == "env":
+        words = [w for w in words[1:] if not w.startswith("-")]
+    if words and shutil.which(words[0]) is None:
+        return None
+    folder = script.parent
+    for candidate in (folder, *folder.parents[:3]):
+        try:
+            manifest = json.loads((candidate / "package.json").read_text("utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(manifest, dict) and manifest.get("name") == package:
+            version = manifest.get("version")
+            return version if isinstance(version, str) and version else None
     return None

@@ -73,6 +73,9 @@ class LinterSpec:
     # False for a proxy that may run another toolchain on every call (rustup's cargo): its
     # version is asked every time instead of remembered per installed binary.
     stable_binary: bool = True
+    # Reads the version without running the tool (an npm package's package.json); None when
+    # it cannot, and the tool is asked.
+    read_version: Callable[[str], str | None] | None = None
     env: dict[str, str] = field(default_factory=dict)
     # Package/project-scoped tools may report files beyond the changed ones (a change that
     # breaks an untouched file of the same package): keep those findings too.
@@ -191,6 +194,9 @@ class LinterAnalyzer:
         return resolution
 
     def _ask_version(self, exe: str, root: Path) -> Resolution:
+        known = self.spec.read_version(exe) if self.spec.read_version is not None else None
+        if known:
+            return Resolution(exe, parse_version(known))
         try:
             result = proc.run([exe, *self.spec.version_args], cwd=root, timeout=60,
                               env=self.spec.env)

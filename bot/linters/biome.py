@@ -18,6 +18,7 @@ from bot.fixes import shown_in
 from bot.linters.base import GarbageOutput, LinterSpec, Unit, relpath
 from bot.linters.eslint import JS_EXTENSIONS, has_config
 from bot.model import Edit, Finding, Fix, Severity, Span
+from bot.toolpath import npm_version
 
 CONFIG_FILES = ("biome.json", "biome.jsonc")
 
@@ -103,4 +104,5 @@ SPEC = LinterSpec(
     command=command,
     parse=parse,
     refine=refine,
+    read_version=lambda exe: npm_version(exe, "@biomejs/biome"),
 )

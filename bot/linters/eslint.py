@@ -10,6 +10,7 @@ from bot.analyzer import Target
 from bot.linters.base import GarbageOutput, LinterSpec, Unit, relpath
 from bot.model import Edit, Finding, Fix, Severity, Span
 from bot.positions import offset_to_position, split_lines, utf16_to_column
+from bot.toolpath import npm_version
 
 JS_EXTENSIONS = frozenset({".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"})
 CONFIG_FILES = (
@@ -91,6 +92,7 @@ SPEC = LinterSpec(
     config_files=CONFIG_FILES,
     command=command,
     parse=parse,
+    read_version=lambda exe: npm_version(exe, "eslint"),
 )
 
 
