@@ -12,8 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from bot.errors import BotError
 
 FAIL_LEVELS = ("none", "info", "warning", "error")
@@ -33,6 +31,8 @@ def _fail(source: str, what: str) -> BotError:
 
 
 def parse(text: str, source: str) -> Config:
+    import yaml  # only when there is a file to read: most repositories have none
+
     try:
         data: Any = yaml.safe_load(text)
     except yaml.YAMLError as exc:

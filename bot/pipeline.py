@@ -69,6 +69,16 @@ def _merge_status(name: str, version: str | None, base: Outcome, head: Outcome) 
 
 def _collect(analyzer: Analyzer, resolution: Resolution, base: Target, head: Target
              ) -> tuple[Outcome, Outcome]:
+    pair = getattr(analyzer, "collect_pair", None)  # one run for both revisions, where it can
+    if pair is not None:
+        try:
+            both: tuple[Outcome, Outcome] | None = pair(base, head, resolution)
+        except Exception as exc:  # a broken adapter must not take the other tools down
+            failed = [Outcome(analyzer.name, "failed", message=f"{type(exc).__name__}: {exc}",
+                              failed_paths=frozenset(t.paths)) for t in (base, head)]
+            return failed[0], failed[1]
+        if both is not None:
+            return both
     with ThreadPoolExecutor(max_workers=2) as pool:
         futures = [pool.submit(_safe_collect, analyzer, t, resolution) for t in (base, head)]
         return futures[0].result(), futures[1].result()

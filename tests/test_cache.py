@@ -15,9 +15,9 @@ import pytest
 from bot import cache
 from bot.analyzer import Resolution, Target
 from bot.linters import golangci, ruff
-from bot.linters.base import LinterAnalyzer, LinterSpec, Unit
+from bot.linters.base import LinterAnalyzer, LinterSpec
 from bot.model import Edit, Finding, Fix, Severity, Span
-from tests.linters.conftest import lint, write
+from tests.linters.conftest import calls, counting_spec, lint, write
 
 FINDING = Finding("ruff", "F401", Severity.ERROR, "`os` imported but unused", "a.py", Span(1, 8, 1, 10),
                   "https://x", Fix("remove", (Edit("a.py", Span(1, 1, 2, 1), ""),), "safe"))
@@ -128,22 +128,6 @@ def test_default_dir_overrides(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
 
 
 # --- the runner uses it -------------------------------------------------------------------
-
-def counting_spec(tmp_path: Path, base: LinterSpec) -> tuple[LinterSpec, Path]:
-    """`base` with every invocation logged (argv) to a file."""
-    log = tmp_path / "invocations.log"
-
-    def command(exe: str, unit: Unit, target: Target) -> list[str]:
-        argv = base.command(exe, unit, target)
-        return ["sh", "-c", 'printf "%s\\n" "$*" >> "$0"; exec "$@"', str(log), *argv]
-
-    import dataclasses
-    return dataclasses.replace(base, command=command), log
-
-
-def calls(log: Path) -> list[str]:
-    return log.read_text().splitlines() if log.exists() else []
-
 
 def test_unchanged_files_are_never_linted_twice(tmp_path: Path) -> None:
     root = write(tmp_path / "repo", {"pyproject.toml": '[tool.ruff.lint]\nselect = ["F401"]\n',

@@ -73,6 +73,9 @@ class LinterSpec:
     # False for a proxy that may run another toolchain on every call (rustup's cargo): its
     # version is asked every time instead of remembered per installed binary.
     stable_binary: bool = True
+    # One invocation may take files of both revisions (absolute paths): the tool finds each
+    # file's configuration from the file, not from its working folder.
+    pairable: bool = False
     # Reads the version without running the tool (an npm package's package.json); None when
     # it cannot, and the tool is asked.
     read_version: Callable[[str], str | None] | None = None
@@ -208,9 +211,9 @@ class LinterAnalyzer:
                                       f"{result.err_tail(3) or proc.tail(result.out, 3)}")
         return Resolution(exe, parse_version(result.out + result.err))
 
-    def _execute(self, spec: LinterSpec, exe: str, unit: Unit, target: Target,
-                 run: _Run) -> list[Finding] | None:
-        """Run one invocation; its findings, or None (recorded in `run`) when it failed."""
+    def _invoke(self, spec: LinterSpec, exe: str, unit: Unit, target: Target,
+                run: _Run) -> proc.Result | None:
+        """Run one invocation; its result, or None (recorded in `run`) when it failed."""
         argv = spec.command(exe, unit, target)
         try:
             result = proc.run(argv, cwd=target.root / unit.cwd, timeout=target.timeout,
@@ -223,6 +226,11 @@ class LinterAnalyzer:
             run.fail(unit.paths, f"exit {result.returncode}: "
                      f"{result.err_tail() or proc.tail(result.out)}")
             return None
+        return result
+
+    def _read(self, spec: LinterSpec, exe: str, result: proc.Result, unit: Unit, target: Target,
+              run: _Run) -> list[Finding] | None:
+        """The findings of `target` in a result; None (recorded in `run`) when unreadable."""
         try:
             found = spec.parse(result, unit, target)
         except (GarbageOutput, ValueError, KeyError, TypeError) as exc:
@@ -231,44 +239,61 @@ class LinterAnalyzer:
             return None
         return found if spec.refine is None else spec.refine(exe, found, unit, target)
 
+    def _execute(self, spec: LinterSpec, exe: str, unit: Unit, target: Target,
+                 run: _Run) -> list[Finding] | None:
+        result = self._invoke(spec, exe, unit, target, run)
+        return None if result is None else self._read(spec, exe, result, unit, target, run)
+
+    @staticmethod
+    def _lookup_files(spec: LinterSpec, target: Target, paths: list[str],
+                      cache: FindingsCache | None, salt: str, run: _Run) -> tuple[dict[str, str], list[str]]:
+        """File scope: (each path's key, the paths that missed); hits go into `run`."""
+        if cache is None:
+            return {}, list(paths)
+        keys: dict[str, str] = {}
+        todo = []
+        # Keys from blob ids, read in one go: at the base they come from git, so a run
+        # whose base entries all hit never makes the base checkout.
+        view = target.view or DiskView(target.root)
+        folders = {f: _config_candidates(spec, f)
+                   for f in sorted({str(PurePosixPath(p).parent) for p in paths})}
+        blobs = view.blobs(list(dict.fromkeys([*(c for cs in folders.values() for c in cs),
+                                               *paths])))
+        configs = {f: blobs_hash({c: blobs[c] for c in cs if c in blobs})
+                   for f, cs in folders.items()}
+        for path in paths:
+            config = configs[str(PurePosixPath(path).parent)]
+            keys[path] = make_key(salt, config, path, blobs.get(path, "-"))
+            hit = cache.get(keys[path])
+            if hit is None:
+                todo.append(path)
+            else:
+                run.findings.extend(hit)
+        return keys, todo
+
+    @staticmethod
+    def _store(found: list[Finding], paths: Sequence[str], keys: dict[str, str],
+               cache: FindingsCache | None) -> None:
+        if cache is None:
+            return
+        by_path: dict[str, list[Finding]] = {p: [] for p in paths}
+        for finding in found:
+            if finding.path in by_path:
+                by_path[finding.path].append(finding)
+        for path, items in by_path.items():
+            cache.put(keys[path], items)
+
     def _collect_files(self, spec: LinterSpec, exe: str, target: Target, paths: list[str],
                        cache: FindingsCache | None, salt: str, run: _Run) -> None:
         """File scope: each path is its own cache entry; only the misses are linted."""
-        keys: dict[str, str] = {}
-        todo = paths
-        if cache is not None:
-            todo = []
-            # Keys from blob ids, read in one go: at the base they come from git, so a run
-            # whose base entries all hit never makes the base checkout.
-            view = target.view or DiskView(target.root)
-            folders = {f: _config_candidates(spec, f)
-                       for f in sorted({str(PurePosixPath(p).parent) for p in paths})}
-            blobs = view.blobs(list(dict.fromkeys([*(c for cs in folders.values() for c in cs),
-                                                   *paths])))
-            configs = {f: blobs_hash({c: blobs[c] for c in cs if c in blobs})
-                       for f, cs in folders.items()}
-            for path in paths:
-                config = configs[str(PurePosixPath(path).parent)]
-                keys[path] = make_key(salt, config, path, blobs.get(path, "-"))
-                hit = cache.get(keys[path])
-                if hit is None:
-                    todo.append(path)
-                else:
-                    run.findings.extend(hit)
+        keys, todo = self._lookup_files(spec, target, paths, cache, salt, run)
         if todo:
             target.ready()
         for unit in spec.units(DiskView(target.root), todo):
             found = self._execute(spec, exe, unit, target, run)
-            if found is None:
-                continue
-            run.findings.extend(found)
-            if cache is not None:
-                by_path: dict[str, list[Finding]] = {p: [] for p in unit.paths}
-                for finding in found:
-                    if finding.path in by_path:
-                        by_path[finding.path].append(finding)
-                for path, items in by_path.items():
-                    cache.put(keys[path], items)
+            if found is not None:
+                run.findings.extend(found)
+                self._store(found, unit.paths, keys, cache)
 
     def _collect_units(self, spec: LinterSpec, exe: str, target: Target, paths: list[str],
                        cache: FindingsCache | None, salt: str, run: _Run) -> None:
@@ -313,22 +338,24 @@ class LinterAnalyzer:
             for unit, items in per_unit.items():
                 cache.put(keys[unit], items)
 
-    def collect(self, target: Target, resolution: Resolution) -> Outcome:
+    def _prepare(self, resolution: Resolution) -> tuple[LinterSpec, str, str]:
+        """The spec for the resolved version, the executable, the cache salt."""
         assert resolution.executable is not None
         spec = self.spec
         if spec.for_version is not None:
             spec = spec.for_version(spec, resolution.version)
-        paths = [p for p in target.paths if spec.wants(p)]
-        # No version, no key: a cache entry must never outlive the tool that wrote it.
-        cache = (FindingsCache(target.cache_dir)
-                 if target.cache_dir is not None and resolution.version else None)
         salt = make_key(CACHE_SALT, spec.name, resolution.version or "", spec.scope,
                         *sorted(f"{k}={v}" for k, v in spec.env.items()))
-        run = _Run()
-        if spec.scope == "file":
-            self._collect_files(spec, resolution.executable, target, paths, cache, salt, run)
-        else:
-            self._collect_units(spec, resolution.executable, target, paths, cache, salt, run)
+        return spec, resolution.executable, salt
+
+    @staticmethod
+    def _cache(target: Target, resolution: Resolution) -> FindingsCache | None:
+        # No version, no key: a cache entry must never outlive the tool that wrote it.
+        return (FindingsCache(target.cache_dir)
+                if target.cache_dir is not None and resolution.version else None)
+
+    def _outcome(self, spec: LinterSpec, paths: list[str], run: _Run, resolution: Resolution,
+                 cache: FindingsCache | None) -> Outcome:
         if cache is not None and cache.writes:
             cache.prune()
         wanted = set(paths)
@@ -338,3 +365,67 @@ class LinterAnalyzer:
         extra = frozenset(f.path for f in kept) - wanted
         return Outcome(self.name, run.status, kept, resolution.version, "\n".join(run.messages),
                        frozenset(run.failed), extra)
+
+    def collect(self, target: Target, resolution: Resolution) -> Outcome:
+        spec, exe, salt = self._prepare(resolution)
+        cache = self._cache(target, resolution)
+        paths = [p for p in target.paths if spec.wants(p)]
+        run = _Run()
+        if spec.scope == "file":
+            self._collect_files(spec, exe, target, paths, cache, salt, run)
+        else:
+            self._collect_units(spec, exe, target, paths, cache, salt, run)
+        return self._outcome(spec, paths, run, resolution, cache)
+
+    def collect_pair(self, base: Target, head: Target,
+                     resolution: Resolution) -> tuple[Outcome, Outcome] | None:
+        """Both revisions through shared invocations, for a tool that finds each file's
+        configuration from the file itself (ESLint 10): one start-up instead of two, on
+        absolute paths from the head's folder. None when the tool cannot, or when one
+        checkout lies inside the other."""
+        spec, exe, salt = self._prepare(resolution)
+        if not spec.pairable or spec.scope != "file" or _nested(base.root, head.root):
+            return None
+        sides = []
+        for target in (base, head):
+            cache = self._cache(target, resolution)
+            paths = [p for p in target.paths if spec.wants(p)]
+            run = _Run()
+            keys, todo = self._lookup_files(spec, target, paths, cache, salt, run)
+            sides.append(_Side(target, paths, run, keys, todo, cache))
+        if sides[0].todo:
+            base.ready()
+        owners = {str(side.target.root / p): (side, p) for side in sides for p in side.todo}
+        for unit in spec.units(DiskView(head.root), list(owners)):
+            shared = _Run()
+            result = self._invoke(spec, exe, unit, head, shared)
+            for side in sides:
+                mine = tuple(owners[a][1] for a in unit.paths if owners[a][0] is side)
+                if not mine:
+                    continue
+                if result is None:
+                    side.run.fail(mine, shared.messages[-1], timeout=shared.status == "timeout")
+                    continue
+                found = self._read(spec, exe, result, Unit(unit.cwd, mine), side.target, side.run)
+                if found is not None:
+                    side.run.findings.extend(found)
+                    self._store(found, mine, side.keys, side.cache)
+        base_o, head_o = (self._outcome(spec, s.paths, s.run, resolution, s.cache) for s in sides)
+        return base_o, head_o
+
+
+def _nested(a: Path, b: Path) -> bool:
+    a, b = a.resolve(), b.resolve()
+    return a == b or a.is_relative_to(b) or b.is_relative_to(a)
+
+
+@dataclass
+class _Side:
+    """One revision's share of a paired collect."""
+
+    target: Target
+    paths: list[str]
+    run: _Run
+    keys: dict[str, str]
+    todo: list[str]
+    cache: FindingsCache | None

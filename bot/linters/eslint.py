@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from bot import proc
 from bot.analyzer import Target
-from bot.linters.base import GarbageOutput, LinterSpec, Unit, relpath
+from bot.linters.base import GarbageOutput, LinterSpec, Unit, relpath, version_tuple
 from bot.model import Edit, Finding, Fix, Severity, Span
 from bot.positions import offset_to_position, split_lines, utf16_to_column
 from bot.toolpath import npm_version
@@ -93,6 +94,9 @@ SPEC = LinterSpec(
     command=command,
     parse=parse,
     read_version=lambda exe: npm_version(exe, "eslint"),
+    # ESLint 10 looks a file's flat config up from the file: one run lints both revisions.
+    # (ESLint 9 resolves it from the working folder and ignores files outside it.)
+    for_version=lambda spec, version: replace(spec, pairable=version_tuple(version) >= (10,)),
 )
 
 

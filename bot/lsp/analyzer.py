@@ -15,7 +15,7 @@ from pathlib import Path
 
 from bot import proc
 from bot.analyzer import Outcome, Resolution, Target
-from bot.lsp import importers, servers
+from bot.lsp import servers
 from bot.lsp.diagnostics import findings_for, setup_notes
 from bot.lsp.servers import ServerSpec
 from bot.model import Finding, ToolStatus
@@ -83,9 +83,9 @@ class LspAnalyzer:
         return Resolution(executable, install_hint=spec.install_hint)
 
     def collect(self, target: Target, resolution: Resolution) -> Outcome:
-        # Imported here: the LSP client pulls in lsprotocol (~0.3 s), which a review with no
-        # language server to run should not pay.
-        from bot.lsp import session
+        # Imported here: the LSP client pulls in lsprotocol (~0.3 s) and the importer search
+        # tree-sitter, which a review with no language server to run should not pay.
+        from bot.lsp import importers, session
 
         if resolution.executable is None:
             return Outcome(self.name, "missing", message=resolution.message)

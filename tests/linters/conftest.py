@@ -7,6 +7,7 @@ REVIEWBOT_ALLOW_MISSING_TOOLS=1 to skip instead (a machine without Go or Rust).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import textwrap
 from pathlib import Path
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from bot.analyzer import Outcome, Resolution, Target
-from bot.linters.base import LinterAnalyzer, LinterSpec
+from bot.linters.base import LinterAnalyzer, LinterSpec, Unit
 
 
 def write(root: Path, files: dict[str, str]) -> Path:
@@ -48,3 +49,18 @@ def by_rule(outcome: Outcome) -> dict[str, list[object]]:
     for f in outcome.findings:
         out.setdefault(f.rule, []).append(f)
     return out
+
+
+def counting_spec(tmp_path: Path, base: LinterSpec) -> tuple[LinterSpec, Path]:
+    """`base` with every invocation logged (argv) to a file."""
+    log = tmp_path / "invocations.log"
+
+    def command(exe: str, unit: Unit, target: Target) -> list[str]:
+        argv = base.command(exe, unit, target)
+        return ["sh", "-c", 'printf "%s\\n" "$*" >> "$0"; exec "$@"', str(log), *argv]
+
+    return dataclasses.replace(base, command=command), log
+
+
+def calls(log: Path) -> list[str]:
+    return log.read_text().splitlines() if log.exists() else []

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from bot.linters import eslint
+from bot.linters.base import LinterAnalyzer, LinterSpec
 from bot.model import Severity, Span
-from tests.linters.conftest import lint, write
+from bot.pipeline import ReviewOptions, run_review
+from tests.conftest import GitRepo
+from tests.linters.conftest import calls, counting_spec, lint, write
 
 CONFIG = ('export default [{ rules: { "prefer-const": "error", "no-unused-vars": "warn",'
           ' eqeqeq: "error" } }];\n')
@@ -33,3 +37,40 @@ def test_config_error_is_a_failure(tmp_path: Path) -> None:
                      "a.js": "let a = 1;\n"})
     outcome = lint(eslint.SPEC, tmp_path, ["a.js"])
     assert outcome.status == "failed" and "a.js" in outcome.failed_paths
+
+
+# --- both revisions through one ESLint run -----------------------------------------------------
+
+def _review(repo: GitRepo, spec: LinterSpec, cache: Path | None) -> list[tuple[str, str, int, str]]:
+    result = run_review(ReviewOptions(repo=repo.path, base="main", cache_dir=cache,
+                                      analyzers={"eslint": LinterAnalyzer(spec)}))
+    assert [t.status for t in result.tools] == ["ok"], result.tools
+    rows = [(v.finding.path, v.finding.rule, v.finding.line, v.scope) for v in result.findings]
+    rows += [(v.finding.path, v.finding.rule, v.finding.line, "fixed") for v in result.fixed]
+    return sorted(rows)
+
+
+def test_one_run_lints_both_revisions_with_each_ones_config(repo: GitRepo, tmp_path: Path) -> None:
+    """ESLint 10 finds each file's config from the file: the base files, named by absolute
+    path from the head's folder, are linted with the (borrowed) config in the base checkout,
+    and the verdicts equal those of two separate runs."""
+    repo.commit({"eslint.config.mjs": 'export default [{ rules: { "prefer-const": "error", '
+                                      '"no-unused-vars": "error" } }];\n',
+                 "src/a.js": "let a = 1;\nexport { a };\nconst gone = 2;\n",
+                 "src/b.js": "export const b = 1;\n", "sub/eslint.config.mjs": "export default [];\n",
+                 "sub/c.js": "let c = 1;\n"})
+    repo.branch("feat")
+    repo.commit({"src/a.js": "let a = 1;\nexport { a };\nlet fresh = 3;\nexport { fresh };\n",
+                 "src/b.js": "export const b = 1;\nconst unused = 2;\n", "sub/c.js": "let c = 2;\n"})
+    spec, log = counting_spec(tmp_path, eslint.SPEC)
+    paired = _review(repo, spec, tmp_path / "c1")
+    assert len(calls(log)) == 1, "one ESLint process for both revisions"
+    separate = _review(repo, replace(spec, for_version=None), tmp_path / "c2")
+    assert len(calls(log)) == 3
+    assert paired == separate
+    assert ("src/a.js", "prefer-const", 3, "introduced") in paired
+    assert ("src/a.js", "no-unused-vars", 3, "fixed") in paired
+    assert not [r for r in paired if r[0] == "sub/c.js"]  # its own folder's config: no rules
+    # A re-run is served from the cache, through the paired path too.
+    assert _review(repo, spec, tmp_path / "c1") == paired and len(calls(log)) == 3
+    assert _review(repo, spec, None) == paired and len(calls(log)) == 4
