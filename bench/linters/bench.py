@@ -6,7 +6,9 @@ change on a branch, then time, `--repeat` times each, alternating:
   plain  the linter's own command (the argv the adapter uses) on the head's changed files
   cold   `reviewbot review --base main --only TOOL` with an empty findings cache
   warm   the same with the cache the previous cold run left (a re-run of the same PR)
-and report medians and the ratios cold/plain and warm/plain.
+  push   a new commit on the branch (one changed file edited again) with that cache: the
+         base is all cached, the head partly (the common case: every push to an open PR)
+and report medians and the ratios to plain.
 
 Tool caches outside reviewbot (Go build and golangci-lint caches) are warm for every variant,
 as on a developer machine or a CI that caches them. For clippy every variant starts without a
@@ -195,10 +197,18 @@ class Case:
     generate: Callable[[], tuple[dict[str, str], dict[str, str]]]
     plain: Callable[[Path, list[str]], list[str]]
     before_each: Callable[[Path], None] = lambda repo: None
+    comment: str = "//"
+
+
+def push(repo: Path, changed: list[str], comment: str) -> None:
+    """A new commit on the branch that edits the first changed file again."""
+    path = repo / changed[0]
+    path.write_text(path.read_text() + f"{comment} pushed again\n")
+    git(repo, "commit", "-q", "-am", "push")
 
 
 CASES = {
-    "ruff": Case("ruff", python_repo, plain_ruff),
+    "ruff": Case("ruff", python_repo, plain_ruff, comment="#"),
     "eslint": Case("eslint", js_repo, plain_eslint),
     "golangci-lint": Case("golangci-lint", go_repo, plain_golangci),
     "clippy": Case("clippy", rust_repo, plain_clippy, clean_target),
@@ -223,7 +233,7 @@ def bench(case: Case, scratch: Path, repeat: int) -> dict[str, float | int | str
     timed(plain_argv, repo)
     case.before_each(repo)
     timed([*review, "--no-cache"], ROOT)
-    times: dict[str, list[float]] = {"plain": [], "cold": [], "warm": []}
+    times: dict[str, list[float]] = {"plain": [], "cold": [], "warm": [], "push": []}
     for i in range(repeat):
         case.before_each(repo)
         times["plain"].append(timed(plain_argv, repo))
@@ -232,18 +242,23 @@ def bench(case: Case, scratch: Path, repeat: int) -> dict[str, float | int | str
         times["cold"].append(timed([*review, "--cache-dir", str(cache_dir)], ROOT))
         case.before_each(repo)
         times["warm"].append(timed([*review, "--cache-dir", str(cache_dir)], ROOT))
+        push(repo, changed, case.comment)
+        case.before_each(repo)
+        times["push"].append(timed([*review, "--cache-dir", str(cache_dir)], ROOT))
+        git(repo, "reset", "-q", "--hard", "HEAD~1")
     medians = {k: statistics.median(v) for k, v in times.items()}
     return {"tool": case.tool, "files": len(base), "changed": len(changed), **medians,
-            "cold_ratio": medians["cold"] / medians["plain"],
-            "warm_ratio": medians["warm"] / medians["plain"]}
+            **{f"{k}_ratio": medians[k] / medians["plain"] for k in ("cold", "warm", "push")}}
 
 
 def table(rows: list[dict[str, float | int | str]]) -> str:
-    lines = ["| linter | files | changed | plain (s) | cold (s) | warm (s) | cold / plain | warm / plain |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| linter | files | changed | plain (s) | cold (s) | warm (s) | push (s) | cold / plain "
+             "| warm / plain | push / plain |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         lines.append(f"| {r['tool']} | {r['files']} | {r['changed']} | {r['plain']:.3f} | {r['cold']:.3f} | "
-                     f"{r['warm']:.3f} | {r['cold_ratio']:.2f}x | {r['warm_ratio']:.2f}x |")
+                     f"{r['warm']:.3f} | {r['push']:.3f} | {r['cold_ratio']:.2f}x | {r['warm_ratio']:.2f}x | "
+                     f"{r['push_ratio']:.2f}x |")
     return "\n".join(lines) + "\n"
 
 
