@@ -74,8 +74,18 @@ def diff_unified(repo: Path, base: str, head: str, paths: tuple[str, str] | None
     return git(repo, *args, f"{base}:{old}", f"{head}:{new}").stdout
 
 
-def worktree_add(repo: Path, where: Path, rev: str) -> None:
-    git(repo, "worktree", "add", "--detach", "--force", "--quiet", str(where), rev)
+def worktree_add(repo: Path, where: Path, rev: str, checkout: bool = True) -> None:
+    git(repo, "worktree", "add", "--detach", "--force", "--quiet",
+        *([] if checkout else ["--no-checkout"]), str(where), rev)
+
+
+def checkout_paths(worktree: Path, rev: str, paths: list[str]) -> None:
+    """Write just `paths` of `rev` into a worktree made with --no-checkout, as a checkout
+    would (modes, symlinks, end-of-line conversion, filters); the index is filled first."""
+    git(worktree, "read-tree", rev)
+    if paths:
+        git(worktree, "checkout-index", "--force", "-z", "--stdin",
+            stdin="".join(f"{p}\0" for p in paths).encode("utf-8", "surrogateescape"))
 
 
 def worktree_remove(repo: Path, where: Path) -> None:
@@ -116,8 +126,8 @@ def cat_blobs(repo: Path, specs: list[str]) -> list[bytes | None]:
         return []
     if any("\n" in s for s in specs):  # cannot go through the line protocol
         return [show(repo, *s.split(":", 1)) for s in specs]
-    result = git(repo, "cat-file", "--batch", stdin="".join(f"{s}\n" for s in specs).encode(
-        "utf-8", "surrogateescape"))
+    request = "".join(f"{s}\n" for s in specs).encode("utf-8", "surrogateescape")
+    result = git(repo, "cat-file", "--batch", stdin=request)
     data, pos = result.stdout, 0
     out: list[bytes | None] = []
     for _ in specs:

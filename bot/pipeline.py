@@ -111,6 +111,8 @@ def run_review(opts: ReviewOptions) -> ReviewResult:
         head_root = trees.head_root
         applicable = [a for _, a in sorted(analyzers.items())
                       if a.applies(head_root, head_paths + base_paths)]
+        # Tools that never write into the files they check let the base share the head's.
+        trees.read_only = all(getattr(a, "read_only", False) for a in applicable)
         if not applicable and not changes.patches:
             notes.append("no changes between the merge base and the head")
         elif not applicable:

@@ -31,9 +31,14 @@ def utf16_to_column(line_text: str, units: int) -> int:
     return len(line_text) + 1
 
 
+def utf16_length(text: str) -> int:
+    """Length in UTF-16 code units (astral characters count two)."""
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
 def column_to_utf16(line_text: str, column: int) -> int:
     """0-based UTF-16 offset for a 1-based code-point column."""
-    return sum(2 if ord(c) > 0xFFFF else 1 for c in line_text[: column - 1])
+    return utf16_length(line_text[: column - 1])
 
 
 def byte_to_column(line_text: str, byte_offset: int) -> int:
@@ -49,7 +54,7 @@ def offset_to_position(lines: Sequence[str], offset: int, utf16: bool = False) -
     """
     remaining = offset
     for number, line in enumerate(lines, start=1):
-        size = sum(2 if ord(c) > 0xFFFF else 1 for c in line) if utf16 else len(line)
+        size = utf16_length(line) if utf16 else len(line)
         if remaining < size or number == len(lines):
             column = utf16_to_column(line, remaining) if utf16 else min(remaining, len(line)) + 1
             return number, column

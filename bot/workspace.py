@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot import git, trees
+from bot import git, linked, trees
 from bot.cache import file_blob
 from bot.classify import FileSide
 from bot.diff import FilePatch, LineMap, hunk_lines, line_map, parse_patch
@@ -184,6 +184,10 @@ class Checkouts:
         self.made: list[Path] = []
         self.lock = threading.Lock()
         self.base_root = self.scratch / "base"
+        # Set by the caller when no tool to be run on the base writes into its files: the
+        # base may then share the head's files through hard links (bot.linked).
+        self.read_only = False
+        self.how = ""  # how the base was made: "linked" or "checkout"
         self.head_root = rev.repo
         if not _head_is_checkout(rev):
             self.head_root = self.scratch / "head"
@@ -198,10 +202,30 @@ class Checkouts:
         """The base checkout, carrying the head's configuration; made once, on first call."""
         with self.lock:
             if self.base_root not in self.made:
-                git.worktree_add(self.rev.repo, self.base_root, self.rev.merge_base)
-                self.made.append(self.base_root)
+                self.how = "linked" if self.read_only and self._linked_base() else "checkout"
+                if self.how == "checkout":
+                    git.worktree_add(self.rev.repo, self.base_root, self.rev.merge_base)
+                    self.made.append(self.base_root)
                 _carry_config(self.head_root, self.base_root, self.config_files)
         return self.base_root
+
+    def _linked_base(self) -> bool:
+        """Make the base from the head's files (hard links) and git (the rest); False, with
+        nothing left behind, when links are not possible here."""
+        repo, base_rev = self.rev.repo, self.rev.merge_base
+        git.worktree_add(repo, self.base_root, base_rev, checkout=False)
+        self.made.append(self.base_root)
+        todo = linked.plan(git.tree_blobs(repo, base_rev, [], recursive=True),
+                           git.tree_blobs(repo, self.rev.head, [], recursive=True),
+                           linked.ALWAYS_COPIED | frozenset(self.config_files))
+        try:
+            linked.materialize(base_rev, self.head_root, self.base_root, todo)
+        except linked.CannotLink:
+            git.worktree_remove(repo, self.base_root)
+            self.made.remove(self.base_root)
+            shutil.rmtree(self.base_root, ignore_errors=True)
+            return False
+        return True
 
     def base_view(self) -> trees.GitView:
         # What `_carry_config` does to the base: the head's file, or none where the head has none.

@@ -19,9 +19,9 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     made: list[str] = []
     real = git.worktree_add
 
-    def counting(repo: Path, where: Path, rev: str) -> None:
+    def counting(repo: Path, where: Path, rev: str, checkout: bool = True) -> None:
         made.append(where.name)
-        real(repo, where, rev)
+        real(repo, where, rev, checkout)
 
     monkeypatch.setattr(git, "worktree_add", counting)
     return made
@@ -30,7 +30,7 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def review(repo: GitRepo, cache: Path, spec: LinterSpec = RUFF) -> list[tuple[str, str, int, str]]:
     result = run_review(ReviewOptions(repo=repo.path, base="main", cache_dir=cache,
                                       analyzers={spec.name: LinterAnalyzer(spec)}))
-    assert [t.status for t in result.tools] == ["ok"]
+    assert [t.status for t in result.tools] == ["ok"], result.tools
     return sorted((v.finding.rule, v.finding.path, v.finding.line, v.scope) for v in result.findings)
 
 

@@ -73,6 +73,9 @@ class LinterSpec:
     # False for a proxy that may run another toolchain on every call (rustup's cargo): its
     # version is asked every time instead of remembered per installed binary.
     stable_binary: bool = True
+    # Never writes into existing files of the checkout (new cache or build folders are fine;
+    # manifests and lock files are never shared, see bot.linked).
+    read_only: bool = True
     # One invocation may take files of both revisions (absolute paths): the tool finds each
     # file's configuration from the file, not from its working folder.
     pairable: bool = False
@@ -169,6 +172,11 @@ class LinterAnalyzer:
     # Calls `Target.ready()` before reading a checkout (see Target): the pipeline may hand it
     # a base that is made only when something misses the cache.
     lazy_checkout: ClassVar[bool] = True
+
+    @property
+    def read_only(self) -> bool:
+        """Never writes into the files of the checkout it runs on (see bot.linked)."""
+        return self.spec.read_only
 
     @property
     def name(self) -> str:
