@@ -146,6 +146,7 @@ SPEC = LinterSpec(
     parse=parse,
     scope="crate",
     stable_binary=False,  # rustup's cargo proxy: the toolchain may differ per call and folder
+    read_only=False,  # build scripts run and may write anywhere in the crate: a real checkout
     units=units,
     ok_exit_codes=frozenset({0, 101}),  # 101: the crate does not compile (errors are findings)
     version_args=("clippy", "--version"),
