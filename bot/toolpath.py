@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import mmap
 import os
 import shutil
 import sys
@@ -68,4 +69,39 @@ def npm_version(exe: str, package: str) -> str | None:
         if isinstance(manifest, dict) and manifest.get("name") == package:
             version = manifest.get("version")
             return version if isinstance(version, str) and version else None
+    return None
+
+
+GO_BUILDINFO = b"\xff Go buildinf:"
+
+
+def _uvarint(data: bytes | mmap.mmap, pos: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, pos
+        shift += 7
+
+
+def go_module_version(exe: str, module: str) -> str | None:
+    """The version of `module` recorded in a Go binary's build information (what `go version
+    -m` prints, e.g. from `go install module/...@v1.2.3`), read without running it; None for
+    builds that record none ("(devel)") or binaries in an older layout."""
+    try:
+        with open(exe, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            start = data.find(GO_BUILDINFO)
+            if start < 0 or len(data) < start + 32 or not data[start + 15] & 0x02:
+                return None  # Go before 1.18 stored pointers, not the strings themselves
+            size, pos = _uvarint(data, start + 32)  # the Go version
+            size, pos = _uvarint(data, pos + size)  # the module information
+            info = bytes(data[pos:pos + size]).decode("utf-8", "replace")
+    except (OSError, ValueError, IndexError):
+        return None
+    for line in info.splitlines():
+        fields = line.split("\t")
+        if len(fields) >= 3 and fields[0] == "mod" and fields[1] == module:
+            return fields[2] if fields[2].startswith("v") else None
     return None

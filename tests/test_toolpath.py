@@ -6,9 +6,11 @@ import json
 import os
 from pathlib import Path
 
+from bot import proc
 from bot.linters import eslint
 from bot.linters.base import LinterAnalyzer
-from bot.toolpath import npm_version
+from bot.toolpath import go_module_version, npm_version
+from tests.conftest import require_tool
 
 
 def package(root: Path, name: str, version: str, shebang: str) -> Path:
@@ -37,3 +39,16 @@ def test_no_version_when_the_interpreter_is_missing(tmp_path: Path) -> None:
     # ...so the tool is run, fails, and is reported missing with its install hint.
     resolution = LinterAnalyzer(eslint.SPEC).resolve(tmp_path)
     assert resolution.executable is None and "install" in resolution.install_hint
+
+
+def test_a_go_binary_names_its_module_version(tmp_path: Path) -> None:
+    tool = require_tool("golangci-lint")
+    version = go_module_version(str(tool), "github.com/golangci/golangci-lint/v2")
+    assert version is not None and version.startswith("v2.")
+    # The same version the tool prints about itself.
+    printed = proc.run([str(tool), "--version"]).out
+    assert version.removeprefix("v") in printed
+    assert go_module_version(str(tool), "example.com/not-in-it") is None
+    (tmp_path / "script").write_text("#!/bin/sh\n")
+    assert go_module_version(str(tmp_path / "script"), "x") is None
+    assert go_module_version(str(tmp_path / "missing"), "x") is None

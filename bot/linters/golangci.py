@@ -19,6 +19,7 @@ from bot.analyzer import Target, TreeView
 from bot.linters.base import GarbageOutput, LinterSpec, Unit, relpath, version_tuple
 from bot.model import Edit, Finding, Fix, Severity, Span
 from bot.positions import byte_offset_to_position, byte_to_column
+from bot.toolpath import go_module_version
 from bot.trees import nearest_dir_with
 
 CONFIG_FILES = (".golangci.yml", ".golangci.yaml", ".golangci.toml", ".golangci.json")
@@ -208,6 +209,12 @@ def parse(result: proc.Result, unit: Unit, target: Target) -> list[Finding]:
     return findings
 
 
+def read_version(exe: str) -> str | None:
+    """From the binary's Go build information (`go install` records the module version)."""
+    return (go_module_version(exe, "github.com/golangci/golangci-lint/v2")
+            or go_module_version(exe, "github.com/golangci/golangci-lint"))
+
+
 SPEC = LinterSpec(
     name="golangci-lint",
     extensions=frozenset({".go"}),
@@ -224,4 +231,5 @@ SPEC = LinterSpec(
     ok_exit_codes=frozenset({0, 1, 5}),
     beyond_paths=True,
     for_version=for_version,
+    read_version=read_version,
 )
