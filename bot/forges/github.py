@@ -10,6 +10,7 @@ raises `Uncertain`, and the publish flow reads the state again before writing.
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -250,12 +251,11 @@ class GitHubForge:
         batches = [report.annotations[i:i + ANNOTATIONS_PER_REQUEST]
                    for i in range(0, len(report.annotations), ANNOTATIONS_PER_REQUEST)] or [()]
         output = {"title": clip(report.title, 255), "summary": clip(report.summary, CHECK_TEXT_LIMIT)}
+        first = {**output, "annotations": [_annotation(a) for a in batches[0]]}
+        # Names this run's check run, so a creation whose answer was lost is found, not repeated.
+        marker = uuid.uuid4().hex
         try:
-            run: CheckRun = self._call(lambda: self._repo.create_check_run(
-                name=report.name, head_sha=report.head, status="completed",
-                conclusion=report.conclusion,
-                output={**output, "annotations": [_annotation(a) for a in batches[0]]}),
-                write=True, idempotent=True)  # a duplicate run is superseded by the latest
+            run = self._create_check(report, first, marker)
         except ReadOnly as exc:
             print(f"reviewbot: cannot create a check run ({exc.message})")
             return False
@@ -264,6 +264,29 @@ class GitHubForge:
                 output={**output, "annotations": [_annotation(a) for a in b]}),
                 write=True, idempotent=False)
         return True
+
+    def _create_check(self, report: CheckReport, output: dict[str, Any], marker: str) -> CheckRun:
+        for attempt in range(RETRIES + 1):
+            try:
+                return self._call(lambda: self._repo.create_check_run(
+                    name=report.name, head_sha=report.head, status="completed",
+                    conclusion=report.conclusion, external_id=marker, output=output), write=True)
+            except Uncertain:
+                if attempt == RETRIES:
+                    raise
+                self._sleep(server_wait(attempt))
+                found = self._find_check(report, marker)
+                if found is not None:  # the failed POST did create it
+                    return found
+        raise AssertionError("unreachable")
+
+    def _find_check(self, report: CheckReport, marker: str) -> CheckRun | None:
+        _, data = self._call(lambda: self._gh.requester.requestJsonAndCheck(
+            "GET", f"{self._repo.url}/commits/{report.head}/check-runs",
+            parameters={"check_name": report.name, "filter": "all", "per_page": 100}), write=False)
+        runs = data.get("check_runs", []) if isinstance(data, dict) else []
+        found = next((r for r in runs if r.get("external_id") == marker), None)
+        return CheckRun(self._gh.requester, {}, found, completed=True) if found else None
 
     # -- plumbing ----------------------------------------------------------------------
 

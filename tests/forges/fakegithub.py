@@ -216,6 +216,8 @@ class FakeGitHub:
                 ("PATCH", r"/issues/comments/(\d+)",
                  lambda m: self._edit(self.s.issue_comments, m, body)),
                 ("POST", "/check-runs", lambda m: self._check_run(None, body)),
+                ("GET", r"/commits/([0-9a-f]{40})/check-runs", lambda m: (200, self._check_runs(
+                    m.group(1), query))),
                 ("PATCH", r"/check-runs/(\d+)", lambda m: self._check_run(int(m.group(1)), body)),
             ]
             for verb, pattern, action in routes:
@@ -334,6 +336,17 @@ class FakeGitHub:
             "author_association": "NONE"}
         return 201, self.s.issue_comments[cid]
 
+    def _check_runs(self, sha: str, query: dict[str, list[str]]) -> dict[str, Any]:
+        name = (query.get("check_name") or [None])[0]
+        runs = [self._check_run_json(r) for r in self.s.check_runs.values()
+                if r.get("head_sha") == sha and (name is None or r.get("name") == name)]
+        return {"total_count": len(runs), "check_runs": runs}
+
+    def _check_run_json(self, run: dict[str, Any]) -> dict[str, Any]:
+        return {"id": run["id"], "url": self._url(f"/check-runs/{run['id']}"), "name": run.get("name"),
+                "head_sha": run.get("head_sha"), "status": run.get("status"),
+                "conclusion": run.get("conclusion"), "external_id": run.get("external_id")}
+
     def _check_run(self, run_id: int | None, body: dict[str, Any]) -> tuple[int, Any]:
         output = body.get("output") or {}
         if len(output.get("annotations", [])) > 50:
@@ -346,10 +359,7 @@ class FakeGitHub:
             return 404, {"message": "Not Found"}
         run.update({k: v for k, v in body.items() if k != "output"}, output=output)
         run["annotations"] = run["annotations"] + output.get("annotations", [])  # they append
-        return (201 if "head_sha" in body else 200), {
-            "id": run_id, "url": self._url(f"/check-runs/{run_id}"), "name": run.get("name"),
-            "head_sha": run.get("head_sha"), "status": run.get("status"),
-            "conclusion": run.get("conclusion")}
+        return (201 if "head_sha" in body else 200), self._check_run_json(run)
 
     # -- GraphQL ------------------------------------------------------------------------
 

@@ -135,3 +135,18 @@ def test_resolve_failing_for_good_is_retried_next_run(  # type: ignore[no-untype
     run(forge_for(), fixed, repo, sleeps)
     assert fake.s.threads[root]["resolved"] is True
     assert_once(fake, res)
+
+
+@pytest.mark.parametrize("kind", ["502-after", "502", "timeout-after", "timeout"])
+def test_an_uncertain_check_run_creation_leaves_one_check_run(
+        fake: FakeGitHub, forge_for: Callable[[], GitHubForge], sleeps: Sleeps, kind: str) -> None:
+    """A lost answer to the creation: the run is looked up by its external id, not repeated."""
+    from bot.forges.base import CheckReport
+    from bot.review import Annotation
+    notes = tuple(Annotation("a.py", n, n, "warning", "ruff F841", f"m{n}") for n in range(1, 61))
+    fault = Fault(r"POST /check-runs$", kind)
+    fake.faults.append(fault)
+    assert forge_for().check(CheckReport("reviewbot", fake.s.head, "failure", "t", "s", notes))
+    assert fault.hit == 1
+    [run] = fake.s.check_runs.values()
+    assert len(run["annotations"]) == 60 and run["conclusion"] == "failure"
