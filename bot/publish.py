@@ -31,6 +31,7 @@ class Plan:
     reopen: tuple[Posted, ...]
     kept: frozenset[str]  # keys commented in an earlier run
     gone: tuple[Posted, ...] = ()  # our comments whose finding is fixed
+    duplicates: tuple[Posted, ...] = ()  # a second comment for one key, nobody replied
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,18 @@ class Outcome:
     placed: Placed
     message: str = ""
     errors: tuple[str, ...] = field(default=())
+
+
+def duplicates(comments: Sequence[Posted]) -> tuple[Posted, ...]:
+    """Later comments for a key already commented (a write the forge carried out after it
+    answered with an error, and that was sent again); never one somebody replied to."""
+    seen: set[str] = set()
+    out = []
+    for comment in comments:
+        if comment.key in seen and not comment.replied:
+            out.append(comment)
+        seen.add(comment.key)
+    return tuple(out)
 
 
 def reconcile(items: Sequence[Item], state: State, policy: Policy) -> Plan:
@@ -56,7 +69,7 @@ def reconcile(items: Sequence[Item], state: State, policy: Policy) -> Plan:
     reopen = tuple(posted[i.key] for i in capped
                    if i.key in posted and posted[i.key].resolved and posted[i.key].resolved_by_us)
     kept = frozenset(key for key in posted if key in present)
-    return Plan(capped, new, edits, resolve, reopen, kept, gone)
+    return Plan(capped, new, edits, resolve, reopen, kept, gone, duplicates(state.comments))
 
 
 def draft(item: Item) -> Draft:
@@ -90,7 +103,14 @@ def publish(forge: Forge, result: ReviewResult, items: Sequence[Item],
                        f"{result.head[:12]} was analysed; not commenting on stale lines")
     plan = reconcile(items, state, policy)
     try:
-        final = _post_all(forge, result, plan, texts, policy, settle, sleep)
+        final, uncertain = _post_all(forge, result, plan, texts, policy, settle, sleep)
+        extra: Sequence[Posted] = ()
+        if uncertain:
+            # A write that failed may still appear after it was sent again: look once more.
+            sleep(settle)
+            extra = duplicates(forge.load().comments)
+        for comment in dict.fromkeys([*plan.duplicates, *extra]):
+            forge.delete(comment)
         for comment, body in plan.edits:
             forge.edit(comment, body)
         for comment in plan.resolve:
@@ -110,10 +130,14 @@ def publish(forge: Forge, result: ReviewResult, items: Sequence[Item],
 
 
 def _post_all(forge: Forge, result: ReviewResult, plan: Plan, texts: Mapping[str, Sequence[str]],
-              policy: Policy, settle: float, sleep: Callable[[float], None]) -> tuple[Item, ...]:
+              policy: Policy, settle: float, sleep: Callable[[float], None]
+              ) -> tuple[tuple[Item, ...], bool]:
+    """The items as finally placed, and whether any write was uncertain."""
     by_key = {item.key: item for item in plan.items}
     body = review_body(result, len(plan.new))
-    rejected = _post_safely(forge, result.head, body, [draft(i) for i in plan.new], settle, sleep)
+    uncertain: list[bool] = []
+    rejected = _post_safely(forge, result.head, body, [draft(i) for i in plan.new], settle, sleep,
+                            uncertain)
     retry: list[Item] = []
     for refused in rejected:
         item = by_key[refused.draft.key]
@@ -121,13 +145,14 @@ def _post_all(forge: Forge, result: ReviewResult, plan: Plan, texts: Mapping[str
         if by_key[item.key].kind == "file":
             retry.append(by_key[item.key])
     if retry:
-        for refused in _post_safely(forge, result.head, body, [draft(i) for i in retry], settle, sleep):
+        for refused in _post_safely(forge, result.head, body, [draft(i) for i in retry], settle, sleep,
+                                    uncertain):
             by_key[refused.draft.key] = demote(by_key[refused.draft.key], refused.reason, policy, ())
-    return tuple(by_key[item.key] for item in plan.items)
+    return tuple(by_key[item.key] for item in plan.items), bool(uncertain)
 
 
 def _post_safely(forge: Forge, head: str, body: str, drafts: list[Draft], settle: float,
-                 sleep: Callable[[float], None]) -> list[Rejected]:
+                 sleep: Callable[[float], None], uncertain: list[bool]) -> list[Rejected]:
     pending = drafts
     for attempt in range(RETRIES + 1):
         if not pending:
@@ -135,6 +160,7 @@ def _post_safely(forge: Forge, head: str, body: str, drafts: list[Draft], settle
         try:
             return forge.post(head, body, pending)
         except Uncertain:
+            uncertain.append(True)
             if attempt == RETRIES:
                 raise
             sleep(settle * (attempt + 1))  # let a write that did go through become visible

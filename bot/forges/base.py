@@ -95,6 +95,10 @@ class Forge(Protocol):
 
     def edit(self, comment: Posted, body: str) -> None: ...
 
+    def delete(self, comment: Posted) -> None:
+        """Delete one of our comments: a duplicate left by a write that took effect late."""
+        ...
+
     def resolve(self, comment: Posted, resolved: bool) -> None:
         """Resolve (or reopen) the comment's thread; a no-op when the thread is unknown."""
         ...

@@ -9,6 +9,7 @@ raises `Uncertain`, and the publish flow reads the state again before writing.
 
 from __future__ import annotations
 
+import contextlib
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -217,6 +218,13 @@ class GitHubForge:
         except NotFound:
             print(f"reviewbot: comment {comment.id} was deleted meanwhile; not edited")
 
+    def delete(self, comment: Posted) -> None:
+        target = self._review_comments.get(comment.id)
+        if target is None:
+            return
+        with contextlib.suppress(NotFound):  # already gone: what was wanted
+            self._call(target.delete, write=True, idempotent=True)
+
     def resolve(self, comment: Posted, resolved: bool) -> None:
         if comment.thread is None:
             return
@@ -389,6 +397,9 @@ class DryRun:
 
     def edit(self, comment: Posted, body: str) -> None:
         self._record("PATCH", f"/pulls/comments/{comment.id}", {"body": body})
+
+    def delete(self, comment: Posted) -> None:
+        self._record("DELETE", f"/pulls/comments/{comment.id}", {})
 
     def resolve(self, comment: Posted, resolved: bool) -> None:
         self.requests.append({"method": "POST", "path": "/graphql", "body": {

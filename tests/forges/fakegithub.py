@@ -32,7 +32,8 @@ NOW = "2026-01-01T00:00:00Z"
 class Fault:
     """Answer the next `times` matching requests with `kind` instead of normally.
 
-    kinds: "502-after" (do it, then answer 502), "502" (answer 502, do nothing), "secondary"
+    kinds: "502-after" (do it, then answer 502), "502" (answer 502, do nothing), "502-late"
+    (answer 502, do it once the next listing of review comments has been answered), "secondary"
     (403 secondary rate limit with retry-after), "422", "timeout" (do nothing, answer late),
     "timeout-after" (do it, answer late), "403" (read-only token).
     `target` is "METHOD regex-on-path" or "graphql:query" / "graphql:mutation".
@@ -78,6 +79,7 @@ class FakeGitHub:
         self.faults: list[Fault] = []
         self.late = late  # how long a "timeout" answer takes (> the client's timeout)
         self._ids = itertools.count(1001)
+        self._deferred: list[tuple[str, str, dict[str, list[str]], Any]] = []
         self._lock = threading.RLock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -106,6 +108,13 @@ class FakeGitHub:
             root = self.s.comments[comment_id]
             return self._add_comment({"path": root["path"], "body": body, "line": root["line"],
                                       "side": "RIGHT"}, self.s.head, None, user, comment_id)
+
+    def bot_copy(self, comment_id: int) -> int:
+        """A second bot comment with the same body and line (what a lost answer leaves)."""
+        with self._lock:
+            root = self.s.comments[comment_id]
+            return self._add_comment({"path": root["path"], "body": root["body"], "line": root["line"],
+                                      "side": "RIGHT"}, self.s.head, next(self._ids), BOT_REST, None)
 
     def resolve_by(self, comment_id: int, user: str) -> None:
         with self._lock:
@@ -142,9 +151,16 @@ class FakeGitHub:
         if errors:
             return self._invalid(method, rest, query, body, *errors)
         fault = self._fault(f"{method} {rest}")
+        if fault == "502-late":  # answered 502, carried out after the next re-read
+            self._deferred.append((method, rest, query, _json(body)))
+            return self._faulted(method, rest, query, body, "502")
         if fault in ("502", "secondary", "422", "timeout", "403"):
             return self._faulted(method, rest, query, body, fault)
         status, payload = self._route(method, rest, query, _json(body))
+        if method == "GET" and re.search(r"/pulls/\d+/comments$", rest):
+            deferred, self._deferred = self._deferred, []
+            for args in deferred:  # the listing just answered did not show it yet
+                self._route(*args)
         if fault in ("502-after", "timeout-after"):
             return self._faulted(method, rest, query, body, fault.split("-")[0])
         return self._record(method, rest, query, body, status, payload, self._links(rest, query, payload))
@@ -210,6 +226,7 @@ class FakeGitHub:
                 ("POST", f"/pulls/{n}/reviews", lambda m: self._create_review(body)),
                 ("POST", f"/pulls/{n}/comments", lambda m: self._create_file_comment(body)),
                 ("PATCH", r"/pulls/comments/(\d+)", lambda m: self._edit(self.s.comments, m, body)),
+                ("DELETE", r"/pulls/comments/(\d+)", lambda m: self._delete(int(m.group(1)))),
                 ("GET", f"/issues/{n}/comments", lambda m: (200, self._page(
                     sorted(self.s.issue_comments.values(), key=lambda c: c["id"]), query))),
                 ("POST", f"/issues/{n}/comments", lambda m: self._create_issue_comment(body)),
@@ -326,6 +343,12 @@ class FakeGitHub:
         store[cid].update(body=body["body"], updated_at=NOW)
         store[cid]["edits"] = store[cid].get("edits", 0) + 1
         return 200, {k: v for k, v in store[cid].items() if k != "edits"}
+
+    def _delete(self, cid: int) -> tuple[int, Any]:
+        if self.s.comments.pop(cid, None) is None:
+            return 404, {"message": "Not Found"}
+        self.s.threads.pop(cid, None)
+        return 204, None
 
     def _create_issue_comment(self, body: dict[str, Any]) -> tuple[int, Any]:
         cid = next(self._ids)

@@ -150,3 +150,29 @@ def test_an_uncertain_check_run_creation_leaves_one_check_run(
     assert fault.hit == 1
     [run] = fake.s.check_runs.values()
     assert len(run["annotations"]) == 60 and run["conclusion"] == "failure"
+
+
+def test_a_review_that_appears_after_it_was_sent_again_is_cleaned(
+        repo, fake: FakeGitHub, forge_for: Callable[[], GitHubForge],  # type: ignore[no-untyped-def]
+        sleeps: Sleeps) -> None:
+    """GitHub answers 502, the re-read does not show the review, it is sent again, and then
+    the first one appears too: the duplicate comments are deleted in the same run."""
+    res = setup(repo, fake)
+    fake.faults.append(Fault(r"POST /pulls/\d+/reviews$", "502-late"))
+    run(forge_for(), res, repo, sleeps)
+    assert_once(fake, res)
+    deletes = [c for c in fake.calls if c.method == "DELETE"]
+    assert len(deletes) == len(res.findings)
+
+
+def test_a_duplicate_somebody_replied_to_is_kept(
+        repo, fake: FakeGitHub, forge_for: Callable[[], GitHubForge],  # type: ignore[no-untyped-def]
+        sleeps: Sleeps) -> None:
+    res = setup(repo, fake, count=1)
+    run(forge_for(), res, repo, sleeps)
+    [first] = fake.s.comments.values()
+    copy = fake.bot_copy(first["id"])  # a second comment for one finding (a lost answer)
+    fake.reply(copy, "why?")
+    run(forge_for(), res, repo, sleeps)
+    assert not [c for c in fake.calls if c.method == "DELETE"]
+    assert len(by_fp(fake)["fp-1"]) == 2
