@@ -7,6 +7,7 @@ scanning tracks an alert across pushes instead of closing and reopening it.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 from bot.model import ReviewResult, Severity, Verdict
 
@@ -40,6 +41,12 @@ def to_sarif(result: ReviewResult, version: str = "0.1.0") -> dict[str, Any]:
     }
 
 
+def relative_uri(path: str) -> str:
+    """A repository path as a relative URI reference: spaces, `#`, `?`, `%` and non-ASCII
+    percent-encoded (a `#` would otherwise start a fragment)."""
+    return quote(path, safe="/!$&'()*+,;=:@-._~")
+
+
 def _rule(rule_id: str, verdict: Verdict) -> dict[str, Any]:
     rule: dict[str, Any] = {"id": rule_id, "name": verdict.finding.rule or verdict.finding.tool,
                             "shortDescription": {"text": rule_id}}
@@ -59,7 +66,8 @@ def _result(rule_id: str, verdict: Verdict) -> dict[str, Any]:
         "level": LEVELS[f.severity],
         "message": {"text": f.message},
         "locations": [{"physicalLocation": {
-            "artifactLocation": {"uri": f.path, "uriBaseId": "%SRCROOT%"}, "region": region}}],
+            "artifactLocation": {"uri": relative_uri(f.path), "uriBaseId": "%SRCROOT%"},
+            "region": region}}],
         "partialFingerprints": {FINGERPRINT_KEY: verdict.fingerprint},
         "properties": {"scope": verdict.scope},
     }
