@@ -70,3 +70,26 @@ def test_typescript_7_uses_its_own_server(tmp_path: Path) -> None:
     assert servers.typescript_lib(tmp_path) == BUNDLED / "lib"
     launch = servers.launch(spec, tmp_path, "tsc")
     assert launch.argv == ("tsc", "--lsp", "--stdio")
+
+
+NATIVE = ROOT / "tools" / "node_modules" / "typescript-7"  # typescript@7 (setup installs it)
+
+
+def test_typescript_7_for_real(repo: GitRepo) -> None:
+    """A repository on TypeScript 7: its own `tsc --lsp --stdio`, pull diagnostics, and the
+    importer of a changed module checked too."""
+    assert (NATIVE / "bin" / "tsc").is_file(), "run scripts/install-tools.sh"
+    start(repo)
+    modules = repo.path / "node_modules"
+    (modules / ".bin").mkdir(parents=True)
+    (modules / "typescript").symlink_to(NATIVE)
+    (modules / ".bin" / "tsc").symlink_to(Path("..") / "typescript" / "bin" / "tsc")
+    repo.commit({"src/a.ts": A.replace("b: number)", "b: number, c: number)")})
+    result = review(repo, {"typescript": SERVERS["typescript"]})
+    assert status(result, "typescript")[0] == "ok", status(result, "typescript")[1]
+    run = next(t for t in result.tools if t.name == "typescript")
+    assert run.version is not None and "7.0" in run.version, run.version
+    rows = table(result)
+    assert ("TS2554", "src/b.ts", 3, "introduced", "elsewhere") in rows
+    assert ("TS2322", "src/b.ts", 4, "preexisting", None) in rows
+    assert not [r for r in rows if r[1] == "src/other.ts"]
