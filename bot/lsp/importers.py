@@ -2,12 +2,14 @@
 
 A signature change in `a.py` breaks untouched `b.py`; a server that only sees open files never
 says so. A tree-sitter scan of import statements finds those files (direct importers only:
-the breakage a change causes shows at the call sites that name it). Pure extraction functions
+the breakage a change causes shows at the call sites that name it), TypeScript path aliases
+(`paths`, `baseUrl` in tsconfig.json) included. Pure extraction functions
 over source bytes, resolution over repo-relative paths, and one file walk at the edge.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import posixpath
 import re
@@ -172,15 +174,103 @@ def ts_keys(path: str) -> set[str]:
     return keys
 
 
-def imports_ts(importer: str, source: bytes, changed: set[str]) -> bool:
+@dataclass(frozen=True)
+class TsPaths:
+    """A tsconfig's module resolution shortcuts, folders repo-relative ("" = the root)."""
+
+    base_url: str | None = None  # non-relative specifiers resolve from here too
+    paths: tuple[tuple[str, tuple[str, ...]], ...] = ()  # ("@/*", ("src/*",)), in order
+    paths_base: str = ""  # `paths` targets are relative to this folder
+
+
+_JSONC = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/|,(?=\s*[}\]])', re.S)
+
+
+def parse_jsonc(text: str) -> Any:
+    """JSON with comments and trailing commas, as tsconfig.json allows."""
+    return json.loads(_JSONC.sub(lambda m: m.group(1) or "", text))
+
+
+def ts_paths(configs: Iterable[tuple[str, str]]) -> TsPaths:
+    """From (folder, tsconfig text) pairs, the extended config first: later ones override."""
+    out = TsPaths()
+    for folder, text in configs:
+        try:
+            options = (parse_jsonc(text) or {}).get("compilerOptions") or {}
+        except (ValueError, AttributeError):
+            continue
+        base = options.get("baseUrl")
+        if isinstance(base, str):
+            out = TsPaths(_join(folder, base), out.paths, out.paths_base)
+        paths = options.get("paths")
+        if isinstance(paths, dict):
+            pairs = tuple((k, tuple(t for t in v if isinstance(t, str))) for k, v in paths.items()
+                          if isinstance(v, list))
+            # Targets are relative to baseUrl when set, else to the config that declares them.
+            out = TsPaths(out.base_url, pairs, out.base_url if out.base_url is not None else folder)
+    return out
+
+
+def _join(folder: str, rel: str) -> str:
+    joined = posixpath.normpath(posixpath.join(folder, rel))
+    return "" if joined == "." else joined
+
+
+def alias_targets(spec: str, config: TsPaths) -> list[str]:
+    """Where a non-relative specifier may point through `paths` and `baseUrl`."""
+    out: list[str] = []
+    for pattern, targets in config.paths:
+        star = pattern.find("*")
+        if star < 0:
+            hit = spec == pattern
+            rest = ""
+        else:
+            head, tail = pattern[:star], pattern[star + 1:]
+            hit = spec.startswith(head) and spec.endswith(tail) and len(spec) >= len(head) + len(tail)
+            rest = spec[len(head):len(spec) - len(tail)] if hit else ""
+        if hit:
+            out += [_join(config.paths_base, t.replace("*", rest)) for t in targets]
+    if config.base_url is not None:
+        out.append(_join(config.base_url, spec))
+    return out
+
+
+def imports_ts(importer: str, source: bytes, changed: set[str], config: TsPaths = TsPaths()) -> bool:
     directory = posixpath.dirname(importer)
     for spec in ts_specifiers(source, tsx=importer.endswith((".tsx", ".jsx"))):
-        if not spec.startswith("."):
-            continue  # packages and path aliases: not a file of this change
-        resolved = posixpath.normpath(posixpath.join(directory, spec))
-        if _TS_EXT.sub("", resolved) in changed or resolved in changed:
+        if spec.startswith("."):
+            candidates = [posixpath.normpath(posixpath.join(directory, spec))]
+        else:  # a package, or a path alias of this project
+            candidates = alias_targets(spec, config)
+        if any(_TS_EXT.sub("", c) in changed or c in changed for c in candidates):
             return True
     return False
+
+
+def read_ts_paths(root: Path) -> TsPaths:
+    """The project's tsconfig.json (or jsconfig.json), following relative `extends`."""
+    chain: list[tuple[str, str]] = []
+    name = next((n for n in ("tsconfig.json", "jsconfig.json") if (root / n).is_file()), None)
+    current = root / name if name else None
+    while current is not None and len(chain) < 5:
+        try:
+            text = current.read_text("utf-8", errors="replace")
+        except OSError:
+            break
+        folder = current.parent.relative_to(root).as_posix() if current.parent != root else ""
+        chain.insert(0, (folder, text))
+        try:
+            parent = (parse_jsonc(text) or {}).get("extends")
+        except (ValueError, AttributeError):
+            parent = None
+        current = None
+        if isinstance(parent, str) and parent.startswith("."):
+            candidate = (root / folder / parent).resolve()
+            if candidate.suffix != ".json":
+                candidate = candidate.with_name(candidate.name + ".json")
+            if candidate.is_relative_to(root.resolve()):
+                current = root / candidate.relative_to(root.resolve())
+    return ts_paths(chain)
 
 
 def go_module_path(go_mod: str) -> str | None:
@@ -256,8 +346,11 @@ def _matcher(language: str, root: Path, changed: list[str]) -> tuple[Test | None
                 _spells(m.rsplit(".", 1)[-1].encode() for m in modules))
     if language == "typescript":
         keys: set[str] = set().union(*(ts_keys(p) for p in changed))
-        return ((lambda rel, src: imports_ts(rel, src, keys)),
-                _spells(k.rsplit("/", 1)[-1].encode() for k in keys))
+        config = read_ts_paths(root)
+        # An exact alias ("#config" -> config/index.ts) need not spell the file's name.
+        exact = [pattern for pattern, _ in config.paths if "*" not in pattern]
+        return ((lambda rel, src: imports_ts(rel, src, keys, config)),
+                _spells([*(k.rsplit("/", 1)[-1].encode() for k in keys), *(e.encode() for e in exact)]))
     if language == "go":
         return _go_matcher(root, changed)
     return None, _spells(())

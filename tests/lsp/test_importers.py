@@ -57,6 +57,31 @@ def test_typescript_forms(tmp_path: Path) -> None:
         "lib/h.ts", "src/b.ts", "src/c.tsx", "src/d.ts", "src/e.js", "src/f.ts", "src/g.ts"]
 
 
+def test_typescript_path_aliases_and_base_url(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "tsconfig.base.json": '{\n  // shared\n  "compilerOptions": {"baseUrl": ".",\n'
+                              '    "paths": {"@lib/*": ["packages/lib/src/*"],\n'
+                              '              "#cfg": ["config/index.ts"],},\n'
+                              '  },\n}\n',
+        "tsconfig.json": '{"extends": "./tsconfig.base", /* app */ "compilerOptions": {"strict": true}}',
+        "packages/lib/src/math/add.ts": "", "config/index.ts": "", "src/util.ts": "",
+        "app/a.ts": 'import { add } from "@lib/math/add";\n',
+        "app/b.ts": 'import cfg from "#cfg";\n',
+        "app/c.ts": 'import { u } from "src/util";\n',  # through baseUrl
+        "app/d.ts": 'import { add } from "@lib/math/other";\nimport x from "lodash/add";\n',
+    })
+    changed = ["packages/lib/src/math/add.ts", "config/index.ts", "src/util.ts"]
+    assert importers.find_importers("typescript", tmp_path, changed) == ["app/a.ts", "app/b.ts", "app/c.ts"]
+
+
+def test_tsconfig_paths_without_base_url_are_relative_to_their_config() -> None:
+    config = importers.ts_paths([("web", '{"compilerOptions": {"paths": {"@/*": ["./src/*"]}}}')])
+    assert importers.alias_targets("@/a/b", config) == ["web/src/a/b"]
+    assert importers.alias_targets("react", config) == []
+    broken = importers.ts_paths([("", "{not json")])
+    assert broken == importers.TsPaths()
+
+
 def test_go_importers_and_siblings(tmp_path: Path) -> None:
     write(tmp_path, {
         "go.mod": "module example.com/m\n\ngo 1.22\n",

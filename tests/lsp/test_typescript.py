@@ -93,3 +93,14 @@ def test_typescript_7_for_real(repo: GitRepo) -> None:
     assert ("TS2554", "src/b.ts", 3, "introduced", "elsewhere") in rows
     assert ("TS2322", "src/b.ts", 4, "preexisting", None) in rows
     assert not [r for r in rows if r[1] == "src/other.ts"]
+
+
+def test_an_importer_through_a_path_alias_is_checked(repo: GitRepo) -> None:
+    config = json.dumps({"compilerOptions": {**json.loads(TSCONFIG)["compilerOptions"],
+                                             "paths": {"@/*": ["./src/*"]}}})
+    repo.commit({"tsconfig.json": config, "src/a.ts": A,
+                 "web/page.ts": 'import { add } from "@/a";\nexport const p: number = add(1, 2);\n'})
+    repo.branch("feature")
+    repo.commit({"src/a.ts": A.replace("b: number)", "b: number, c: number)")})
+    rows = table(review(repo, {"typescript": SERVERS["typescript"]}))
+    assert ("TS2554", "web/page.ts", 2, "introduced", "elsewhere") in rows
