@@ -275,6 +275,14 @@ def test_s28_file_level_finding_in_renamed_file(repo: GitRepo) -> None:
     assert table(review(repo), "D100") == [("D100", "new.py", 1, "preexisting", None)]
 
 
+def test_s29_multi_line_finding_whose_end_was_edited(repo: GitRepo) -> None:
+    """Anchored on its start line: editing inside or at the end of the span keeps it old."""
+    config = RUFF_CONFIG.replace('"RET"]', '"RET", "C408"]')
+    start(repo, {"a.py": "x = dict(\n    a=1,\n    b=2,\n)\n"}, config)
+    repo.commit({"a.py": "x = dict(\n    a=1,\n    b=3,\n    c=4,\n)  # more\n"})
+    assert table(review(repo), "C408") == [("C408", "a.py", 1, "preexisting", None)]
+
+
 def test_s30_whole_file_reindented(repo: GitRepo) -> None:
     src = "def f():\n  unused = 1\n  if True:\n    other = 2\n  return 3\n"
     start(repo, {"a.py": src})
