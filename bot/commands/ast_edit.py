@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from bot.commands.ast_grep import add_pattern_args
+from bot.commands.ast_grep import add_pattern_args, search
 from bot.errors import BotError, Exit
 from bot.structural import api
 from bot.structural import plan as planmod
@@ -22,31 +22,32 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--stage", type=Path, metavar="PLAN.json", help="write the plan here")
     p.add_argument("--apply", type=Path, metavar="PLAN.json", help="apply this staged plan")
     add_pattern_args(p)
-    for action in p._actions:
-        if action.dest == "pattern":
-            action.required = False
+    for group in p._mutually_exclusive_groups:
+        group.required = False  # --apply takes neither
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     if args.apply is not None:
-        if args.stage is not None or args.pattern or args.rewrite is not None:
+        if args.stage is not None or args.pattern or args.rule or args.rewrite is not None:
             raise BotError("--apply takes only the plan; stage with --pattern/--rewrite/--stage")
         return _apply(args.apply)
-    if args.stage is None or not args.pattern or args.rewrite is None:
-        raise BotError("ast-edit needs --pattern, --rewrite and --stage PLAN.json "
-                       "(or --apply PLAN.json)", Exit.USAGE)
+    if args.rule is not None and args.rewrite is not None:
+        raise BotError("--rule rewrites with the rule's own `fix`: drop --rewrite", Exit.USAGE)
+    if args.stage is None or not (args.rule or (args.pattern and args.rewrite is not None)):
+        raise BotError("ast-edit needs --pattern, --rewrite and --stage PLAN.json, or --rule "
+                       "RULE.yml (with a fix) and --stage (or --apply PLAN.json)", Exit.USAGE)
     return _stage(args)
 
 
 def _stage(args: argparse.Namespace) -> int:
-    query = api.Query(args.pattern, args.selector, args.strictness)
-    res = api.run(query, lang=args.lang, paths=args.paths, rewrite=args.rewrite)
+    res = search(args, rewrite=args.rewrite)
     for note in res.notes:
         print(f"reviewbot: {note}", file=sys.stderr)
     root = Path.cwd().resolve()
-    plan = planmod.build(res.results, root, ",".join(sorted(res.patterns)), args.pattern,
-                         args.rewrite)
+    pattern = args.pattern if args.rule is None else f"rule {args.rule}"
+    rewrite = args.rewrite if args.rule is None else "(the rule's fix)"
+    plan = planmod.build(res.results, root, ",".join(res.languages), pattern, rewrite)
     by_path = {Path(r.file.abspath).resolve(): r for r in res.results}
     diffs = []
     for f in plan.files:

@@ -8,8 +8,8 @@ import sys
 from functools import cache
 from pathlib import Path
 
-from bot.errors import Exit
-from bot.structural import api
+from bot.errors import BotError, Exit
+from bot.structural import api, rules
 from bot.structural.lang import LANGS
 from bot.structural.pattern import STRICTNESS
 from bot.structural.show import frame, match_json
@@ -18,7 +18,11 @@ from bot.structural.show import frame, match_json
 def add_pattern_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lang", "-l", help="language of the pattern (default: from file extensions; "
                                         f"known: {', '.join(LANGS)})")
-    p.add_argument("--pattern", "-p", required=True, help="code with $X, $$$XS, $_ metavariables")
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("--pattern", "-p", help="code with $X, $$$XS, $_ metavariables")
+    what.add_argument("--rule", type=Path, metavar="RULE.yml",
+                      help="a rule file in ast-grep's YAML shape (rule: pattern/kind/regex, "
+                           "inside/has/follows/precedes, all/any/not; constraints, transform, fix)")
     p.add_argument("--selector", help="node kind to match inside --pattern (pattern is context)")
     p.add_argument("--strictness", choices=STRICTNESS, default="smart",
                    help="what may differ between pattern and code (default: smart)")
@@ -35,9 +39,20 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def search(args: argparse.Namespace, rewrite: str | None = None) -> api.SearchResult:
+    """The files' results for --pattern (with `rewrite`) or --rule (rewriting with its fix)."""
+    if args.rule is not None:
+        if args.selector or args.strictness != "smart" or args.lang:
+            raise BotError("--rule carries its own language and patterns: drop --lang, "
+                           "--selector and --strictness", Exit.USAGE)
+        return api.run_rule(rules.load(args.rule), paths=args.paths,
+                            rewrite=getattr(args, "stage", None) is not None)
     query = api.Query(args.pattern, args.selector, args.strictness)
-    res = api.run(query, lang=args.lang, paths=args.paths)
+    return api.run(query, lang=args.lang, paths=args.paths, rewrite=rewrite)
+
+
+def run(args: argparse.Namespace) -> int:
+    res = search(args)
     for note in res.notes:
         print(f"reviewbot: {note}", file=sys.stderr)
     matches = res.matches

@@ -20,6 +20,7 @@ from bot.structural.lang import Lang, get
 from bot.structural.pattern import Pattern, compile_pattern
 from bot.structural.plan import Plan
 from bot.structural.rewrite import compile_template
+from bot.structural.rules import RuleConfig
 from bot.structural.search import Match, Positions, search_source
 
 TOOL = "ast-grep"
@@ -45,6 +46,7 @@ class SearchResult:
     results: tuple[scan.FileResult, ...]
     patterns: dict[str, Pattern]  # language name -> compiled pattern
     notes: tuple[str, ...]  # languages skipped, files skipped
+    languages: tuple[str, ...] = ()  # the languages searched
 
     @property
     def matches(self) -> list[Match]:
@@ -88,10 +90,26 @@ def run(query: Query, *, lang: str | None = None, paths: Sequence[str] = (),
     chosen = get(lang) if lang else None  # an unknown language fails before listing files
     listed = filesmod.collect(paths, where, chosen)
     jobs, notes = _jobs(query, lang, listed, rewrite)
+    return _scan(listed, jobs, notes, max_workers)
+
+
+def run_rule(rule: RuleConfig, *, paths: Sequence[str] = (), cwd: Path | None = None,
+             rewrite: bool = False, max_workers: int | None = None) -> SearchResult:
+    """`run` with a rule (see bot.structural.rules) over the files of its language."""
+    where = (cwd or Path.cwd()).resolve()
+    if rewrite and rule.fix is None:
+        raise BotError("the rule has no `fix` to rewrite with", Exit.USAGE)
+    listed = filesmod.collect(paths, where, rule.lang)
+    return _scan(listed, {rule.lang.name: scan.Job(rule=rule, rewrite=rewrite)}, [], max_workers)
+
+
+def _scan(listed: Sequence[filesmod.SourceFile], jobs: dict[str, scan.Job], notes: list[str],
+          max_workers: int | None) -> SearchResult:
     todo = [f for f in listed if f.lang.name in jobs]
     results = scan.run(todo, jobs, max_workers)
     notes += [f"{r.file.path}: {r.note}" for r in results if r.note]
-    return SearchResult(tuple(results), {k: j.pattern for k, j in jobs.items()}, tuple(notes))
+    return SearchResult(tuple(results), {k: j.pattern for k, j in jobs.items() if j.pattern},
+                        tuple(notes), tuple(jobs))
 
 
 def search(pattern: str, *, lang: str | None = None, paths: Sequence[str] = (),

@@ -258,7 +258,7 @@ def _binding(value: ts.Node | tuple[ts.Node, ...], at: int) -> Binding:
     return Binding(value.start_byte, value.end_byte, False)
 
 
-def _raw(start: int, end: int, env: Env) -> RawMatch:
+def raw_match(start: int, end: int, env: Env) -> RawMatch:
     return RawMatch(start, end, {k: _binding(v, start) for k, v in env.items()})
 
 
@@ -272,7 +272,7 @@ def find(pattern: Pattern, tree: ts.Tree, source: bytes | None = None) -> Iterat
         for c in candidates(pattern, root, source):
             env = matcher.node(p, c, {})
             if env is not None:
-                yield _raw(c.start_byte, c.end_byte, env)
+                yield raw_match(c.start_byte, c.end_byte, env)
         return
     yield from _find_sequence(matcher, pattern, root)
 
@@ -293,6 +293,6 @@ def _find_sequence(matcher: Matcher, pattern: Pattern, root: ts.Node) -> Iterato
             if got is None or got[1] == 0:
                 continue
             env, used = got
-            hits.append(_raw(cs[s].start_byte, cs[s + used - 1].end_byte, env))
+            hits.append(raw_match(cs[s].start_byte, cs[s + used - 1].end_byte, env))
     hits.sort(key=lambda r: (r.start, -r.end))
     yield from hits

@@ -6,12 +6,13 @@ Pure functions over bytes and trees; nothing here touches the file system.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import tree_sitter as ts
 
 from bot.errors import BotError, Exit
-from bot.structural.lang import parse
+from bot.structural.lang import Lang, parse
 from bot.structural.match import Binding, RawMatch, find
 from bot.structural.pattern import NAME, Pattern
 
@@ -49,6 +50,12 @@ class FileRewrite:
 
 def compile_template(text: str, pattern: Pattern) -> Template:
     """Split `text` into literals and references; every reference must be bound by the pattern."""
+    return compile_template_names(text, pattern.names)
+
+
+def compile_template_names(text: str, names: frozenset[str]) -> Template:
+    """`compile_template` against a set of metavariable names (a rule binds them from
+    several patterns and transforms)."""
     parts: list[str | Ref] = []
     pos = 0
     body = text.replace("\r\n", "\n")
@@ -56,9 +63,9 @@ def compile_template(text: str, pattern: Pattern) -> Template:
         name = m.group(1) or m.group(2) or m.group(3)
         if name.startswith("_"):
             raise BotError(f"rewrite uses ${name}: anonymous metavariables capture nothing")
-        if name not in pattern.names:
+        if name not in names:
             word = name + re.match(r"\w*", body[m.end():]).group(0)  # type: ignore[union-attr]
-            raise BotError(_unknown(name, word, pattern), Exit.USAGE)
+            raise BotError(_unknown(name, word, names), Exit.USAGE)
         if m.start() > pos:
             parts.append(body[pos:m.start()])
         parts.append(Ref(name))
@@ -68,10 +75,10 @@ def compile_template(text: str, pattern: Pattern) -> Template:
     return Template(text, tuple(parts))
 
 
-def _unknown(name: str, word: str, pattern: Pattern) -> str:
-    bound = ", ".join(f"${n}" for n in sorted(pattern.names)) or "none"
+def _unknown(name: str, word: str, names: frozenset[str]) -> str:
+    bound = ", ".join(f"${n}" for n in sorted(names)) or "none"
     msg = f"rewrite uses ${name}, which the pattern does not bind (bound: {bound})"
-    for known in sorted(pattern.names, key=len, reverse=True):
+    for known in sorted(names, key=len, reverse=True):
         if name.startswith(known):
             rest = word[len(known):]
             return msg + f"; to append text to ${known}, write ${{{known}}}{rest}"
@@ -207,21 +214,30 @@ def rewrite_tree(
     found: list[RawMatch] | None = None,
 ) -> FileRewrite:
     """Edits for every outermost match, the new bytes, and whether they still parse."""
-    raws, skipped = outermost(list(find(pattern, tree, source)) if found is None else found)
+    raws = list(find(pattern, tree, source)) if found is None else found
+    return rewrite_matches(pattern.lang, raws, lambda _raw: template, tree, source)
+
+
+def rewrite_matches(lang: Lang, found: list[RawMatch], template_for: Callable[[RawMatch], Template],
+                    tree: ts.Tree, source: bytes,
+                    whole_lines: Callable[[RawMatch], bool] = lambda _raw: True) -> FileRewrite:
+    """`rewrite_tree` for matches found by any means, each with its own template;
+    `whole_lines` says whether an empty replacement of a match may take its lines along."""
+    raws, skipped = outermost(found)
     root = tree.root_node
     edits: list[ByteEdit] = []
     for raw in raws:
-        new = render(template, raw, source, root)
+        new = render(template_for(raw), raw, source, root)
         start, end = raw.start, raw.end
-        if not new:
+        if not new and whole_lines(raw):
             start, end = _widen_deletion(source, start, end)
         edits.append(ByteEdit(start, end, new.encode(), raw.start, raw.end))
     new_source = apply_edits(source, edits)
     error = ""
     if edits:
-        after = parse(pattern.lang.grammar, new_source).root_node
+        after = parse(lang.grammar, new_source).root_node
         if after.has_error and (not root.has_error or _error_count(after) > _error_count(root)):
-            error = (f"the rewritten file does not parse as {pattern.lang.name} "
+            error = (f"the rewritten file does not parse as {lang.name} "
                      f"(syntax error at {_first_error_line(after)} after rewriting)")
     return FileRewrite(tuple(edits), skipped, new_source, error)
 

@@ -18,6 +18,7 @@ from bot.structural.lang import parse
 from bot.structural.match import find
 from bot.structural.pattern import Pattern
 from bot.structural.rewrite import FileRewrite, Template, rewrite_tree
+from bot.structural.rules import RuleConfig, find_rule, rewrite_rule
 from bot.structural.search import Match, Positions, prefilter, to_match
 
 # Below this much source to parse, a process pool costs more than it saves.
@@ -26,10 +27,13 @@ PARALLEL_MIN_BYTES = 1_000_000
 
 @dataclass(frozen=True)
 class Job:
-    """What to do with the files of one language."""
+    """What to do with the files of one language: a pattern (and a rewrite template), or a
+    rule (`rewrite`: apply its fix)."""
 
-    pattern: Pattern
+    pattern: Pattern | None = None
     template: Template | None = None
+    rule: RuleConfig | None = None
+    rewrite: bool = False
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,9 @@ class FileResult:
 
 def process(file: SourceFile, source: bytes, job: Job) -> FileResult:
     """Search (and rewrite) one file's bytes; pure."""
+    if job.rule is not None:
+        return _process_rule(file, source, job.rule, job.rewrite)
+    assert job.pattern is not None
     if not prefilter(job.pattern, source):
         return FileResult(file, ())
     tree = parse(job.pattern.lang.grammar, source)
@@ -54,6 +61,19 @@ def process(file: SourceFile, source: bytes, job: Job) -> FileResult:
         return FileResult(file, matches)
     rewrite = rewrite_tree(job.pattern, job.template, tree, source, raws)
     return FileResult(file, matches, hashlib.sha256(source).hexdigest(), rewrite, source)
+
+
+def _process_rule(file: SourceFile, source: bytes, rule: RuleConfig, rewrite: bool) -> FileResult:
+    if rule.rule.pattern is not None and not prefilter(rule.rule.pattern, source):
+        return FileResult(file, ())  # a top-level pattern must match: its tokens must occur
+    tree = parse(rule.lang.grammar, source)
+    raws = [raw for _, raw in find_rule(rule, tree, source)]
+    pos = Positions(source)
+    matches = tuple(to_match(file.path, source, pos, r) for r in raws)
+    if not rewrite or not raws:
+        return FileResult(file, matches)
+    return FileResult(file, matches, hashlib.sha256(source).hexdigest(),
+                      rewrite_rule(rule, source, tree), source)
 
 
 def _read(file: SourceFile) -> bytes | str:

@@ -1,0 +1,140 @@
+"""The rules engine: each key's semantics, compile errors, and the CLI's --rule."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.cli import main
+from bot.errors import BotError
+from bot.structural.lang import get
+from bot.structural.rules import compile_config, rewrite_rule, search_rule, to_case
+
+PY = """\
+import os
+
+def load(path):
+    with open(path) as fh:
+        return fh.read()
+
+def helper():
+    print("debug")
+    value = open("x")
+    return value
+
+class Box:
+    def close(self):
+        print("closing")
+"""
+
+
+def found(rule: dict[str, Any], source: str = PY, lang: str = "python", **doc: Any) -> list[str]:
+    config = compile_config({"rule": rule, **doc}, get(lang))
+    data = source.encode()
+    return [data[r.start:r.end].decode() for r in search_rule(config, data)]
+
+
+def test_inside_has_and_their_stop_by() -> None:
+    # Directly inside a `with` only at stopBy end: the call sits in with_item/with_clause.
+    assert found({"pattern": "open($P)", "inside": {"kind": "with_statement"}}) == []
+    assert found({"pattern": "open($P)", "inside": {"kind": "with_statement", "stopBy": "end"}}) == [
+        "open(path)"]
+    assert found({"kind": "function_definition", "has": {"pattern": "print($$$)", "stopBy": "end"}}) == [
+        'def helper():\n    print("debug")\n    value = open("x")\n    return value',
+        'def close(self):\n        print("closing")']
+    # stopBy a rule: looking up from print() stops at the first function, never reaching the class.
+    assert found({"pattern": "print($$$)", "inside": {
+        "kind": "class_definition", "stopBy": {"kind": "function_definition"}}}) == []
+
+
+def test_field_not_any_and_utils() -> None:
+    assert found({"kind": "identifier", "inside": {"kind": "function_definition", "field": "name"}}) \
+        == ["load", "helper", "close"]
+    assert found({"kind": "identifier", "inside": {"kind": "function_definition", "field": "parameters",
+                                                   "stopBy": "end"}}) == ["path", "self"]
+    assert found({"kind": "function_definition", "has": {"field": "name", "regex": "^(load|close)$"}}) == [
+        "def load(path):\n    with open(path) as fh:\n        return fh.read()",
+        'def close(self):\n        print("closing")']
+    assert found({"pattern": "open($P)", "not": {"inside": {"kind": "with_statement", "stopBy": "end"}}}) \
+        == ['open("x")']
+    assert found({"any": [{"pattern": "print($A)"}, {"pattern": "fh.read()"}]}) == [
+        "fh.read()", 'print("debug")', 'print("closing")']
+    assert found({"matches": "is-print"}, utils={"is-print": {"pattern": "print($$$)"}}) == [
+        'print("debug")', 'print("closing")']
+
+
+def test_precedes_follows_and_metavariables_across_keys() -> None:
+    src = "a = 1\nb = a\nc = 2\n"
+    assert found({"pattern": "$X = $V", "precedes": {"pattern": "$Y = $X"}}, src) == ["a = 1"]
+    assert found({"pattern": "$Y = $X", "follows": {"pattern": "$X = $V"}}, src) == ["b = a"]
+    assert found({"pattern": "c = 2", "follows": {"pattern": "a = 1"}}, src) == []
+    assert found({"pattern": "c = 2", "follows": {"pattern": "a = 1", "stopBy": "end"}}, src) == ["c = 2"]
+
+
+def test_constraints_and_transforms_in_a_fix() -> None:
+    doc = {"rule": {"pattern": "$F($$$ARGS)"}, "constraints": {"F": {"regex": "^print$"}},
+           "transform": {"G": {"replace": {"source": "$F", "replace": "^p(r)", "by": "l${1}"}},
+                         "U": {"convert": {"source": "$F", "toCase": "upperCase"}},
+                         "S": {"substring": {"source": "$F", "startChar": 1, "endChar": 3}}},
+           "fix": "$G($$$ARGS)  # $U $S"}
+    out = rewrite_rule(compile_config(doc, get("python")), b'print("x")\nlen(y)\n')
+    assert out.new_source == b'lrint("x")  # PRINT ri\nlen(y)\n'
+
+
+def test_cases() -> None:
+    assert [to_case("fooBar_baz-Qux", c) for c in ("snakeCase", "kebabCase", "camelCase", "pascalCase")] \
+        == ["foo_bar_baz_qux", "foo-bar-baz-qux", "fooBarBazQux", "FooBarBazQux"]
+
+
+@pytest.mark.parametrize(("doc", "says"), [
+    ({"rule": {"patern": "x"}}, "rule: unknown key(s) ['patern']"),
+    ({"rule": {"pattern": "def f(:"}}, "rule.pattern: pattern"),
+    ({"rule": {"has": {"regex": "("}}}, "rule.has.regex: not a regular expression"),
+    ({"rule": {"all": []}}, "rule.all: expected a non-empty list"),
+    ({"rule": {"kind": "call"}, "fix": "$X"}, "rewrite uses $X"),
+    ({"rule": {"kind": "call"}, "transform": {"A": {"convert": {"source": "$B", "toCase": "up"}}}},
+     "transform.A.convert.toCase"),
+    ({"rule": {"kind": "call"}, "extra": 1}, "unknown key(s) ['extra']"),
+])
+def test_compile_errors_name_the_key(doc: dict[str, Any], says: str) -> None:
+    with pytest.raises(BotError) as info:
+        compile_config(doc, get("python"))
+    assert says in info.value.message and info.value.code == 2
+
+
+RULE = """\
+id: no-print
+language: python
+rule:
+  pattern: print($$$A)
+  inside: {kind: function_definition, stopBy: end}
+fix: log($$$A)
+"""
+
+
+def test_cli_rule_search_and_staged_fix(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (repo / "a.py").write_text(PY + 'print("top level")\n')
+    (repo / "rule.yml").write_text(RULE)
+    assert main(["ast-grep", "--rule", "rule.yml", "--json"]) == 0
+    assert [m["text"] for m in json.loads(capsys.readouterr().out)] == [
+        'print("debug")', 'print("closing")']
+    assert main(["ast-edit", "--rule", "rule.yml", "--stage", "plan.json"]) == 0
+    staged = capsys.readouterr().out
+    assert "2 edit(s) in 1 file(s)" in staged and '-    print("debug")' in staged
+    assert main(["ast-edit", "--apply", "plan.json"]) == 0
+    text = (repo / "a.py").read_text()
+    assert 'log("debug")' in text and 'log("closing")' in text and 'print("top level")' in text
+
+
+def test_cli_rule_errors(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (repo / "bad.yml").write_text("rule: [unclosed\n")
+    assert main(["ast-grep", "--rule", "bad.yml"]) == 2
+    assert "not valid YAML" in capsys.readouterr().err
+    (repo / "rule.yml").write_text(RULE)
+    assert main(["ast-grep", "--rule", "rule.yml", "--lang", "go"]) == 2
+    assert main(["ast-grep", "--rule", "missing.yml"]) == 2
+    assert "cannot read rule file" in capsys.readouterr().err
+    assert main(["ast-edit", "--rule", "rule.yml", "--rewrite", "x", "--stage", "p.json"]) == 2
