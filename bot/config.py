@@ -4,6 +4,13 @@
     timeout: 300               # seconds per tool invocation
     tools:                     # per tool: enabled (default true)
       eslint: {enabled: false}
+    rules:                     # structural rules run as the tool "ast-grep" (bot.structural.rules)
+      - id: no-print           # inline, in ast-grep's rule shape, plus message/severity/url
+        language: python
+        rule: {pattern: print($$$A)}
+        message: use the logger
+        fix: log.info($$$A)
+      - lint/rules/no-eval.yml # or a rule file, relative to the repository
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ class Config:
     timeout: float = 300.0
     disabled: frozenset[str] = field(default_factory=frozenset)
     source: str | None = None
+    rules: tuple[Any, ...] = ()  # rule documents (mappings) or rule file paths, unchecked here
 
 
 def _fail(source: str, what: str) -> BotError:
@@ -41,10 +49,10 @@ def parse(text: str, source: str) -> Config:
         return Config(source=source)
     if not isinstance(data, dict):
         raise _fail(source, "expected a mapping of settings at the top level")
-    unknown = set(data) - {"fail-level", "timeout", "tools"}
+    unknown = set(data) - {"fail-level", "timeout", "tools", "rules"}
     if unknown:
         raise _fail(source, f"unknown setting(s) {', '.join(sorted(map(str, unknown)))}; "
-                            "known: fail-level, timeout, tools")
+                            "known: fail-level, timeout, tools, rules")
     level = str(data.get("fail-level", "error"))
     if level not in FAIL_LEVELS:
         raise _fail(source, f"fail-level must be one of {', '.join(FAIL_LEVELS)}, not {level!r}")
@@ -60,7 +68,10 @@ def parse(text: str, source: str) -> Config:
             raise _fail(source, f"tools.{name}: expected {{enabled: true|false}}")
         if settings.get("enabled") is False:
             disabled.add(str(name))
-    return Config(level, float(timeout), frozenset(disabled), source)
+    rules = data.get("rules") or []
+    if not isinstance(rules, list) or not all(isinstance(r, dict | str) for r in rules):
+        raise _fail(source, "rules must be a list of rule mappings or rule file paths")
+    return Config(level, float(timeout), frozenset(disabled), source, tuple(rules))
 
 
 def load(repo_root: Path, explicit: Path | None = None) -> Config:

@@ -98,6 +98,12 @@ def run_review(opts: ReviewOptions) -> ReviewResult:
     timeout = opts.timeout or cfg.timeout
     changes = workspace.read_changes(rev)
     analyzers = dict(opts.analyzers) if opts.analyzers is not None else registry()
+    if cfg.rules:
+        # Imported here: tree-sitter and the grammars load only for repositories with rules.
+        from bot.structural.analyzer import RulesAnalyzer
+
+        rules_tool = RulesAnalyzer.from_settings(cfg.rules, rev.repo)
+        analyzers[rules_tool.name] = rules_tool
     analyzers = {n: a for n, a in analyzers.items()
                  if n not in cfg.disabled and (opts.only is None or n in opts.only)}
     notes = [f"{path}: not analysed ({why})" for path, why in sorted(changes.skipped.items())]

@@ -129,7 +129,8 @@ def search_text(pattern: str, lang: str, source: str | bytes, path: str = "",
 _MSG_VAR = re.compile(r"\$\{?([A-Z_][A-Z0-9_]*)\}?")
 
 
-def _message(template: str, m: Match) -> str:
+def message_for(template: str, m: Match) -> str:
+    """`template` with each $X replaced by what X bound in the match."""
     def sub(found: re.Match[str]) -> str:
         cap = m.captures.get(found.group(1))
         return cap.text if cap is not None else found.group(0)
@@ -157,7 +158,7 @@ def to_findings(results: Iterable[scan.FileResult], *, rule: str, message: str,
                 edit = Edit(r.file.path, pos.span(e.start, e.end), e.new.decode("utf-8", "replace"))
                 fixes[(e.match_start, e.match_end)] = Fix(f"rewrite with {rule}", (edit,))
         for m in r.matches:
-            yield Finding(TOOL, rule, severity, _message(message, m), m.path, m.span, url,
+            yield Finding(TOOL, rule, severity, message_for(message, m), m.path, m.span, url,
                           fixes.get((m.start, m.end)))
 
 

@@ -86,13 +86,16 @@ class RuleConfig:
     fix: Fix | None = None
     utils: Mapping[str, Rule] = field(default_factory=dict)
     names: frozenset[str] = frozenset()  # metavariables a fix may use
+    message: str = ""  # for findings; $A is replaced by what A bound
+    severity: str = "warning"  # error | warning | info (hint)
+    url: str | None = None
 
 
 # -- compiling (pure) ------------------------------------------------------------------------
 
 
 def _fail(where: str, what: str) -> BotError:
-    return BotError(f"rule {where}: {what}", Exit.USAGE)
+    return BotError(f"{where}: {what}", Exit.USAGE)
 
 
 def compile_rule(lang: Lang, raw: Any, where: str = "rule") -> Rule:
@@ -227,7 +230,12 @@ def compile_config(raw: Any, lang: Lang | None = None) -> RuleConfig:
         else:
             raise _fail("fix", "expected a template string or {template, expandStart, expandEnd}")
         compile_template_names(fix.template, names)  # unknown metavariables fail now
-    return RuleConfig(lang, rule, str(raw.get("id", "")), constraints, transform, fix, utils, names)
+    severity = str(raw.get("severity", "warning")).lower()
+    if severity not in ("error", "warning", "info", "hint"):
+        raise _fail("severity", f"{severity!r}; use error, warning, info or hint")
+    return RuleConfig(lang, rule, str(raw.get("id", "")), constraints, transform, fix, utils, names,
+                      str(raw.get("message", "")), severity,
+                      str(raw["url"]) if raw.get("url") else None)
 
 
 # -- matching (pure over a parsed tree) ------------------------------------------------------

@@ -1,0 +1,113 @@
+"""The repository's own structural rules (`rules:` in `.reviewbot.yml`) as a review tool.
+
+They run in-process on the changed files at both revisions, so their findings get the same
+verdicts as any linter's: only what the change introduced is reported, and a rule's `fix`
+becomes a suggested change.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bot.analyzer import Outcome, Resolution, Target
+from bot.errors import BotError, Exit
+from bot.model import Edit, Finding, Fix, Severity, ToolStatus
+from bot.structural import rules
+from bot.structural.api import TOOL, message_for
+from bot.structural.lang import for_path, parse
+from bot.structural.search import Positions, to_match
+
+MAX_BYTES = 2_000_000  # larger files are generated or vendored: not reviewed by rules
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("reviewbot")
+    except importlib.metadata.PackageNotFoundError:
+        return "0"
+
+
+@dataclass(frozen=True)
+class RulesAnalyzer:
+    configs: tuple[rules.RuleConfig, ...]
+    read_only = True  # reads files, never writes them
+
+    @property
+    def name(self) -> str:
+        return TOOL
+
+    @classmethod
+    def from_settings(cls, entries: Sequence[Any], repo: Path) -> RulesAnalyzer:
+        """Compile `.reviewbot.yml` rules: inline documents, or files relative to `repo`."""
+        configs = []
+        for index, entry in enumerate(entries):
+            if isinstance(entry, str):
+                configs.append(rules.load(repo / entry))
+                continue
+            try:
+                configs.append(rules.compile_config(entry))
+            except BotError as exc:
+                name = entry.get("id") or f"#{index + 1}"
+                raise BotError(f".reviewbot.yml rules[{name}]: {exc.message}", Exit.USAGE) from exc
+        return cls(tuple(configs))
+
+    def _rules_for(self, path: str) -> list[rules.RuleConfig]:
+        lang = for_path(path)
+        return [c for c in self.configs if lang is not None and c.lang.name == lang.name]
+
+    def applies(self, root: Path, changed: Sequence[str]) -> bool:
+        return any(self._rules_for(p) for p in changed)
+
+    def resolve(self, root: Path, cache_dir: Path | None = None) -> Resolution:
+        return Resolution("reviewbot", _version())
+
+    def collect(self, target: Target, resolution: Resolution) -> Outcome:
+        root = target.ready()
+        findings: list[Finding] = []
+        failed: set[str] = set()
+        messages: list[str] = []
+        for path in target.paths:
+            configs = self._rules_for(path)
+            if not configs:
+                continue
+            try:
+                source = (root / path).read_bytes()
+            except OSError as exc:
+                failed.add(path)
+                messages.append(f"{path}: {exc.strerror or exc}")
+                continue
+            if len(source) > MAX_BYTES or b"\0" in source[:8192]:
+                continue
+            for config in configs:
+                findings += _findings(config, path, source)
+        status: ToolStatus = "failed" if failed else "ok"
+        return Outcome(TOOL, status, tuple(findings), resolution.version, "\n".join(messages),
+                       frozenset(failed))
+
+
+def _findings(config: rules.RuleConfig, path: str, source: bytes) -> list[Finding]:
+    tree = parse(config.lang.grammar, source)
+    pos = Positions(source)
+    found = list(rules.find_rule(config, tree, source))
+    if not found:
+        return []
+    fixes: dict[tuple[int, int], Fix] = {}
+    if config.fix is not None:
+        rewrite = rules.rewrite_rule(config, source, tree)
+        if not rewrite.error:  # a fix that breaks the file is not offered
+            for e in rewrite.edits:
+                edit = Edit(path, pos.span(e.start, e.end), e.new.decode("utf-8", "replace"))
+                fixes[(e.match_start, e.match_end)] = Fix(f"{TOOL} rule {config.id}", (edit,))
+    out = []
+    rule_id = config.id or "rule"
+    severity = Severity.parse(config.severity)
+    for node, raw in found:
+        match = to_match(path, source, pos, raw)
+        message = message_for(config.message, match) if config.message else f"matches rule {rule_id}"
+        fix = next((f for (s, e), f in fixes.items() if s <= node.start_byte and node.end_byte <= e), None)
+        out.append(Finding(TOOL, rule_id, severity, message, path, match.span, config.url, fix))
+    return out
