@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from bot import proc
@@ -68,25 +69,39 @@ def parse(result: proc.Result, unit: Unit, target: Target) -> list[Finding]:
 MAX_FIX_RUNS = 100  # files per run checked against the safe fixer; beyond, suggestions stay unsafe
 
 
+FIX_WORKERS = 4  # files checked against the fixer at once
+
+
+def _safe_output(exe: str, path: str, target: Target) -> tuple[str, str] | None:
+    """(the file's text, what `biome lint --write` makes of it); None when there is no verdict."""
+    try:
+        text = (target.root / path).read_bytes().decode("utf-8")
+        result = proc.run([exe, "lint", "--write", "--colors=off", f"--stdin-file-path={path}"],
+                          cwd=target.root, timeout=min(target.timeout, 60.0),
+                          stdin=text.encode("utf-8"))
+    except (OSError, UnicodeDecodeError, proc.Timeout, proc.MissingBinary):
+        return None
+    if result.returncode not in (0, 1) or result.truncated or (text and not result.out):
+        return None
+    return text, result.out
+
+
 def refine(exe: str, findings: list[Finding], unit: Unit, target: Target) -> list[Finding]:
     """Mark as safe the suggestions that `biome lint --write` (safe fixes only) applies."""
     by_path: dict[str, list[int]] = {}
     for index, finding in enumerate(findings):
         if finding.fix is not None and finding.fix.edits:
             by_path.setdefault(finding.path, []).append(index)
+    todo = sorted(by_path)[:MAX_FIX_RUNS]
+    with ThreadPoolExecutor(max_workers=FIX_WORKERS) as pool:
+        outputs = dict(zip(todo, pool.map(lambda p: _safe_output(exe, p, target), todo), strict=True))
     out = list(findings)
-    for path, indexes in sorted(by_path.items())[:MAX_FIX_RUNS]:
-        try:
-            text = (target.root / path).read_bytes().decode("utf-8")
-            result = proc.run([exe, "lint", "--write", "--colors=off", f"--stdin-file-path={path}"],
-                              cwd=target.root, timeout=min(target.timeout, 60.0),
-                              stdin=text.encode("utf-8"))
-        except (OSError, UnicodeDecodeError, proc.Timeout, proc.MissingBinary):
+    for path, texts in outputs.items():
+        if texts is None:
             continue  # no verdict from the fixer: the suggestions stay unsafe
-        if result.returncode not in (0, 1) or result.truncated or (text and not result.out):
-            continue
+        indexes = by_path[path]
         fixes = [f.fix for f in (findings[i] for i in indexes) if f.fix is not None]
-        for shown in shown_in(text, result.out, fixes):
+        for shown in shown_in(*texts, fixes):
             finding = findings[indexes[shown]]
             assert finding.fix is not None
             out[indexes[shown]] = dataclasses.replace(
