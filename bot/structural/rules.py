@@ -281,33 +281,33 @@ def _ancestors(node: ts.Node) -> Iterator[ts.Node]:
         current = current.parent
 
 
-def _candidates(rel: Relation, key: str, node: ts.Node, ctx: _Context, env: Env) -> Iterator[ts.Node]:
+def _nearby(rel: Relation, key: str, node: ts.Node) -> Iterator[ts.Node]:
+    """The nodes a relation looks at, nearest first; `field` applied, `stopBy` not yet."""
     if key == "inside":
-        walk: Iterator[ts.Node] = _ancestors(node)
-    elif key == "has":
-        if rel.field is not None:
-            child = node.child_by_field_name(rel.field)
-            if child is None:
-                return
+        below = node
+        for ancestor in _ancestors(node):
+            at = ancestor.child_by_field_name(rel.field) if rel.field else None
+            if rel.field is None or (at is not None and at.id == below.id):
+                yield ancestor
+            elif rel.stop_by == "neighbor":
+                return  # the parent does not hold `node` at that field
+            below = ancestor
+    elif key == "has" and rel.field is not None:
+        child = node.child_by_field_name(rel.field)
+        if child is not None:
             yield child
             if rel.stop_by != "neighbor":
                 yield from _descendants(child)
-            return
-        walk = iter(_children(node)) if rel.stop_by == "neighbor" else _descendants(node)
+    elif key == "has":
+        yield from _children(node) if rel.stop_by == "neighbor" else _descendants(node)
     else:
-        walk = _siblings(node, forward=key == "precedes")
-    for index, candidate in enumerate(walk):
-        if key == "inside" and rel.field is not None:
-            below = node if index == 0 else None
-            if below is None:  # the child of `candidate` on the way up from `node`
-                below = node
-                while below.parent is not None and below.parent.id != candidate.id:
-                    below = below.parent
-            at_field = candidate.child_by_field_name(rel.field)
-            if at_field is None or at_field.id != below.id:
-                if rel.stop_by == "neighbor":
-                    return
-                continue
+        yield from _siblings(node, forward=key == "precedes")
+
+
+def _candidates(rel: Relation, key: str, node: ts.Node, ctx: _Context, env: Env) -> Iterator[ts.Node]:
+    """`_nearby` cut by `stopBy`: the nearest only (neighbor; for `has`, the children), all
+    (end), or up to and including the first node the stop rule matches."""
+    for candidate in _nearby(rel, key, node):
         yield candidate
         if rel.stop_by == "neighbor" and key != "has":
             return
