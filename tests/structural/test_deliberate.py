@@ -14,6 +14,8 @@ cases: see DELIBERATE in test_conformance.py and the `note` fields of the data f
 | 8 | unknown `$VAR` in a rewrite  | replaced by ""                         | error at staging           |
 | 9 | tabs / CRLF in rewrites      | spaces only / LF inserted              | indent string / file EOL   |
 | 10| empty rewrite of whole lines | blank line left                        | lines removed              |
+| 11| rule `$X = $Y` + precedes    | the assignment inside: no siblings     | the statement's siblings   |
+| 12| rule: comment between stmts  | the comment is the neighbour           | comments are skipped       |
 """
 
 from __future__ import annotations
@@ -83,3 +85,26 @@ def test_7_comments_anywhere() -> None:
     src = "if a is None:  # why\n    return b\n"
     assert theirs("python", "if $X is None:\n    return $Y", src) == []
     assert ours("python", "if $X is None:\n    return $Y", src) == [src.rstrip("\n")]
+
+
+def test_11_a_statement_pattern_has_the_statement_s_neighbours() -> None:
+    """`$X = $Y` followed by `return $X`: ast-grep roots the pattern at the assignment inside
+    the expression statement, which has no siblings, so `precedes` never holds; ours is the
+    statement, whose next sibling is the return."""
+    from bot.structural.rules import compile_config, search_rule
+    source = "def f():\n    x = compute()\n    return x\n"
+    rule = {"pattern": "$X = $Y", "precedes": {"pattern": "return $X"}}
+    assert [n.text() for n in ag.SgRoot(source, "python").root().find_all(**rule)] == []
+    data = source.encode()
+    found = search_rule(compile_config({"rule": rule}, get("python")), data)
+    assert [data[r.start:r.end].decode() for r in found] == ["x = compute()"]
+
+
+def test_12_comments_are_not_neighbours() -> None:
+    from bot.structural.rules import compile_config, search_rule
+    source = "def f(a):\n    if a:\n        pass\n    # done\n    return a\n"
+    rule = {"pattern": "return $X", "follows": {"kind": "if_statement"}}
+    assert [n.text() for n in ag.SgRoot(source, "python").root().find_all(**rule)] == []
+    data = source.encode()
+    found = search_rule(compile_config({"rule": rule}, get("python")), data)
+    assert [data[r.start:r.end].decode() for r in found] == ["return a"]
