@@ -19,6 +19,8 @@ from bot.model import Edit, Finding, Fix, Severity, ToolStatus
 from bot.structural import rules
 from bot.structural.api import TOOL, message_for
 from bot.structural.lang import for_path, parse
+from bot.structural.rulefix import rewrite_rule
+from bot.structural.rulematch import find_rule
 from bot.structural.search import Positions, to_match
 
 MAX_BYTES = 2_000_000  # larger files are generated or vendored: not reviewed by rules
@@ -92,12 +94,12 @@ class RulesAnalyzer:
 def _findings(config: rules.RuleConfig, path: str, source: bytes) -> list[Finding]:
     tree = parse(config.lang.grammar, source)
     pos = Positions(source)
-    found = list(rules.find_rule(config, tree, source))
+    found = list(find_rule(config, tree, source))
     if not found:
         return []
     fixes: dict[tuple[int, int], Fix] = {}
     if config.fix is not None:
-        rewrite = rules.rewrite_rule(config, source, tree)
+        rewrite = rewrite_rule(config, source, tree)
         if not rewrite.error:  # a fix that breaks the file is not offered
             for e in rewrite.edits:
                 edit = Edit(path, pos.span(e.start, e.end), e.new.decode("utf-8", "replace"))

@@ -9,24 +9,22 @@ A rule document adds `constraints` (a rule each bound metavariable must match), 
 (new variables: `convert` toCase, `replace`, `substring`) and `fix` (a template, or an object
 whose `expandStart`/`expandEnd` rules widen the replaced range over neighbouring nodes).
 
-Compiling is pure and raises `BotError` (exit 2) with the path of the offending key.
+Compiling is pure and raises `BotError` (exit 2) with the path of the offending key; matching
+is `bot.structural.rulematch`, fixes `bot.structural.rulefix`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import tree_sitter as ts
-
 from bot.errors import BotError, Exit
-from bot.structural.lang import Lang, get, parse
-from bot.structural.match import Env, Matcher, RawMatch, raw_match
+from bot.structural.lang import Lang, get
 from bot.structural.pattern import NAME, Pattern, compile_pattern
-from bot.structural.rewrite import FileRewrite, Ref, Template, compile_template_names, rewrite_matches
+from bot.structural.rewrite import compile_template_names
 
 RULE_KEYS = frozenset({"pattern", "kind", "regex", "inside", "has", "follows", "precedes", "all",
                        "any", "not", "matches"})
@@ -94,16 +92,16 @@ class RuleConfig:
 # -- compiling (pure) ------------------------------------------------------------------------
 
 
-def _fail(where: str, what: str) -> BotError:
+def fail(where: str, what: str) -> BotError:
     return BotError(f"{where}: {what}", Exit.USAGE)
 
 
 def compile_rule(lang: Lang, raw: Any, where: str = "rule") -> Rule:
     if not isinstance(raw, Mapping) or not raw:
-        raise _fail(where, "expected a mapping with at least one of " + ", ".join(sorted(RULE_KEYS)))
+        raise fail(where, "expected a mapping with at least one of " + ", ".join(sorted(RULE_KEYS)))
     unknown = set(raw) - RULE_KEYS
     if unknown:
-        raise _fail(where, f"unknown key(s) {sorted(unknown)}; known: {', '.join(sorted(RULE_KEYS))}")
+        raise fail(where, f"unknown key(s) {sorted(unknown)}; known: {', '.join(sorted(RULE_KEYS))}")
     pattern = None
     if "pattern" in raw:
         value = raw["pattern"]
@@ -115,25 +113,25 @@ def compile_rule(lang: Lang, raw: Any, where: str = "rule") -> Rule:
             else:
                 pattern = compile_pattern(lang, str(value))
         except BotError as exc:
-            raise _fail(f"{where}.pattern", exc.message) from exc
+            raise fail(f"{where}.pattern", exc.message) from exc
         if pattern.is_sequence:
-            raise _fail(f"{where}.pattern", "a sequence of statements cannot be a rule's pattern")
+            raise fail(f"{where}.pattern", "a sequence of statements cannot be a rule's pattern")
     regex = None
     if "regex" in raw:
         try:
             regex = re.compile(str(raw["regex"]))
         except re.error as exc:
-            raise _fail(f"{where}.regex", f"not a regular expression: {exc}") from exc
+            raise fail(f"{where}.regex", f"not a regular expression: {exc}") from exc
 
     def relation(key: str) -> Relation | None:
         value = raw.get(key)
         if value is None:
             return None
         if not isinstance(value, Mapping):
-            raise _fail(f"{where}.{key}", "expected a mapping")
+            raise fail(f"{where}.{key}", "expected a mapping")
         bad = set(value) - RELATION_KEYS
         if bad:
-            raise _fail(f"{where}.{key}", f"unknown key(s) {sorted(bad)}")
+            raise fail(f"{where}.{key}", f"unknown key(s) {sorted(bad)}")
         inner = {k: v for k, v in value.items() if k not in ("stopBy", "field")}
         stop = value.get("stopBy", "neighbor")
         stop_by: Literal["neighbor", "end"] | Rule = (
@@ -146,7 +144,7 @@ def compile_rule(lang: Lang, raw: Any, where: str = "rule") -> Rule:
             return None
         value = raw[key]
         if not isinstance(value, list) or not value:
-            raise _fail(f"{where}.{key}", "expected a non-empty list of rules")
+            raise fail(f"{where}.{key}", "expected a non-empty list of rules")
         return tuple(compile_rule(lang, v, f"{where}.{key}[{i}]") for i, v in enumerate(value))
 
     return Rule(pattern, str(raw["kind"]) if "kind" in raw else None, regex,
@@ -171,44 +169,44 @@ def _names(rule: Rule | None) -> set[str]:
 def _var(text: Any, where: str) -> str:
     match = re.fullmatch(rf"\$({NAME})", str(text))
     if not match:
-        raise _fail(where, f"expected a metavariable like $A, got {text!r}")
+        raise fail(where, f"expected a metavariable like $A, got {text!r}")
     return match.group(1)
 
 
 def _transform(name: str, raw: Any) -> Transform:
     where = f"transform.{name}"
     if not isinstance(raw, Mapping) or len(raw) != 1:
-        raise _fail(where, "expected one of convert, replace, substring")
+        raise fail(where, "expected one of convert, replace, substring")
     (kind, spec), = raw.items()
     if not isinstance(spec, Mapping) or "source" not in spec:
-        raise _fail(f"{where}.{kind}", "expected a mapping with a source")
+        raise fail(f"{where}.{kind}", "expected a mapping with a source")
     source = _var(spec["source"], f"{where}.{kind}.source")
     if kind == "convert":
         case = str(spec.get("toCase", ""))
         if case not in CASES:
-            raise _fail(f"{where}.convert.toCase", f"{case!r}; use one of {', '.join(CASES)}")
+            raise fail(f"{where}.convert.toCase", f"{case!r}; use one of {', '.join(CASES)}")
         return Transform(source, "convert", to_case=case)
     if kind == "replace":
         try:
             return Transform(source, "replace", replace=re.compile(str(spec["replace"])),
                              by=str(spec.get("by", "")))
         except (KeyError, re.error) as exc:
-            raise _fail(f"{where}.replace", f"needs a valid `replace` regex ({exc})") from exc
+            raise fail(f"{where}.replace", f"needs a valid `replace` regex ({exc})") from exc
     if kind == "substring":
         return Transform(source, "substring", start=spec.get("startChar"), end=spec.get("endChar"))
-    raise _fail(where, f"unknown transform {kind!r}")
+    raise fail(where, f"unknown transform {kind!r}")
 
 
 def compile_config(raw: Any, lang: Lang | None = None) -> RuleConfig:
     """A rule document (ast-grep's YAML shape, already loaded) for `lang` or its `language`."""
     if not isinstance(raw, Mapping) or "rule" not in raw:
-        raise _fail("document", "expected a mapping with a `rule`")
+        raise fail("document", "expected a mapping with a `rule`")
     unknown = set(raw) - DOC_KEYS
     if unknown:
-        raise _fail("document", f"unknown key(s) {sorted(unknown)}")
+        raise fail("document", f"unknown key(s) {sorted(unknown)}")
     if lang is None:
         if "language" not in raw:
-            raise _fail("document", "no `language` (or pass --lang)")
+            raise fail("document", "no `language` (or pass --lang)")
         lang = get(str(raw["language"]).lower())
     utils = {str(k): compile_rule(lang, v, f"utils.{k}") for k, v in (raw.get("utils") or {}).items()}
     rule = compile_rule(lang, raw["rule"])
@@ -228,257 +226,14 @@ def compile_config(raw: Any, lang: Lang | None = None) -> RuleConfig:
                       compile_rule(lang, value["expandEnd"], "fix.expandEnd")
                       if "expandEnd" in value else None)
         else:
-            raise _fail("fix", "expected a template string or {template, expandStart, expandEnd}")
+            raise fail("fix", "expected a template string or {template, expandStart, expandEnd}")
         compile_template_names(fix.template, names)  # unknown metavariables fail now
     severity = str(raw.get("severity", "warning")).lower()
     if severity not in ("error", "warning", "info", "hint"):
-        raise _fail("severity", f"{severity!r}; use error, warning, info or hint")
+        raise fail("severity", f"{severity!r}; use error, warning, info or hint")
     return RuleConfig(lang, rule, str(raw.get("id", "")), constraints, transform, fix, utils, names,
                       str(raw.get("message", "")), severity,
                       str(raw["url"]) if raw.get("url") else None)
-
-
-# -- matching (pure over a parsed tree) ------------------------------------------------------
-
-
-@dataclass
-class _Context:
-    config: RuleConfig
-    source: bytes
-    matchers: dict[int, Matcher] = field(default_factory=dict)
-
-    def matcher(self, pattern: Pattern) -> Matcher:
-        key = id(pattern)
-        if key not in self.matchers:
-            self.matchers[key] = Matcher(pattern)
-        return self.matchers[key]
-
-
-def _children(node: ts.Node) -> list[ts.Node]:
-    return [c for c in node.children if c.is_named and not c.is_extra]
-
-
-def _descendants(node: ts.Node) -> Iterator[ts.Node]:
-    stack = list(reversed(_children(node)))
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(reversed(_children(current)))
-
-
-def _siblings(node: ts.Node, forward: bool) -> Iterator[ts.Node]:
-    current = node.next_named_sibling if forward else node.prev_named_sibling
-    while current is not None:
-        if not current.is_extra:
-            yield current
-        current = current.next_named_sibling if forward else current.prev_named_sibling
-
-
-def _ancestors(node: ts.Node) -> Iterator[ts.Node]:
-    current = node.parent
-    while current is not None:
-        yield current
-        current = current.parent
-
-
-def _nearby(rel: Relation, key: str, node: ts.Node) -> Iterator[ts.Node]:
-    """The nodes a relation looks at, nearest first; `field` applied, `stopBy` not yet."""
-    if key == "inside":
-        below = node
-        for ancestor in _ancestors(node):
-            at = ancestor.child_by_field_name(rel.field) if rel.field else None
-            if rel.field is None or (at is not None and at.id == below.id):
-                yield ancestor
-            elif rel.stop_by == "neighbor":
-                return  # the parent does not hold `node` at that field
-            below = ancestor
-    elif key == "has" and rel.field is not None:
-        child = node.child_by_field_name(rel.field)
-        if child is not None:
-            yield child
-            if rel.stop_by != "neighbor":
-                yield from _descendants(child)
-    elif key == "has":
-        yield from _children(node) if rel.stop_by == "neighbor" else _descendants(node)
-    else:
-        yield from _siblings(node, forward=key == "precedes")
-
-
-def _candidates(rel: Relation, key: str, node: ts.Node, ctx: _Context, env: Env) -> Iterator[ts.Node]:
-    """`_nearby` cut by `stopBy`: the nearest only (neighbor; for `has`, the children), all
-    (end), or up to and including the first node the stop rule matches."""
-    for candidate in _nearby(rel, key, node):
-        yield candidate
-        if rel.stop_by == "neighbor" and key != "has":
-            return
-        if isinstance(rel.stop_by, Rule) and _match(rel.stop_by, candidate, env, ctx) is not None:
-            return
-
-
-def _relate(rel: Relation, key: str, node: ts.Node, env: Env, ctx: _Context) -> Env | None:
-    for candidate in _candidates(rel, key, node, ctx, env):
-        got = _match(rel.rule, candidate, env, ctx)
-        if got is not None:
-            return got  # the first that matches binds; no backtracking
-    return None
-
-
-def _match(rule: Rule, node: ts.Node, env: Env, ctx: _Context) -> Env | None:
-    if rule.kind is not None and node.type != rule.kind:
-        return None
-    if rule.pattern is not None:
-        got = ctx.matcher(rule.pattern).node(rule.pattern.nodes[0], node, env)
-        if got is None:
-            return None
-        env = got
-    if rule.regex is not None and not rule.regex.search(
-            ctx.source[node.start_byte:node.end_byte].decode("utf-8", errors="replace")):
-        return None
-    for key in ("inside", "has", "precedes", "follows"):
-        rel = getattr(rule, key)
-        if rel is not None:
-            got = _relate(rel, key, node, env, ctx)
-            if got is None:
-                return None
-            env = got
-    for sub in rule.all:
-        got = _match(sub, node, env, ctx)
-        if got is None:
-            return None
-        env = got
-    if rule.any is not None:
-        got = next((g for sub in rule.any if (g := _match(sub, node, env, ctx)) is not None), None)
-        if got is None:
-            return None
-        env = got
-    if rule.not_ is not None and _match(rule.not_, node, env, ctx) is not None:
-        return None
-    if rule.matches is not None:
-        return _match(_util(ctx, rule.matches), node, env, ctx)
-    return env
-
-
-def _util(ctx: _Context, name: str) -> Rule:
-    util = ctx.config.utils.get(name)
-    if util is None:
-        raise _fail("matches", f"no util named {name!r}")
-    return util
-
-
-def _constrained(env: Env, ctx: _Context) -> bool:
-    for name, rule in ctx.config.constraints.items():
-        value = env.get(name)
-        if value is None:
-            continue
-        if isinstance(value, tuple):
-            if not all(_match(rule, n, {}, ctx) is not None for n in value):
-                return False
-        elif _match(rule, value, {}, ctx) is None:
-            return False
-    return True
-
-
-def _walk(root: ts.Node) -> Iterator[ts.Node]:
-    stack = [root]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(reversed([c for c in current.children if not c.is_extra]))
-
-
-def find_rule(config: RuleConfig, tree: ts.Tree, source: bytes) -> Iterator[tuple[ts.Node, RawMatch]]:
-    """Every node the rule matches, in pre-order, with its bindings."""
-    ctx = _Context(config, source)
-    for node in _walk(tree.root_node):
-        env = _match(config.rule, node, {}, ctx)
-        if env is not None and _constrained(env, ctx):
-            yield node, raw_match(node.start_byte, node.end_byte, env)
-
-
-def search_rule(config: RuleConfig, source: bytes) -> list[RawMatch]:
-    return [raw for _, raw in find_rule(config, parse(config.lang.grammar, source), source)]
-
-
-# -- fixes -----------------------------------------------------------------------------------
-
-
-def to_case(text: str, case: str) -> str:
-    words = [w for w in re.split(r"[_\-\s]+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", text) if w]
-    if case == "lowerCase":
-        return text.lower()
-    if case == "upperCase":
-        return text.upper()
-    if case == "capitalize":
-        return text[:1].upper() + text[1:]
-    if case == "snakeCase":
-        return "_".join(w.lower() for w in words)
-    if case == "kebabCase":
-        return "-".join(w.lower() for w in words)
-    if case == "pascalCase":
-        return "".join(w[:1].upper() + w[1:].lower() for w in words)
-    return "".join(w.lower() if i == 0 else w[:1].upper() + w[1:].lower() for i, w in enumerate(words))
-
-
-def _transformed(config: RuleConfig, raw: RawMatch, source: bytes) -> dict[str, str]:
-    values: dict[str, str] = {}
-    for name, t in config.transform.items():
-        if t.source in values:
-            text = values[t.source]
-        elif t.source in raw.bindings:
-            b = raw.bindings[t.source]
-            text = source[b.start:b.end].decode("utf-8", errors="replace")
-        else:
-            continue
-        if t.kind == "convert":
-            values[name] = to_case(text, t.to_case)
-        elif t.kind == "replace" and t.replace is not None:
-            # `by` names groups as $1 / ${name}, as ast-grep does; Python spells them \g<...>.
-            by = re.sub(r"\$\{?(\w+)\}?", r"\\g<\1>", t.by.replace("\\", "\\\\"))
-            values[name] = t.replace.sub(by, text)
-        else:
-            values[name] = text[t.start:t.end]
-    return values
-
-
-def _expand(node: ts.Node, rule: Rule | None, forward: bool, ctx: _Context) -> int:
-    """The fix range's edge, widened over neighbouring nodes (tokens too) the rule matches."""
-    edge = node.end_byte if forward else node.start_byte
-    if rule is None:
-        return edge
-    current = node.next_sibling if forward else node.prev_sibling
-    while current is not None and _match(rule, current, {}, ctx) is not None:
-        edge = current.end_byte if forward else current.start_byte
-        current = current.next_sibling if forward else current.prev_sibling
-    return edge
-
-
-def rewrite_rule(config: RuleConfig, source: bytes, tree: ts.Tree | None = None) -> FileRewrite:
-    """Apply the rule's fix to every outermost match (see `rewrite.rewrite_matches`)."""
-    if config.fix is None:
-        raise _fail("fix", "this rule has no fix")
-    fix = config.fix
-    tree = tree or parse(config.lang.grammar, source)
-    ctx = _Context(config, source)
-    base = compile_template_names(fix.template, config.names)
-    raws: list[RawMatch] = []
-    templates: dict[tuple[int, int], Template] = {}
-    expanded: set[tuple[int, int]] = set()
-    for node, raw in find_rule(config, tree, source):
-        start = _expand(node, fix.expand_start, False, ctx)
-        end = _expand(node, fix.expand_end, True, ctx)
-        widened = RawMatch(start, end, raw.bindings)
-        if (start, end) != (node.start_byte, node.end_byte):
-            expanded.add((start, end))
-        values = _transformed(config, raw, source)
-        # A variable this match did not bind (another `any` branch) renders as nothing.
-        templates[(start, end)] = Template(base.text, tuple(
-            (values.get(p.name, "") if p.name in values or p.name not in raw.bindings else p)
-            if isinstance(p, Ref) else p for p in base.parts))
-        raws.append(widened)
-    template_for: Callable[[RawMatch], Template] = lambda r: templates[(r.start, r.end)]  # noqa: E731
-    # A range widened by expandStart/expandEnd is exactly what goes: never its whole lines.
-    return rewrite_matches(config.lang, raws, template_for, tree, source,
-                           lambda r: (r.start, r.end) not in expanded)
 
 
 def load(path: Path) -> RuleConfig:

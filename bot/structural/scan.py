@@ -18,7 +18,9 @@ from bot.structural.lang import parse
 from bot.structural.match import find
 from bot.structural.pattern import Pattern
 from bot.structural.rewrite import FileRewrite, Template, rewrite_tree
-from bot.structural.rules import RuleConfig, find_rule, rewrite_rule
+from bot.structural.rulefix import rewrite_rule
+from bot.structural.rulematch import find_rule
+from bot.structural.rules import RuleConfig
 from bot.structural.search import Match, Positions, prefilter, to_match
 
 # Below this much source to parse, a process pool costs more than it saves.

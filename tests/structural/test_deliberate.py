@@ -91,7 +91,8 @@ def test_11_a_statement_pattern_has_the_statement_s_neighbours() -> None:
     """`$X = $Y` followed by `return $X`: ast-grep roots the pattern at the assignment inside
     the expression statement, which has no siblings, so `precedes` never holds; ours is the
     statement, whose next sibling is the return."""
-    from bot.structural.rules import compile_config, search_rule
+    from bot.structural.rulematch import search_rule
+    from bot.structural.rules import compile_config
     source = "def f():\n    x = compute()\n    return x\n"
     rule = {"pattern": "$X = $Y", "precedes": {"pattern": "return $X"}}
     assert [n.text() for n in ag.SgRoot(source, "python").root().find_all(**rule)] == []
@@ -101,7 +102,8 @@ def test_11_a_statement_pattern_has_the_statement_s_neighbours() -> None:
 
 
 def test_12_comments_are_not_neighbours() -> None:
-    from bot.structural.rules import compile_config, search_rule
+    from bot.structural.rulematch import search_rule
+    from bot.structural.rules import compile_config
     source = "def f(a):\n    if a:\n        pass\n    # done\n    return a\n"
     rule = {"pattern": "return $X", "follows": {"kind": "if_statement"}}
     assert [n.text() for n in ag.SgRoot(source, "python").root().find_all(**rule)] == []

@@ -11,7 +11,9 @@ import pytest
 from bot.cli import main
 from bot.errors import BotError
 from bot.structural.lang import get
-from bot.structural.rules import compile_config, rewrite_rule, search_rule, to_case
+from bot.structural.rulefix import rewrite_rule, to_case
+from bot.structural.rulematch import search_rule
+from bot.structural.rules import compile_config
 
 PY = """\
 import os

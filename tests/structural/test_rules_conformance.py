@@ -9,7 +9,9 @@ import pytest
 import yaml
 
 from bot.structural.lang import get
-from bot.structural.rules import compile_config, rewrite_rule, search_rule
+from bot.structural.rulefix import rewrite_rule
+from bot.structural.rulematch import search_rule
+from bot.structural.rules import compile_config
 
 from .conftest import load_cases
 

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from bot.structural.lang import get
-from bot.structural.rules import compile_config, search_rule
+from bot.structural.rulematch import search_rule
+from bot.structural.rules import compile_config
 
 ag = pytest.importorskip("ast_grep_py")
 
