@@ -69,6 +69,7 @@ class GitView:
     overlay: Mapping[str, str | None] = field(default_factory=dict)
     _known: dict[str, str | None] = field(default_factory=dict)
     _listing: dict[str, str] | None = None
+    _files: list[str] | None = None
 
     @staticmethod
     def _key(entry: str | None) -> str | None:
@@ -94,9 +95,13 @@ class GitView:
         return self.overlay[name] if name in self.overlay else self._known.get(name)
 
     def is_file(self, path: str) -> bool:
+        # Asked for many folders' markers while finding units: one full listing beats a git
+        # call per question.
         name = _norm(path)
-        self._lookup([name])
-        return self._blob(name) is not None
+        if name in self.overlay:
+            return self.overlay[name] is not None
+        self.files()
+        return self._known.get(name) is not None
 
     def blobs(self, paths: Sequence[str]) -> dict[str, str]:
         wanted = {p: _norm(p) for p in paths}
@@ -110,8 +115,10 @@ class GitView:
             self._listing = git.tree_blobs(self.repo, self.rev, [], recursive=True)
             for name, entry in self._listing.items():
                 self._known.setdefault(name, self._key(entry))
-        present = {n for n, blob in self.overlay.items() if blob is not None}
-        return sorted((set(self._listing) - set(self.overlay)) | present)
+        if self._files is None:
+            present = {n for n, blob in self.overlay.items() if blob is not None}
+            self._files = sorted((set(self._listing) - set(self.overlay)) | present)
+        return self._files
 
     def walk(self, top: str, suffixes: frozenset[str], names: frozenset[str] = frozenset(),
              stop: str | None = None) -> list[str]:
