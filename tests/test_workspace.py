@@ -86,3 +86,31 @@ def test_checkouts_leave_nothing_behind(repo: GitRepo) -> None:
         scratch = trees.scratch
     assert not scratch.exists()
     assert "base" not in repo.git("worktree", "list")
+
+
+def test_a_tool_that_may_write_gets_a_real_checkout(repo: GitRepo, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The base shares the head's files (hard links) only when every tool is read-only."""
+    import os
+    from dataclasses import replace
+
+    links: list[str] = []
+    real_link = os.link
+
+    def counting(src: str, dst: str, **kwargs: bool) -> None:
+        links.append(str(dst))
+        real_link(src, dst, **kwargs)
+
+    monkeypatch.setattr(os, "link", counting)
+    repo.commit({"pyproject.toml": '[tool.ruff.lint]\nselect = ["F401"]\n', "a.py": "import os\n",
+                 "b.py": "x = 1\n"})
+    repo.branch("feat")
+    repo.commit({"a.py": "import os\nimport sys\n"})
+    assert review(repo, tmp_path / "c1") == [("F401", "a.py", 1, "preexisting"),
+                                             ("F401", "a.py", 2, "introduced")]
+    assert any(link.endswith("b.py") for link in links)
+    links.clear()
+    writer = replace(RUFF, read_only=False)
+    assert review(repo, tmp_path / "c2", writer) == [("F401", "a.py", 1, "preexisting"),
+                                                     ("F401", "a.py", 2, "introduced")]
+    assert links == []
