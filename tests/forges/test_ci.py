@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 from collections.abc import Iterator
@@ -23,19 +24,21 @@ BASE = {"pyproject.toml": "[tool.ruff]\nline-length = 100\n",
 HEAD = {"app.py": "import os\nimport sys\n\n\ndef main():\n    unused = 1\n    return sys.argv\n"}
 
 
-@pytest.fixture
-def pr(repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
-       sleeps: Sleeps) -> Iterator[tuple[Any, FakeGitHub, dict[str, Any]]]:
-    base = repo.commit(BASE, "base")
+@contextlib.contextmanager
+def open_pr(repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+            sleeps: Sleeps, base_files: dict[str, str], head_files: dict[str, str],
+            diff: dict[str, set[int]]) -> Iterator[tuple[Any, FakeGitHub, dict[str, Any]]]:
+    """A pull request event for a real repository, and the fake GitHub it talks to."""
+    base = repo.commit(base_files, "base")
     repo.branch("feature")
-    head = repo.commit(HEAD, "feature")
+    head = repo.commit(head_files, "feature")
     payload = copy.deepcopy(next(p for p in examples()["pull_request"] if p["action"] == "opened"))
     payload["pull_request"].update(number=7)
     payload["pull_request"]["head"].update(sha=head)
     payload["pull_request"]["base"].update(sha=base)
     for side in ("head", "base"):
         payload["pull_request"][side]["repo"]["full_name"] = "octo/demo"
-    with FakeGitHub(head, {"app.py": set(range(1, 8))}) as fake:
+    with FakeGitHub(head, diff) as fake:
         event = tmp_path / "event.json"
         event.write_text(json.dumps(payload))
         env = {"GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": str(event),
@@ -53,6 +56,28 @@ def pr(repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,  # type: ignore[no
         monkeypatch.setattr(ci, "_forge", quick_forge)
         yield repo, fake, env
         assert fake.errors == []
+
+
+@pytest.fixture
+def pr(repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+       sleeps: Sleeps) -> Iterator[tuple[Any, FakeGitHub, dict[str, Any]]]:
+    with open_pr(repo, tmp_path, monkeypatch, sleeps, BASE, HEAD, {"app.py": set(range(1, 8))}) as opened:
+        yield opened
+
+
+def test_repository_rules_become_suggested_changes(repo, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                   monkeypatch: pytest.MonkeyPatch,
+                                                   sleeps: Sleeps) -> None:
+    settings = ("rules:\n  - id: no-print\n    language: python\n    message: use log($A)\n"
+                "    rule: {pattern: print($A)}\n    fix: log($A)\n")
+    base = {".reviewbot.yml": settings, "app.py": "def main(x):\n    print(x)\n"}
+    head = {"app.py": "def main(x):\n    print(x)\n    print(x + 1)\n"}
+    with open_pr(repo, tmp_path, monkeypatch, sleeps, base, head, {"app.py": {3}}) as (_, fake, _env):
+        assert cli.main(["ci", "--repo", str(repo.path), "--fail-level", "error"]) == 0
+        [comment] = fake.bot_comments()
+        assert "no-print" in comment["body"] and "use log(x + 1)" in comment["body"]
+        assert "```suggestion\n    log(x + 1)\n```" in comment["body"]
+        assert comment["line"] == 3  # the preexisting print on line 2 is not commented
 
 
 def test_ci_publishes_then_changes_nothing(pr, tmp_path: Path,  # type: ignore[no-untyped-def]
