@@ -157,10 +157,12 @@ def python_targets(importer: str, imp: PyImport) -> set[str]:
     return {t for t in targets if t}
 
 
-def imports_python(importer: str, source: bytes, changed: set[str]) -> bool:
+def imports_python(importer: str, source: bytes, changed: set[str], exact: bool = False) -> bool:
+    """`exact`: the module itself or a name of it (`from pkg import f`), not its submodules
+    (what a package's re-exports reach)."""
     for imp in python_imports(source):
         for target in python_targets(importer, imp):
-            if target in changed or any(target.startswith(c + ".") for c in changed):
+            if target in changed or (not exact and any(target.startswith(c + ".") for c in changed)):
                 return True
     return False
 
@@ -304,13 +306,54 @@ def source_files(root: Path, suffixes: tuple[str, ...]) -> Iterator[str]:
                 yield name if rel == "." else f"{rel}/{name}"
 
 
+_TS_REEXPORT = re.compile(rb"\bexport\s+(?:type\s+)?(?:\*|\{[^}]*\})\s*(?:as\s+\w+\s*)?from\b")
+REEXPORT_ROUNDS = 3  # barrels of barrels, at most this deep
+
+
+def reexports(language: str, rel: str, source: bytes) -> bool:
+    """Does this file pass on what it imports (a package `__init__`, a TypeScript barrel)?
+    Its own importers then see a change to what it imports."""
+    if language == "python":
+        return posixpath.basename(rel) in ("__init__.py", "__init__.pyi")
+    if language == "typescript":
+        return _TS_REEXPORT.search(source) is not None
+    return False
+
+
 def find_importers(language: str, root: Path, changed: Iterable[str]) -> list[str]:
+    """Files under `root` (paths relative to it) that import one of `changed`, which excluded;
+    through re-exporting files too (`from pkg import f` when `pkg/__init__.py` imports the
+    changed `pkg/a.py`; `import {f} from "./lib"` when `lib/index.ts` re-exports `./a`)."""
+    seen = set(changed)
+    found: list[str] = []
+    frontier = sorted(seen)
+    for round_ in range(REEXPORT_ROUNDS):
+        # Past the first round, only what imports a re-exporter itself (not its submodules).
+        more = [p for p in _direct_importers(language, root, frontier, exact=round_ > 0)
+                if p not in seen]
+        seen.update(more)
+        found += more
+        frontier = [p for p in more if reexports(language, p, _read(root / p))]
+        if not frontier or len(found) >= MAX_IMPORTERS:
+            break
+    return sorted(found)[:MAX_IMPORTERS]
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
+
+
+def _direct_importers(language: str, root: Path, changed: Iterable[str], exact: bool = False
+                      ) -> list[str]:
     """Files under `root` (paths relative to it) that import one of `changed`, which excluded."""
     changed_list = sorted({p for p in changed if p.endswith(SUFFIXES.get(language, ()))})
     if not changed_list or language not in SUFFIXES:
         return []
     excluded = set(changed_list)
-    test, maybe = _matcher(language, root, changed_list)
+    test, maybe = _matcher(language, root, changed_list, exact)
     if test is None:
         return []
     found: list[str] = []
@@ -339,18 +382,19 @@ def _spells(needles: Iterable[bytes]) -> Test:
     return lambda _rel, source: any(n in source for n in kept)
 
 
-def _matcher(language: str, root: Path, changed: list[str]) -> tuple[Test | None, Test]:
+def _matcher(language: str, root: Path, changed: list[str], exact: bool = False
+             ) -> tuple[Test | None, Test]:
     if language == "python":
         modules: set[str] = set().union(*(python_modules(p) for p in changed))
-        return ((lambda rel, src: imports_python(rel, src, modules)),
+        return ((lambda rel, src: imports_python(rel, src, modules, exact)),
                 _spells(m.rsplit(".", 1)[-1].encode() for m in modules))
     if language == "typescript":
         keys: set[str] = set().union(*(ts_keys(p) for p in changed))
         config = read_ts_paths(root)
         # An exact alias ("#config" -> config/index.ts) need not spell the file's name.
-        exact = [pattern for pattern, _ in config.paths if "*" not in pattern]
+        fixed = [pattern for pattern, _ in config.paths if "*" not in pattern]
         return ((lambda rel, src: imports_ts(rel, src, keys, config)),
-                _spells([*(k.rsplit("/", 1)[-1].encode() for k in keys), *(e.encode() for e in exact)]))
+                _spells([*(k.rsplit("/", 1)[-1].encode() for k in keys), *(f.encode() for f in fixed)]))
     if language == "go":
         return _go_matcher(root, changed)
     return None, _spells(())

@@ -105,3 +105,20 @@ def test_pure_targets() -> None:
         "src.lib.core", "src.lib.core.X", "lib.core", "lib.core.X"}
     assert importers.ts_keys("a/index.tsx") == {"a/index", "a"}
     assert importers.go_module_path('module "x.org/y"\n') == "x.org/y"
+
+
+def test_importers_through_reexports(tmp_path: Path) -> None:
+    """A package's __init__ and a TypeScript barrel pass a change on to their own importers."""
+    write(tmp_path, {
+        "pkg/__init__.py": "from .a import add\n", "pkg/a.py": "", "pkg/other.py": "",
+        "app.py": "from pkg import add\n",
+        "uses_other.py": "from pkg.other import thing\n",  # a sibling module: not reached
+        "src/core/a.ts": "", "src/core/index.ts": 'export { add } from "./a";\n',
+        "src/index.ts": 'export * from "./core";\n',  # a barrel of barrels
+        "web/page.ts": 'import { add } from "../src";\n',
+        "web/core.ts": 'import { add } from "../src/core";\n',
+        "web/other.ts": 'import { x } from "../src/other";\n',
+    })
+    assert importers.find_importers("python", tmp_path, ["pkg/a.py"]) == ["app.py", "pkg/__init__.py"]
+    assert importers.find_importers("typescript", tmp_path, ["src/core/a.ts"]) == [
+        "src/core/index.ts", "src/index.ts", "web/core.ts", "web/page.ts"]

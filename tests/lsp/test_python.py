@@ -93,3 +93,12 @@ def test_importers_of_a_deleted_module_are_checked_at_the_head(repo: GitRepo) ->
     assert outcome.extra_paths == {"pkg/b.py"}
     assert ("reportMissingImports", "pkg/b.py", 1) in [
         (f.rule, f.path, f.line) for f in outcome.findings]
+
+
+def test_an_importer_through_a_package_reexport_is_checked(repo: GitRepo) -> None:
+    repo.commit({"pyrightconfig.json": "{}\n", "pkg/__init__.py": "from pkg.a import add\n",
+                 "pkg/a.py": A, "app.py": "from pkg import add\n\ntotal: int = add(1, 2)\n"})
+    repo.branch("feature")
+    repo.commit({"pkg/a.py": "def add(a: int, b: int, c: int) -> int:\n    return a + b + c\n"})
+    rows = table(review(repo, {"basedpyright": SERVERS["basedpyright"]}))
+    assert ("reportCallIssue", "app.py", 3, "introduced", "elsewhere") in rows

@@ -104,3 +104,12 @@ def test_an_importer_through_a_path_alias_is_checked(repo: GitRepo) -> None:
     repo.commit({"src/a.ts": A.replace("b: number)", "b: number, c: number)")})
     rows = table(review(repo, {"typescript": SERVERS["typescript"]}))
     assert ("TS2554", "web/page.ts", 2, "introduced", "elsewhere") in rows
+
+
+def test_an_importer_through_a_barrel_is_checked(repo: GitRepo) -> None:
+    repo.commit({"tsconfig.json": TSCONFIG, "src/a.ts": A, "src/index.ts": 'export * from "./a";\n',
+                 "web/page.ts": 'import { add } from "../src";\nexport const p: number = add(1, 2);\n'})
+    repo.branch("feature")
+    repo.commit({"src/a.ts": A.replace("b: number)", "b: number, c: number)")})
+    rows = table(review(repo, {"typescript": SERVERS["typescript"]}))
+    assert ("TS2554", "web/page.ts", 2, "introduced", "elsewhere") in rows
