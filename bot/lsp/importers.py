@@ -1,8 +1,9 @@
 """Which files import a changed module: the files a type checker must see beyond the diff.
 
 A signature change in `a.py` breaks untouched `b.py`; a server that only sees open files never
-says so. A tree-sitter scan of import statements finds those files (direct importers only:
-the breakage a change causes shows at the call sites that name it), TypeScript path aliases
+says so. A tree-sitter scan of import statements finds those files: direct importers (the
+breakage a change causes shows at the call sites that name it), and importers through files
+that pass imports on (a package's `__init__`, a TypeScript barrel), TypeScript path aliases
 (`paths`, `baseUrl` in tsconfig.json) included. Pure extraction functions
 over source bytes, resolution over repo-relative paths, and one file walk at the edge.
 """
