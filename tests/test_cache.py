@@ -15,7 +15,8 @@ import pytest
 from bot import cache
 from bot.analyzer import Resolution, Target
 from bot.linters import golangci, ruff
-from bot.linters.base import LinterAnalyzer, LinterSpec
+from bot.linters.base import LinterSpec
+from bot.linters.runner import LinterAnalyzer
 from bot.model import Edit, Finding, Fix, Severity, Span
 from tests.linters.conftest import calls, counting_spec, lint, write
 

@@ -14,7 +14,8 @@ from bot import proc
 from bot.analyzer import Target
 from bot.cli import main
 from bot.linters import ruff
-from bot.linters.base import LinterAnalyzer, LinterSpec, Unit
+from bot.linters.base import LinterSpec, Unit
+from bot.linters.runner import LinterAnalyzer
 from bot.model import Finding
 from bot.pipeline import ReviewOptions, run_review
 from tests.conftest import GitRepo, require_tool

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from bot import proc
 from bot.linters import eslint
-from bot.linters.base import LinterAnalyzer
+from bot.linters.runner import LinterAnalyzer
 from bot.toolpath import go_module_version, npm_version
 from tests.conftest import require_tool
 

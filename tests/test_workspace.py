@@ -8,8 +8,9 @@ import pytest
 
 from bot import git, workspace
 from bot.linters import golangci
-from bot.linters.base import LinterAnalyzer, LinterSpec
+from bot.linters.base import LinterSpec
 from bot.linters.ruff import SPEC as RUFF
+from bot.linters.runner import LinterAnalyzer
 from bot.pipeline import ReviewOptions, run_review
 from tests.conftest import GitRepo, require_tool
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from bot.analyzer import Analyzer
 from bot.linters import biome, clippy, eslint, golangci, mypy, ruff
-from bot.linters.base import LinterAnalyzer, LinterSpec
+from bot.linters.base import LinterSpec
+from bot.linters.runner import LinterAnalyzer
 
 SPECS: tuple[LinterSpec, ...] = (ruff.SPEC, eslint.SPEC, biome.SPEC, golangci.SPEC, clippy.SPEC,
                                   mypy.SPEC)

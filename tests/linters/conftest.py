@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from bot.analyzer import Outcome, Resolution, Target
-from bot.linters.base import LinterAnalyzer, LinterSpec, Unit
+from bot.linters.base import LinterSpec, Unit
+from bot.linters.runner import LinterAnalyzer
 
 
 def write(root: Path, files: dict[str, str]) -> Path:

@@ -6,7 +6,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from bot.linters import eslint
-from bot.linters.base import LinterAnalyzer, LinterSpec
+from bot.linters.base import LinterSpec
+from bot.linters.runner import LinterAnalyzer
 from bot.model import Severity, Span
 from bot.pipeline import ReviewOptions, run_review
 from tests.conftest import GitRepo

@@ -10,7 +10,8 @@ import pytest
 from bot import proc
 from bot.analyzer import Target
 from bot.linters import mypy
-from bot.linters.base import LinterAnalyzer, Unit
+from bot.linters.base import Unit
+from bot.linters.runner import LinterAnalyzer
 from bot.model import Severity, Span
 from tests.linters.conftest import lint, resolve, write
 

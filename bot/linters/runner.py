@@ -1,0 +1,327 @@
+"""`LinterAnalyzer`: any `LinterSpec` as an `Analyzer`, with the shared run, timeout and
+garbage handling, the findings cache (keys from blob ids, so a warm base needs no checkout),
+and one run for both revisions where the tool allows it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import ClassVar, Literal
+
+from bot import proc
+from bot.analyzer import Outcome, Resolution, Target, TreeView
+from bot.cache import FindingsCache, binary_stamp, blobs_hash, make_key
+from bot.linters.base import GarbageOutput, LinterSpec, Unit, owner, parse_version
+from bot.model import Finding
+from bot.toolpath import find_executable
+from bot.trees import DiskView
+
+CACHE_SALT = "linters-2"  # bump when the bot's own flags or parsing change what a run yields
+
+
+def _config_candidates(spec: LinterSpec, folder: str) -> list[str]:
+    """The config files that may apply in `folder`: at the root and in every folder down to it."""
+    parts = PurePosixPath(folder).parts
+    folders = ["."] + ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
+    return [f"{f}/{name}" for f in dict.fromkeys(folders) for name in spec.config_files]
+
+
+def _config_hash(view: TreeView, spec: LinterSpec, folder: str) -> str:
+    candidates = _config_candidates(spec, folder)
+    blobs = view.blobs(candidates)
+    return blobs_hash({p: blobs[p] for p in candidates if p in blobs})
+
+
+@dataclass
+class _Run:
+    """Accumulates one collect: findings, failures, messages, worst status."""
+
+    findings: list[Finding] = field(default_factory=list)
+    failed: set[str] = field(default_factory=set)
+    messages: list[str] = field(default_factory=list)
+    status: Literal["ok", "failed", "timeout"] = "ok"
+
+    def fail(self, paths: Sequence[str], message: str, timeout: bool = False) -> None:
+        self.failed.update(paths)
+        self.messages.append(message)
+        if timeout:
+            self.status = "timeout"
+        elif self.status == "ok":
+            self.status = "failed"
+
+
+@dataclass(frozen=True)
+class LinterAnalyzer:
+    """Adapts a `LinterSpec` to the `Analyzer` protocol."""
+
+    spec: LinterSpec
+    # Calls `Target.ready()` before reading a checkout (see Target): the pipeline may hand it
+    # a base that is made only when something misses the cache.
+    lazy_checkout: ClassVar[bool] = True
+
+    @property
+    def read_only(self) -> bool:
+        """Never writes into the files of the checkout it runs on (see bot.linked)."""
+        return self.spec.read_only
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    def applies(self, root: Path, changed: Sequence[str]) -> bool:
+        configured = any((root / name).is_file() for name in self.spec.config_files)
+        if self.spec.detect is not None:
+            configured = self.spec.detect(root)
+        return configured and any(self.spec.wants(p) for p in changed)
+
+    def resolve(self, root: Path, cache_dir: Path | None = None) -> Resolution:
+        exe = find_executable(self.spec.executables, root)
+        if exe is None:
+            return Resolution(None, install_hint=self.spec.install_hint,
+                              message=f"{self.spec.executables[0]} not found")
+        memo = FindingsCache(cache_dir) if cache_dir is not None and self.spec.stable_binary else None
+        stamp = binary_stamp(exe, *self.spec.version_args,
+                             *sorted(f"{k}={v}" for k, v in self.spec.env.items()))
+        known = memo.version(stamp) if memo is not None and stamp else None
+        if known:
+            return Resolution(exe, known)
+        resolution = self._ask_version(exe, root)
+        if memo is not None and stamp and resolution.version:
+            memo.remember_version(stamp, resolution.version)
+        return resolution
+
+    def _ask_version(self, exe: str, root: Path) -> Resolution:
+        known = self.spec.read_version(exe) if self.spec.read_version is not None else None
+        if known:
+            return Resolution(exe, parse_version(known))
+        try:
+            result = proc.run([exe, *self.spec.version_args], cwd=root, timeout=60,
+                              env=self.spec.env)
+        except (proc.MissingBinary, proc.Timeout) as exc:
+            return Resolution(None, install_hint=self.spec.install_hint, message=str(exc))
+        if result.returncode != 0:  # e.g. `cargo clippy` where cargo has no clippy
+            return Resolution(None, install_hint=self.spec.install_hint,
+                              message=f"{' '.join([Path(exe).name, *self.spec.version_args])}: "
+                                      f"{result.err_tail(3) or proc.tail(result.out, 3)}")
+        return Resolution(exe, parse_version(result.out + result.err))
+
+    def _invoke(self, spec: LinterSpec, exe: str, unit: Unit, target: Target,
+                run: _Run) -> proc.Result | None:
+        """Run one invocation; its result, or None (recorded in `run`) when it failed."""
+        argv = spec.command(exe, unit, target)
+        try:
+            result = proc.run(argv, cwd=target.root / unit.cwd, timeout=target.timeout,
+                              env=spec.env)
+        except proc.Timeout as exc:
+            run.fail(unit.paths, f"timed out after {exc.seconds:g}s on {len(unit.paths)} file(s); "
+                     "process group killed", timeout=True)
+            return None
+        if result.returncode not in spec.ok_exit_codes:
+            run.fail(unit.paths, f"exit {result.returncode}: "
+                     f"{result.err_tail() or proc.tail(result.out)}")
+            return None
+        return result
+
+    def _read(self, spec: LinterSpec, exe: str, result: proc.Result, unit: Unit, target: Target,
+              run: _Run) -> list[Finding] | None:
+        """The findings of `target` in a result; None (recorded in `run`) when unreadable."""
+        try:
+            found = spec.parse(result, unit, target)
+        except (GarbageOutput, ValueError, KeyError, TypeError) as exc:
+            run.fail(unit.paths, f"unreadable output ({exc}): {proc.tail(result.out, 3)[:300]}"
+                     + (f"\n{result.err_tail(5)}" if result.err.strip() else ""))
+            return None
+        return found if spec.refine is None else spec.refine(exe, found, unit, target)
+
+    def _execute(self, spec: LinterSpec, exe: str, unit: Unit, target: Target,
+                 run: _Run) -> list[Finding] | None:
+        result = self._invoke(spec, exe, unit, target, run)
+        return None if result is None else self._read(spec, exe, result, unit, target, run)
+
+    @staticmethod
+    def _lookup_files(spec: LinterSpec, target: Target, paths: list[str],
+                      cache: FindingsCache | None, salt: str, run: _Run) -> tuple[dict[str, str], list[str]]:
+        """File scope: (each path's key, the paths that missed); hits go into `run`."""
+        if cache is None:
+            return {}, list(paths)
+        keys: dict[str, str] = {}
+        todo = []
+        # Keys from blob ids, read in one go: at the base they come from git, so a run
+        # whose base entries all hit never makes the base checkout.
+        view = target.view or DiskView(target.root)
+        folders = {f: _config_candidates(spec, f)
+                   for f in sorted({str(PurePosixPath(p).parent) for p in paths})}
+        blobs = view.blobs(list(dict.fromkeys([*(c for cs in folders.values() for c in cs),
+                                               *paths])))
+        configs = {f: blobs_hash({c: blobs[c] for c in cs if c in blobs})
+                   for f, cs in folders.items()}
+        for path in paths:
+            config = configs[str(PurePosixPath(path).parent)]
+            keys[path] = make_key(salt, config, path, blobs.get(path, "-"))
+            hit = cache.get(keys[path])
+            if hit is None:
+                todo.append(path)
+            else:
+                run.findings.extend(hit)
+        return keys, todo
+
+    @staticmethod
+    def _store(found: list[Finding], paths: Sequence[str], keys: dict[str, str],
+               cache: FindingsCache | None) -> None:
+        if cache is None:
+            return
+        by_path: dict[str, list[Finding]] = {p: [] for p in paths}
+        for finding in found:
+            if finding.path in by_path:
+                by_path[finding.path].append(finding)
+        for path, items in by_path.items():
+            cache.put(keys[path], items)
+
+    def _collect_files(self, spec: LinterSpec, exe: str, target: Target, paths: list[str],
+                       cache: FindingsCache | None, salt: str, run: _Run) -> None:
+        """File scope: each path is its own cache entry; only the misses are linted."""
+        keys, todo = self._lookup_files(spec, target, paths, cache, salt, run)
+        if todo:
+            target.ready()
+        for unit in spec.units(DiskView(target.root), todo):
+            found = self._execute(spec, exe, unit, target, run)
+            if found is not None:
+                run.findings.extend(found)
+                self._store(found, unit.paths, keys, cache)
+
+    def _collect_units(self, spec: LinterSpec, exe: str, target: Target, paths: list[str],
+                       cache: FindingsCache | None, salt: str, run: _Run) -> None:
+        """Package/crate/project scope: one cache entry per unit, keyed on its key files;
+        the units that miss share invocations as the spec groups them."""
+        view = target.view if cache is not None and target.view else DiskView(target.ready())
+        units = spec.units(view, paths)
+        keys: dict[Unit, str] = {}
+        todo: list[Unit] = units
+        if cache is not None:
+            todo = []
+            for unit in units:
+                config = _config_hash(view, spec, unit.dir)
+                files = unit.key_files or unit.paths
+                blobs = view.blobs(files)
+                keys[unit] = make_key(salt, config, unit.dir,
+                                      blobs_hash({p: blobs.get(p, "-") for p in files}))
+                hit = cache.get(keys[unit])
+                if hit is None:
+                    todo.append(unit)
+                else:
+                    run.findings.extend(hit)
+        if todo:
+            target.ready()
+        for group in spec.group(todo):
+            merged = group[0] if len(group) == 1 else Unit(
+                group[0].cwd, tuple(p for u in group for p in u.paths), group[0].dir,
+                tuple(dict.fromkeys(k for u in group for k in u.key_files)))
+            found = self._execute(spec, exe, merged, target, run)
+            if found is None:
+                continue
+            run.findings.extend(found)
+            if cache is None:
+                continue
+            per_unit: dict[Unit, list[Finding]] = {u: [] for u in group}
+            for finding in found:
+                home = owner(group, finding.path)
+                # A finding outside every unit's folder goes with each unit, so a cache hit
+                # returns what the run returned (duplicates are dropped when merging).
+                for unit in [home] if home is not None else group:
+                    per_unit[unit].append(finding)
+            for unit, items in per_unit.items():
+                cache.put(keys[unit], items)
+
+    def _prepare(self, resolution: Resolution) -> tuple[LinterSpec, str, str]:
+        """The spec for the resolved version, the executable, the cache salt."""
+        assert resolution.executable is not None
+        spec = self.spec
+        if spec.for_version is not None:
+            spec = spec.for_version(spec, resolution.version)
+        salt = make_key(CACHE_SALT, spec.name, resolution.version or "", spec.scope,
+                        *sorted(f"{k}={v}" for k, v in spec.env.items()))
+        return spec, resolution.executable, salt
+
+    @staticmethod
+    def _cache(target: Target, resolution: Resolution) -> FindingsCache | None:
+        # No version, no key: a cache entry must never outlive the tool that wrote it.
+        return (FindingsCache(target.cache_dir)
+                if target.cache_dir is not None and resolution.version else None)
+
+    def _outcome(self, spec: LinterSpec, paths: list[str], run: _Run, resolution: Resolution,
+                 cache: FindingsCache | None) -> Outcome:
+        if cache is not None and cache.writes:
+            cache.prune()
+        wanted = set(paths)
+        kept = tuple(dict.fromkeys(
+            f for f in run.findings if f.path not in run.failed
+            and (f.path in wanted or (spec.beyond_paths and spec.wants(f.path)))))
+        extra = frozenset(f.path for f in kept) - wanted
+        return Outcome(self.name, run.status, kept, resolution.version, "\n".join(run.messages),
+                       frozenset(run.failed), extra)
+
+    def collect(self, target: Target, resolution: Resolution) -> Outcome:
+        spec, exe, salt = self._prepare(resolution)
+        cache = self._cache(target, resolution)
+        paths = [p for p in target.paths if spec.wants(p)]
+        run = _Run()
+        if spec.scope == "file":
+            self._collect_files(spec, exe, target, paths, cache, salt, run)
+        else:
+            self._collect_units(spec, exe, target, paths, cache, salt, run)
+        return self._outcome(spec, paths, run, resolution, cache)
+
+    def collect_pair(self, base: Target, head: Target,
+                     resolution: Resolution) -> tuple[Outcome, Outcome] | None:
+        """Both revisions through shared invocations, for a tool that finds each file's
+        configuration from the file itself (ESLint 10): one start-up instead of two, on
+        absolute paths from the head's folder. None when the tool cannot, or when one
+        checkout lies inside the other."""
+        spec, exe, salt = self._prepare(resolution)
+        if not spec.pairable or spec.scope != "file" or _nested(base.root, head.root):
+            return None
+        sides = []
+        for target in (base, head):
+            cache = self._cache(target, resolution)
+            paths = [p for p in target.paths if spec.wants(p)]
+            run = _Run()
+            keys, todo = self._lookup_files(spec, target, paths, cache, salt, run)
+            sides.append(_Side(target, paths, run, keys, todo, cache))
+        if sides[0].todo:
+            base.ready()
+        owners = {str(side.target.root / p): (side, p) for side in sides for p in side.todo}
+        for unit in spec.units(DiskView(head.root), list(owners)):
+            shared = _Run()
+            result = self._invoke(spec, exe, unit, head, shared)
+            for side in sides:
+                mine = tuple(owners[a][1] for a in unit.paths if owners[a][0] is side)
+                if not mine:
+                    continue
+                if result is None:
+                    side.run.fail(mine, shared.messages[-1], timeout=shared.status == "timeout")
+                    continue
+                found = self._read(spec, exe, result, Unit(unit.cwd, mine), side.target, side.run)
+                if found is not None:
+                    side.run.findings.extend(found)
+                    self._store(found, mine, side.keys, side.cache)
+        base_o, head_o = (self._outcome(spec, s.paths, s.run, resolution, s.cache) for s in sides)
+        return base_o, head_o
+
+
+def _nested(a: Path, b: Path) -> bool:
+    a, b = a.resolve(), b.resolve()
+    return a == b or a.is_relative_to(b) or b.is_relative_to(a)
+
+
+@dataclass
+class _Side:
+    """One revision's share of a paired collect."""
+
+    target: Target
+    paths: list[str]
+    run: _Run
+    keys: dict[str, str]
+    todo: list[str]
+    cache: FindingsCache | None
