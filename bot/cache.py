@@ -16,12 +16,12 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from bot import atomic
 from bot.model import Edit, Finding, Fix, Severity, Span
 
 FORMAT = "v1"  # bump when the entry layout or the meaning of a key changes
@@ -83,18 +83,10 @@ def binary_stamp(exe: str, *args: str) -> str | None:
 
 
 def _write_atomic(path: Path, text: str) -> bool:
-    """Write through a temporary file and a rename, so a reader never sees half an entry."""
+    """Best effort (a cache that cannot be written only costs time), never half an entry."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        atomic.write(path, text.encode("utf-8"))
     except OSError:
         return False
     return True

@@ -8,16 +8,13 @@ only fixes whose lines are unchanged), atomically, keeping line endings.
 
 from __future__ import annotations
 
-import contextlib
 import difflib
-import os
 import re
-import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from bot import git
+from bot import atomic, git
 from bot.model import Fix, ReviewResult, Span
 
 FIXABLE_SCOPES = ("introduced", "changed")
@@ -192,21 +189,6 @@ def inside(repo: Path, path: str) -> Path | None:
     return candidate
 
 
-def _write(path: Path, data: bytes) -> None:
-    """Replace a file atomically, keeping its permissions."""
-    mode = path.stat().st_mode
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.chmod(tmp, mode & 0o7777)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
 def apply_to_tree(repo: Path, head: str, fixes: Sequence[Fix], force: bool = False) -> list[FileResult]:
     """Apply `fixes` (computed on the texts at `head`) to the working tree of `repo`."""
     out = []
@@ -234,7 +216,7 @@ def apply_to_tree(repo: Path, head: str, fixes: Sequence[Fix], force: bool = Fal
         new_text, applied, skipped = apply_fixes(work_text, usable)
         skipped_count = len(skipped) + len(file_fixes) - len(usable)
         if new_text != work_text:
-            _write(where, new_text.encode("utf-8"))
+            atomic.write(where, new_text.encode("utf-8"))
         added, removed = line_changes(work_text, new_text)
         out.append(FileResult(path, added, removed, len(applied), skipped_count))
     return out

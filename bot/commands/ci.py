@@ -15,8 +15,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from bot import atomic, git, workspace
 from bot import config as config_mod
-from bot import git, workspace
 from bot.errors import BotError, Exit
 from bot.forges import event as event_mod
 from bot.forges import github
@@ -81,7 +81,7 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
     texts = _texts(repo, result)
     policy = Policy(max_inline=args.max_comments, max_file=args.max_file_comments)
     if args.sarif:
-        args.sarif.write_text(json.dumps(sarif.to_sarif(result), indent=2) + "\n", encoding="utf-8")
+        atomic.write(args.sarif, (json.dumps(sarif.to_sarif(result), indent=2) + "\n").encode())
     repository = env.get("GITHUB_REPOSITORY") or ev.repository
     dry = github.DryRun(repository, ev.number, ev.head_sha) if args.dry_run else None
     forge = dry or _forge(repository, ev, token or "", env)

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import sys
 from pathlib import Path
 
+from bot import atomic, fixes, git, workspace
 from bot import cache as findings_cache
 from bot import config as config_mod
-from bot import fixes, git, workspace
 from bot.errors import Exit
 from bot.gate import gate_fails
 from bot.pipeline import ReviewOptions, run_review
-from bot.render import report, text
+from bot.render import report, sarif, text
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -33,6 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--cache-dir", type=Path,
                    help="findings cache (default: $REVIEWBOT_CACHE_DIR, else $XDG_CACHE_HOME/reviewbot)")
     p.add_argument("--no-cache", action="store_true", help="lint everything again, ignore the cache")
+    p.add_argument("--sarif", type=Path, metavar="FILE",
+                   help="also write SARIF 2.1.0 here (for code scanning, or any SARIF viewer)")
     p.add_argument("--fix", action="store_true",
                    help="apply the safe fixes of introduced and changed findings, then re-lint")
     p.add_argument("--unsafe-fixes", action="store_true", help="with --fix: unsafe fixes too")
@@ -60,6 +63,8 @@ def run(args: argparse.Namespace) -> int:
     repo = git.toplevel(args.repo)
     fail_level = args.fail_level or config_mod.load(repo, args.config).fail_level
 
+    if args.sarif:
+        atomic.write(args.sarif, (json.dumps(sarif.to_sarif(result), indent=2) + "\n").encode())
     if args.format == "json":
         sys.stdout.write(report.to_json(result))
     else:

@@ -8,16 +8,15 @@ part-way, the files already replaced get their original bytes back.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
-import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bot import atomic
 from bot.errors import BotError, Exit
 from bot.model import Span
 from bot.structural.rewrite import ByteEdit, apply_edits, eol_of
@@ -170,7 +169,7 @@ def _span(r: dict[str, Any]) -> Span:
 
 def save(plan: Plan, path: Path) -> None:
     text = json.dumps(to_json(plan), indent=2, ensure_ascii=False) + "\n"
-    _atomic_write(path, text.encode(), os.replace)
+    atomic.write(path, text.encode(), sync=True)
 
 
 def load(path: Path) -> Plan:
@@ -219,10 +218,7 @@ def check(plan: Plan) -> tuple[dict[str, bytes], list[Refusal]]:
     return current, moved
 
 
-Replace = Callable[[str, str], None]
-
-
-def apply(plan: Plan, replace: Replace = os.replace) -> list[str]:
+def apply(plan: Plan, replace: atomic.Replace = os.replace) -> list[str]:
     """Write every planned file or none; returns the paths written. `replace` is the rename
     step (a seam for tests that make a write fail part-way)."""
     current, moved = check(plan)
@@ -242,7 +238,7 @@ def apply(plan: Plan, replace: Replace = os.replace) -> list[str]:
     written: list[str] = []
     try:
         for f in plan.files:
-            _atomic_write(root / f.path, new[f.path], replace)
+            atomic.write(root / f.path, new[f.path], sync=True, replace=replace)
             written.append(f.path)
     except OSError as exc:
         failed = _restore(root, written, current)
@@ -257,28 +253,8 @@ def _restore(root: Path, written: list[str], original: dict[str, bytes]) -> list
     failed: list[str] = []
     for rel in reversed(written):
         try:
-            _atomic_write(root / rel, original[rel], os.replace)
+            atomic.write(root / rel, original[rel], sync=True)
         except OSError:
             failed.append(rel)
     return failed
 
-
-def _atomic_write(path: Path, data: bytes, replace: Replace) -> None:
-    """Write beside `path` and rename over it, keeping its permissions."""
-    try:
-        mode: int | None = path.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        mode = None
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".reviewbot")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        replace(tmp, str(path))
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
