@@ -93,3 +93,13 @@ def test_no_links_possible_falls_back_to_a_checkout(changed: GitRepo,
     monkeypatch.setattr(os, "link", cross_device)
     shot, how, sharing = make(changed, read_only=True)
     assert (how, str(sharing)) == ("checkout", "copied") and shot == expected
+
+
+def test_a_file_name_that_is_not_utf8_falls_back_to_a_checkout(repo: GitRepo) -> None:
+    repo.commit({"a.py": "x = 1\n"})
+    (repo.path / os.fsdecode(b"caf\xe9.py")).write_text("y = 1\n")
+    repo.commit()
+    repo.branch("feat")
+    repo.commit({"a.py": "x = 2\n"})
+    shot, how, _ = make(repo, read_only=True)
+    assert how == "checkout" and shot[os.fsdecode(b"caf\xe9.py")] == ("file", b"y = 1\n", False)
