@@ -102,8 +102,10 @@ def tree_blobs(repo: Path, rev: str, paths: list[str], recursive: bool = False) 
     for batch in batches or [[]]:
         if not batch and not recursive:
             break
+        # Names decoded as Python decodes file names, so a non-UTF-8 one still matches.
         listing = git(repo, "--literal-pathspecs", "ls-tree", "-z", "--full-tree",
-                      *(["-r"] if recursive else []), rev, "--", *batch).out
+                      *(["-r"] if recursive else []), rev, "--", *batch).stdout.decode(
+            "utf-8", "surrogateescape")
         for entry in listing.split("\0"):
             meta, _, path = entry.partition("\t")
             mode, kind, sha = [*meta.split(), "", "", ""][:3]

@@ -215,13 +215,10 @@ class Checkouts:
         repo, base_rev = self.rev.repo, self.rev.merge_base
         git.worktree_add(repo, self.base_root, base_rev, checkout=False)
         self.made.append(self.base_root)
-        base_files = git.tree_blobs(repo, base_rev, [], recursive=True)
-        todo = linked.plan(base_files, git.tree_blobs(repo, self.rev.head, [], recursive=True),
+        todo = linked.plan(git.tree_blobs(repo, base_rev, [], recursive=True),
+                           git.tree_blobs(repo, self.rev.head, [], recursive=True),
                            linked.ALWAYS_COPIED | frozenset(self.config_files))
         try:
-            if any("\ufffd" in path for path in base_files):
-                # A file name that is not UTF-8 cannot be named back to git from here.
-                raise linked.CannotLink("a file name is not UTF-8")
             linked.materialize(base_rev, self.head_root, self.base_root, todo)
         except (linked.CannotLink, BotError):  # BotError: git refused the partial checkout
             git.worktree_remove(repo, self.base_root)

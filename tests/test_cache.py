@@ -221,3 +221,27 @@ def test_the_version_is_remembered_per_installed_binary(tmp_path: Path) -> None:
     for _ in range(2):
         LinterAnalyzer(proxy).resolve(root, store)
     assert log.read_text().count("--version") == 5
+
+
+def test_a_file_without_a_known_blob_is_linted_and_never_cached(tmp_path: Path) -> None:
+    """No identity for the contents (the view could not name the file): no key, no entry."""
+    root = write(tmp_path / "repo", {"pyproject.toml": '[tool.ruff.lint]\nselect = ["F401"]\n',
+                                     "a.py": "import os\n"})
+    spec, log = counting_spec(tmp_path, ruff.SPEC)
+    analyzer = LinterAnalyzer(spec)
+    resolution = analyzer.resolve(root)
+
+    class Blind:
+        def is_file(self, path: str) -> bool:
+            return False
+
+        def blobs(self, paths: list[str]) -> dict[str, str]:
+            return {}
+
+        def walk(self, *args: object, **kwargs: object) -> list[str]:
+            return []
+
+    target = Target(root, "HEAD", ("a.py",), "base", cache_dir=tmp_path / "c", view=Blind())
+    for _ in range(2):
+        assert [f.rule for f in analyzer.collect(target, resolution).findings] == ["F401"]
+    assert len(calls(log)) == 2

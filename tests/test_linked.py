@@ -95,11 +95,22 @@ def test_no_links_possible_falls_back_to_a_checkout(changed: GitRepo,
     assert (how, str(sharing)) == ("checkout", "copied") and shot == expected
 
 
-def test_a_file_name_that_is_not_utf8_falls_back_to_a_checkout(repo: GitRepo) -> None:
+def test_a_file_name_that_is_not_utf8(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    name = os.fsdecode(b"caf\xe9.py")
     repo.commit({"a.py": "x = 1\n"})
-    (repo.path / os.fsdecode(b"caf\xe9.py")).write_text("y = 1\n")
+    (repo.path / name).write_text("y = 1\n")
     repo.commit()
     repo.branch("feat")
     repo.commit({"a.py": "x = 2\n"})
     shot, how, _ = make(repo, read_only=True)
-    assert how == "checkout" and shot[os.fsdecode(b"caf\xe9.py")] == ("file", b"y = 1\n", False)
+    assert how == "linked" and shot[name] == ("file", b"y = 1\n", False)
+    # A partial checkout git refuses: a full checkout instead, never a half-made base.
+    from bot import git
+    from bot.errors import BotError
+
+    def refused(*args: object) -> None:
+        raise BotError("git checkout-index failed")
+
+    monkeypatch.setattr(git, "checkout_paths", refused)
+    shot, how, _ = make(repo, read_only=True)
+    assert how == "checkout" and shot[name] == ("file", b"y = 1\n", False) and "a.py" in shot

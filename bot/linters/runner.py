@@ -158,8 +158,11 @@ class LinterAnalyzer:
         configs = {f: blobs_hash({c: blobs[c] for c in cs if c in blobs})
                    for f, cs in folders.items()}
         for path in paths:
+            if path not in blobs:  # no identity for its contents: linted, never cached
+                todo.append(path)
+                continue
             config = configs[str(PurePosixPath(path).parent)]
-            keys[path] = make_key(salt, config, path, blobs.get(path, "-"))
+            keys[path] = make_key(salt, config, path, blobs[path])
             hit = cache.get(keys[path])
             if hit is None:
                 todo.append(path)
@@ -177,7 +180,8 @@ class LinterAnalyzer:
             if finding.path in by_path:
                 by_path[finding.path].append(finding)
         for path, items in by_path.items():
-            cache.put(keys[path], items)
+            if path in keys:
+                cache.put(keys[path], items)
 
     def _collect_files(self, spec: LinterSpec, exe: str, target: Target, paths: list[str],
                        cache: FindingsCache | None, salt: str, run: _Run) -> None:
