@@ -16,7 +16,7 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -59,13 +59,9 @@ def make_key(*parts: str) -> str:
     return digest.hexdigest()
 
 
-def files_hash(root: Path, paths: Iterable[str]) -> str:
-    """One hash over (path, blob) pairs: the identity of a set of files' contents."""
-    return blobs_hash({p: file_blob(root / p) for p in paths})
-
-
 def blobs_hash(blobs: Mapping[str, str]) -> str:
-    """`files_hash` from known blob ids (the same key whether read from disk or from git)."""
+    """One hash over (path, blob id) pairs: the identity of a set of files' contents, the same
+    whether the ids were hashed from disk or read from git."""
     return make_key(*(f"{p}={blobs[p]}" for p in sorted(blobs)))
 
 
