@@ -139,7 +139,7 @@ def run_review(opts: ReviewOptions) -> ReviewResult:
                 # Made only if something misses the cache (see Target.ready).
                 base_t = replace(head_t, root=trees.base_root, rev=rev.merge_base,
                                  paths=tuple(base_paths), side="base", prepare=trees.base,
-                                 view=trees.base_view())
+                                 view=trees.base_view)
             else:
                 base_t = replace(head_t, root=trees.base(), rev=rev.merge_base,
                                  paths=tuple(base_paths), side="base")

@@ -109,15 +109,20 @@ class GitView:
         return {given: blob for given, name in wanted.items()
                 if (blob := self._blob(name)) is not None}
 
-    def files(self) -> list[str]:
-        """Every file of the revision (one `git ls-tree -r`, read once), overlay applied."""
+    def listing(self) -> dict[str, str]:
+        """Every blob of the revision as git lists it ({path: "<mode> <blob id>"}, overlay not
+        applied): one `git ls-tree -r`, read once."""
         if self._listing is None:
             self._listing = git.tree_blobs(self.repo, self.rev, [], recursive=True)
             for name, entry in self._listing.items():
                 self._known.setdefault(name, self._key(entry))
+        return self._listing
+
+    def files(self) -> list[str]:
+        """Every file of the revision, overlay applied."""
         if self._files is None:
             present = {n for n, blob in self.overlay.items() if blob is not None}
-            self._files = sorted((set(self._listing) - set(self.overlay)) | present)
+            self._files = sorted((set(self.listing()) - set(self.overlay)) | present)
         return self._files
 
     def walk(self, top: str, suffixes: frozenset[str], names: frozenset[str] = frozenset(),

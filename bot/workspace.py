@@ -8,6 +8,7 @@ user's working tree is never touched.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import shutil
 import tempfile
@@ -215,7 +216,7 @@ class Checkouts:
         repo, base_rev = self.rev.repo, self.rev.merge_base
         git.worktree_add(repo, self.base_root, base_rev, checkout=False)
         self.made.append(self.base_root)
-        todo = linked.plan(git.tree_blobs(repo, base_rev, [], recursive=True),
+        todo = linked.plan(self.base_view.listing(),
                            git.tree_blobs(repo, self.rev.head, [], recursive=True),
                            linked.ALWAYS_COPIED | frozenset(self.config_files))
         try:
@@ -227,8 +228,11 @@ class Checkouts:
             return False
         return True
 
+    @functools.cached_property
     def base_view(self) -> trees.GitView:
-        # What `_carry_config` does to the base: the head's file, or none where the head has none.
+        """The base read from git, shared by every tool of the run (one listing, one lookup
+        per path). The overlay is what `_carry_config` does to the base: the head's file, or
+        none where the head has none."""
         overlay: dict[str, str | None] = {}
         for name in self.config_files:
             head_file = self.head_root / name

@@ -21,12 +21,15 @@ cases: see DELIBERATE in test_conformance.py and the `note` fields of the data f
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import pytest
 
 from bot.errors import BotError
 from bot.structural.lang import get
 from bot.structural.pattern import compile_pattern
+from bot.structural.rulematch import search_rule
+from bot.structural.rules import compile_config
 from bot.structural.search import search_source
 
 ag = pytest.importorskip("ast_grep_py")
@@ -87,26 +90,23 @@ def test_7_comments_anywhere() -> None:
     assert ours("python", "if $X is None:\n    return $Y", src) == [src.rstrip("\n")]
 
 
+def rule_both(rule: dict[str, Any], source: str) -> tuple[list[str], list[str]]:
+    """(ast-grep's matches, ours) for a python rule."""
+    data = source.encode()
+    found = search_rule(compile_config({"rule": rule}, get("python")), data)
+    return ([n.text() for n in ag.SgRoot(source, "python").root().find_all(**rule)],
+            [data[r.start:r.end].decode() for r in found])
+
+
 def test_11_a_statement_pattern_has_the_statement_s_neighbours() -> None:
     """`$X = $Y` followed by `return $X`: ast-grep roots the pattern at the assignment inside
     the expression statement, which has no siblings, so `precedes` never holds; ours is the
     statement, whose next sibling is the return."""
-    from bot.structural.rulematch import search_rule
-    from bot.structural.rules import compile_config
-    source = "def f():\n    x = compute()\n    return x\n"
     rule = {"pattern": "$X = $Y", "precedes": {"pattern": "return $X"}}
-    assert [n.text() for n in ag.SgRoot(source, "python").root().find_all(**rule)] == []
-    data = source.encode()
-    found = search_rule(compile_config({"rule": rule}, get("python")), data)
-    assert [data[r.start:r.end].decode() for r in found] == ["x = compute()"]
+    assert rule_both(rule, "def f():\n    x = compute()\n    return x\n") == ([], ["x = compute()"])
 
 
 def test_12_comments_are_not_neighbours() -> None:
-    from bot.structural.rulematch import search_rule
-    from bot.structural.rules import compile_config
-    source = "def f(a):\n    if a:\n        pass\n    # done\n    return a\n"
     rule = {"pattern": "return $X", "follows": {"kind": "if_statement"}}
-    assert [n.text() for n in ag.SgRoot(source, "python").root().find_all(**rule)] == []
-    data = source.encode()
-    found = search_rule(compile_config({"rule": rule}, get("python")), data)
-    assert [data[r.start:r.end].decode() for r in found] == ["return a"]
+    source = "def f(a):\n    if a:\n        pass\n    # done\n    return a\n"
+    assert rule_both(rule, source) == ([], ["return a"])
