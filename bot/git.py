@@ -13,6 +13,8 @@ GIT_TIMEOUT = 600.0
 def git(repo: Path, *args: str, check: bool = True, stdin: bytes | None = None) -> proc.Result:
     # -c core.quotepath=off keeps non-ASCII paths readable where -z is not used.
     argv = ["git", "-c", "core.quotepath=off", "-c", "safe.directory=*", *args]
+    if not Path(repo).is_dir():  # else the missing cwd would read as a missing git binary
+        raise BotError(f"{repo}: no such directory")
     try:
         result = proc.run(argv, cwd=repo, timeout=GIT_TIMEOUT, stdin=stdin,
                           hint="install git (apt-get install git)")
@@ -26,9 +28,14 @@ def git(repo: Path, *args: str, check: bool = True, stdin: bytes | None = None) 
 
 
 def toplevel(path: Path) -> Path:
+    """The root of the checkout `path` (the user's --repo) is in."""
+    if not path.exists():
+        raise BotError(f"--repo {path}: no such directory")
+    if not path.is_dir():
+        raise BotError(f"--repo {path}: not a directory")
     result = git(path, "rev-parse", "--show-toplevel", check=False)
     if result.returncode != 0:
-        raise BotError(f"{path} is not inside a git repository (run inside a checkout or pass --repo)")
+        raise BotError(f"{path} is not a git repository (pass --repo DIR of a checkout)")
     return Path(result.out.strip())
 
 

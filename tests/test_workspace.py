@@ -115,3 +115,21 @@ def test_a_tool_that_may_write_gets_a_real_checkout(repo: GitRepo, tmp_path: Pat
     assert review(repo, tmp_path / "c2", writer) == [("F401", "a.py", 1, "preexisting"),
                                                      ("F401", "a.py", 2, "introduced")]
     assert links == []
+
+
+def test_repo_that_does_not_exist_or_is_not_a_repository(tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    from bot.cli import main
+
+    missing = tmp_path / "nowhere"
+    assert main(["review", "--repo", str(missing)]) == 2
+    assert capsys.readouterr().err == f"reviewbot: --repo {missing}: no such directory\n"
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    assert main(["review", "--repo", str(plain)]) == 2
+    assert capsys.readouterr().err == (f"reviewbot: {plain} is not a git repository "
+                                       "(pass --repo DIR of a checkout)\n")
+    afile = tmp_path / "file.txt"
+    afile.write_text("x\n")
+    assert main(["review", "--repo", str(afile)]) == 2
+    assert capsys.readouterr().err == f"reviewbot: --repo {afile}: not a directory\n"
