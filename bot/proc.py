@@ -81,6 +81,50 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
         proc.kill()
 
 
+class Cancelled(ProcError):
+    """The run is being cancelled (`kill_all`): no new process starts, except for the
+    cancelling thread's own clean-up."""
+
+
+# Every live process group we started: children run in their own session, so a signal sent
+# to the bot never reaches them; `kill_all` does. Reentrant: a signal handler calling
+# `kill_all` may interrupt the main thread while it holds the lock.
+_live: dict[int, subprocess.Popen[bytes]] = {}
+_live_lock = threading.RLock()
+_cancelled_by: int | None = None  # the thread that called kill_all
+
+
+def _track(proc: subprocess.Popen[bytes], program: str) -> None:
+    with _live_lock:
+        if _cancelled_by is not None and _cancelled_by != threading.get_ident():
+            kill_group(proc)  # started by a worker just as the run was cancelled
+            raise Cancelled(f"{program}: not run, the review is being cancelled")
+        for pid in [pid for pid, p in _live.items() if p.returncode is not None]:
+            del _live[pid]  # long-lived processes whose owner has reaped them
+        _live[proc.pid] = proc
+
+
+def _untrack(proc: subprocess.Popen[bytes]) -> None:
+    with _live_lock:
+        _live.pop(proc.pid, None)
+
+
+def live_pids() -> list[int]:
+    with _live_lock:
+        return sorted(_live)
+
+
+def kill_all() -> None:
+    """Cancel the run: kill every live process group; from then on only the calling thread
+    may start processes (to clean up)."""
+    global _cancelled_by
+    with _live_lock:
+        _cancelled_by = threading.get_ident()
+        procs = list(_live.values())
+    for proc in procs:
+        kill_group(proc)
+
+
 def _reader(stream: object, sink: bytearray, flag: list[bool]) -> None:
     read = stream.read  # type: ignore[attr-defined]
     while True:
@@ -118,6 +162,15 @@ def run(
         raise MissingBinary(str(argv[0]), hint) from exc
     except PermissionError as exc:
         raise MissingBinary(str(argv[0]), hint or f"{argv[0]} is not executable") from exc
+    _track(proc, str(argv[0]))
+    try:
+        return _finish(proc, argv, timeout, stdin)
+    finally:
+        _untrack(proc)
+
+
+def _finish(proc: subprocess.Popen[bytes], argv: Sequence[str], timeout: float,
+            stdin: bytes | None) -> Result:
     out, err = bytearray(), bytearray()
     flag = [False]
     threads = [
@@ -161,7 +214,7 @@ def spawn(
 ) -> subprocess.Popen[bytes]:
     """Start a long-lived process with piped stdio in its own process group."""
     try:
-        return subprocess.Popen(
+        process = subprocess.Popen(
             list(argv),
             cwd=cwd,
             env=_env(env),
@@ -172,3 +225,5 @@ def spawn(
         )
     except FileNotFoundError as exc:
         raise MissingBinary(str(argv[0]), hint) from exc
+    _track(process, str(argv[0]))
+    return process
