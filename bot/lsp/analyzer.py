@@ -91,7 +91,6 @@ class LspAnalyzer:
             return Outcome(self.name, "missing", message=resolution.message)
         repo = target.repo or target.root
         spec = servers.variant(self.spec, repo)
-        launch = servers.launch(spec, repo, resolution.executable)
         deadline = time.monotonic() + target.timeout
         changed = _changed(target)
         findings: list[Finding] = []
@@ -106,6 +105,7 @@ class LspAnalyzer:
                 spec.import_language, project,
                 [p[len(prefix):] for p in changed if p.startswith(prefix)])]
             importing = [p for p in importing if p not in rels]
+            launch = servers.launch(spec, repo, resolution.executable, project)
             try:
                 result = session.run(launch, target.root, project, rels + importing, deadline)
             except session.SessionError as exc:

@@ -20,7 +20,7 @@ def rule_of(spec: ServerSpec, diagnostic: dict[str, Any]) -> str:
     code = diagnostic.get("code")
     if isinstance(code, dict):  # old rust-analyzer / rustc shape {value, target}
         code = code.get("value")
-    if code is None or code == "":
+    if code is None or code == "" or code in spec.vague_codes:
         return str(diagnostic.get("source") or spec.name)
     return f"{spec.rule_prefix}{code}"
 

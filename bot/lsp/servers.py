@@ -7,6 +7,7 @@ so each server gets the signal that actually means done for it — never a fixed
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from bot import toolpath
+from bot.lsp import goenv
 
 # pull: `textDocument/diagnostic` answers with the final list (pyright, tsc --lsp).
 # diagnose_files: gopls's `gopls.diagnose_files` returns after publishing.
@@ -55,6 +57,9 @@ class ServerSpec:
     init_options: Mapping[str, Any] = field(default_factory=dict)
     env: Mapping[str, str] = field(default_factory=dict)
     rule_prefix: str = ""  # "TS" turns code 2345 into TS2345
+    # Codes that name no check (gopls gives every analyzer's diagnostics "default"): the
+    # diagnostic's source (the analyzer) is the rule instead.
+    vague_codes: tuple[str, ...] = ()
     # Synthetic diagnostics about the setup, not the code (gopls orphaned files, ...).
     ignore: tuple[str, ...] = ()
     # Where the repository says which checker it uses, and the word that claims it.
@@ -155,9 +160,11 @@ GOPLS = ServerSpec(
     pull=False,
     install_hint="scripts/install-tools.sh (go install golang.org/x/tools/gopls@v0.23.0)",
     # diagnosticsDelay 0s: one full pass instead of the two-phase partial-first publish.
+    # The read-only Go environment (bot.lsp.goenv) is added per project by `launch`, both to
+    # the process and to gopls' own `env` setting, which its go commands use.
     settings={"gopls": {"diagnosticsDelay": "0s"}},
     init_options={"diagnosticsDelay": "0s"},
-    env={"GOTOOLCHAIN": "local", "GOFLAGS": "-mod=mod"},
+    vague_codes=("default",),
     ignore=(r"^No active builds contain", r"which is not included in your workspace",
             r"^This file is within module .*, which is not included"),
     import_language="go",
@@ -196,6 +203,7 @@ class Launch:
     argv: tuple[str, ...]
     init_options: Mapping[str, Any]
     settings: Mapping[str, Any]
+    env: Mapping[str, str] = field(default_factory=dict)
 
 
 def claims(spec: ServerSpec, root: Path) -> bool:
@@ -258,10 +266,17 @@ def find_binary(spec: ServerSpec, repo: Path) -> str | None:
     return toolpath.find_executable(spec.executables, repo)
 
 
-def launch(spec: ServerSpec, repo: Path, executable: str) -> Launch:
-    """argv, initializationOptions and settings for `spec` in `repo` (the head checkout)."""
+def launch(spec: ServerSpec, repo: Path, executable: str, project: Path | None = None) -> Launch:
+    """argv, initializationOptions, settings and environment for `spec` in `repo` (the head
+    checkout), for the server rooted at `project` (default: `repo`)."""
     init = dict(spec.init_options)
     settings = dict(spec.settings)
+    env = dict(spec.env)
+    if spec is GOPLS:
+        go = goenv.environment(project or repo, os.environ)
+        env.update(go)
+        settings["gopls"] = {**settings.get("gopls", {}), "env": go}
+        init["env"] = go
     if spec is TYPESCRIPT:
         lib = typescript_lib(repo)
         init["tsserver"] = {**init.get("tsserver", {}), "path": str(lib) if lib else None}
@@ -270,7 +285,7 @@ def launch(spec: ServerSpec, repo: Path, executable: str) -> Launch:
         if python is not None:
             # The base worktree has no virtualenv of its own: both revisions use the head's.
             settings["python"] = {**settings.get("python", {}), "pythonPath": str(python)}
-    return Launch(spec, (executable, *spec.args), init, settings)
+    return Launch(spec, (executable, *spec.args), init, settings, env)
 
 
 def _repo_python(repo: Path) -> Path | None:

@@ -62,7 +62,7 @@ def run(launch: Launch, checkout: Path, project: Path, files: Sequence[str],
     clock = _Clock(deadline)
     try:
         client = LspClient(launch.argv, project, positions.path_to_uri(project),
-                           launch.settings, env=dict(spec.env))
+                           launch.settings, env=dict(launch.env))
     except proc.MissingBinary as exc:
         raise SessionError("failed", str(exc)) from exc
     try:

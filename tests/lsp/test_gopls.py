@@ -56,3 +56,74 @@ def test_repository_without_go_never_starts_gopls(repo: GitRepo) -> None:
     repo.commit({"README.md": "hello\n"})
     assert not SERVERS["gopls"].applies(repo.path, ["README.md"])
     assert [t.name for t in review(repo, SERVERS).tools] == []
+
+
+# A nested module (`docs/`, as real repositories have) that imports the root module through a
+# local `replace` without requiring it: any go command allowed to update go.mod adds the
+# `require` line, so a server that may write would leave docs/go.mod modified.
+DOCS_GO_MOD = "module example.com/demo/docs\n\ngo 1.22\n\nreplace example.com/demo => ../\n"
+DOCS_MAIN = """package main
+
+import (
+\t"fmt"
+
+\t"example.com/demo/pkg/calc"
+)
+
+func main() { fmt.Println(calc.Add(1, 2)) }
+"""
+
+
+def porcelain(repo: GitRepo) -> str:
+    return repo.git("status", "--porcelain", "--ignored")
+
+
+@pytest.mark.parametrize("user_goflags", [None, "-mod=mod"])
+def test_gopls_never_writes_a_nested_modules_go_mod(
+        repo: GitRepo, monkeypatch: pytest.MonkeyPatch, user_goflags: str | None) -> None:
+    # A developer's own GOFLAGS=-mod=mod must not let the server write either.
+    if user_goflags is None:
+        monkeypatch.delenv("GOFLAGS", raising=False)
+    else:
+        monkeypatch.setenv("GOFLAGS", user_goflags)
+    repo.commit({"go.mod": GO_MOD, "pkg/calc/calc.go": CALC, "docs/go.mod": DOCS_GO_MOD,
+                 "docs/main.go": DOCS_MAIN}, "base")
+    repo.branch("feature")
+    repo.commit({"docs/main.go": DOCS_MAIN.replace("Add(1, 2)", "Add(1, 3)"),
+                 "pkg/calc/calc.go": CALC.replace("a + b", "b + a")})
+    before = porcelain(repo)
+    result = review(repo, {"gopls": SERVERS["gopls"]})
+    assert porcelain(repo) == before, repo.git("diff")
+    assert status(result, "gopls")[0] == "ok", status(result, "gopls")[1]
+
+
+ANALYZED = """package main
+
+import "fmt"
+
+func unused() {}
+
+func main() {
+\tfmt.Printf("%d\\n", "s")
+\tx := 1
+\tfmt.Println(x)
+}
+"""
+
+
+def test_analyzer_findings_are_named_by_their_analyzer(repo: GitRepo) -> None:
+    """gopls gives analyzer diagnostics the code "default": the analyzer (the source) is the
+    rule, so two analyzers' findings never pair with each other."""
+    repo.commit({"go.mod": GO_MOD, "main.go": "package main\n\nfunc main() {}\n"}, "base")
+    repo.branch("feature")
+    repo.commit({"main.go": ANALYZED})
+    result = review(repo, {"gopls": SERVERS["gopls"]})
+    assert status(result, "gopls")[0] == "ok", status(result, "gopls")[1]
+    rows = table(result)
+    assert ("printf", "main.go", 8, "introduced", "diff") in rows, rows
+    assert ("unusedfunc", "main.go", 5, "introduced", "diff") in rows, rows
+    assert not [r for r in rows if r[0] == "default"], rows
+    # Type-check errors keep their code: a real rule name already.
+    repo.commit({"main.go": ANALYZED.replace("fmt.Println(x)", "")})
+    assert ("UnusedVar", "main.go", 9, "introduced", "diff") in table(
+        review(repo, {"gopls": SERVERS["gopls"]}))
