@@ -56,7 +56,8 @@ def capabilities(pull: bool) -> dict[str, Any]:
     return {
         "general": {"positionEncodings": [str(T.PositionEncodingKind.Utf16)]},
         "textDocument": text_document,
-        "workspace": {"configuration": True, "workspaceFolders": True,
+        # applyEdit false: a review only reads; edits a server asks for are refused below.
+        "workspace": {"applyEdit": False, "configuration": True, "workspaceFolders": True,
                       "didChangeConfiguration": {"dynamicRegistration": True},
                       "diagnostics": {"refreshSupport": True}},
         "window": {"workDoneProgress": True, "showMessage": {}},
@@ -185,10 +186,15 @@ class LspClient:
         def null(_params: Any) -> None:
             return None
 
+        def refuse_edit(_params: Any) -> dict[str, Any]:
+            # gopls may ask to fix a go.mod, a server to apply a code action: never on disk.
+            return {"applied": False, "failureReason": "reviewbot never edits the files it reviews"}
+
         return {
             T.WORKSPACE_CONFIGURATION: configuration,
             T.CLIENT_REGISTER_CAPABILITY: register,
             T.CLIENT_UNREGISTER_CAPABILITY: unregister,
+            T.WORKSPACE_APPLY_EDIT: refuse_edit,
             T.WINDOW_WORK_DONE_PROGRESS_CREATE: null,
             T.WORKSPACE_DIAGNOSTIC_REFRESH: null,
             T.WORKSPACE_SEMANTIC_TOKENS_REFRESH: null,

@@ -77,3 +77,16 @@ def test_server_without_binary_is_not_offered(py_repo: GitRepo) -> None:
     assert not ghost.applies(py_repo.path, ["a.py"])
     result = run_review(ReviewOptions(repo=py_repo.path, base="main", analyzers={"ghost": ghost}))
     assert [t.name for t in result.tools] == []
+
+
+def test_edits_the_server_asks_for_are_refused(py_repo: GitRepo) -> None:
+    """A server may ask the client to apply edits (gopls' go.mod fixes): a review never
+    writes the checkout, and says so in its answer."""
+    before = (py_repo.path / "a.py").read_bytes()
+    analyzers = {"fake": fake("edit")}
+    result = run_review(ReviewOptions(repo=py_repo.path, base="main", analyzers=analyzers))
+    assert status(result, "fake")[0] == "ok"
+    assert (py_repo.path / "a.py").read_bytes() == before
+    answers = {v.finding.message for v in result.findings if v.finding.rule == "EDIT"}
+    assert answers == {'{"applied": false, "failureReason": "reviewbot never edits the files '
+                       'it reviews"}'}

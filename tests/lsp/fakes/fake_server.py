@@ -5,6 +5,8 @@ crash   dies in the middle of the answer to the first pull
 hang    never answers after initialize (nor shutdown), and has a child in its process group
 flood   answers pulls with far too many diagnostics
 replay  plays a recorded transcript (JSON: initialize result, then server messages)
+edit    asks the client to apply an edit to the pulled file (workspace/applyEdit), then
+        answers the pull with the client's reply as the diagnostic's message
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ def main() -> None:
     if MODE == "ok":
         out.write(b"fake server 1.0 starting up\r\n")  # a banner before the first frame
     root_uri = ""
+    pending_pull: Any = None
     while True:
         chunk = os.read(0, 65536)
         if not chunk:
@@ -74,6 +77,19 @@ def main() -> None:
                 replay(transcript, root_uri, only_check=True)
             elif MODE == "hang" and ident is not None:
                 continue
+            elif method == "textDocument/diagnostic" and MODE == "edit":
+                uri = message["params"]["textDocument"]["uri"]
+                everything = {"start": {"line": 0, "character": 0},
+                              "end": {"line": 99, "character": 0}}
+                pending_pull = ident
+                send({"jsonrpc": "2.0", "id": "edit-1", "method": "workspace/applyEdit",
+                      "params": {"label": "tidy", "edit": {"changes": {
+                          uri: [{"range": everything, "newText": "rewritten = 1\n"}]}}}})
+            elif ident == "edit-1" and method is None:
+                answer = json.dumps(message.get("result", message.get("error")))
+                items = [{**diagnostic(0, "EDIT"), "message": answer}]
+                send({"jsonrpc": "2.0", "id": pending_pull,
+                      "result": {"kind": "full", "items": items}})
             elif method == "textDocument/diagnostic":
                 if MODE == "crash":
                     out.write(b"Content-Length: 500\r\n\r\n{\"jsonrpc\":")
