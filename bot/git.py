@@ -121,6 +121,12 @@ def tree_blobs(repo: Path, rev: str, paths: list[str], recursive: bool = False) 
     return out
 
 
+def ls_files(repo: Path, *pathspecs: str) -> list[str]:
+    """Tracked paths of the working tree matching `pathspecs` (git's pathspec magic allowed)."""
+    listing = git(repo, "ls-files", "-z", "--", *pathspecs).stdout.decode("utf-8", "surrogateescape")
+    return [path for path in listing.split("\0") if path]
+
+
 def status_porcelain(repo: Path) -> str:
     return git(repo, "status", "--porcelain", "--untracked-files=no").out
 

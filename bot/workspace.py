@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import os
 import shutil
 import tempfile
 import threading
@@ -17,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot import git, linked, trees
+from bot import deps, git, linked, trees
 from bot.cache import file_blob
 from bot.classify import FileSide
 from bot.diff import FilePatch, LineMap, hunk_lines, line_map, parse_patch
@@ -169,10 +168,6 @@ def _carry_config(head_root: Path, base_root: Path, names: Sequence[str]) -> Non
             shutil.copy2(src, dst)
         elif dst.is_file() and not src.exists():
             dst.unlink()  # a config the head removed must not apply at the base
-    modules = head_root / "node_modules"
-    if modules.is_dir() and not (base_root / "node_modules").exists():
-        # Type-aware and plugin-using ESLint configs need the packages at the base too.
-        os.symlink(modules, base_root / "node_modules", target_is_directory=True)
 
 
 class Checkouts:
@@ -194,10 +189,11 @@ class Checkouts:
             self.head_root = self.scratch / "head"
             try:
                 git.worktree_add(rev.repo, self.head_root, rev.head)
+                self.made.append(self.head_root)
+                deps.link(rev.repo, self.head_root, self.dependencies)
             except BaseException:
                 self.close()
                 raise
-            self.made.append(self.head_root)
 
     def base(self) -> Path:
         """The base checkout, carrying the head's configuration; made once, on first call."""
@@ -208,7 +204,13 @@ class Checkouts:
                     git.worktree_add(self.rev.repo, self.base_root, self.rev.merge_base)
                     self.made.append(self.base_root)
                 _carry_config(self.head_root, self.base_root, self.config_files)
+                deps.link(self.rev.repo, self.base_root, self.dependencies)
         return self.base_root
+
+    @functools.cached_property
+    def dependencies(self) -> list[str]:
+        """The user's installed dependency folders: every revision's tools load them."""
+        return deps.installed(self.rev.repo)
 
     def _linked_base(self) -> bool:
         """Make the base from the head's files (hard links) and git (the rest); False, with

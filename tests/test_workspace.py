@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -133,3 +135,105 @@ def test_repo_that_does_not_exist_or_is_not_a_repository(tmp_path: Path,
     afile.write_text("x\n")
     assert main(["review", "--repo", str(afile)]) == 2
     assert capsys.readouterr().err == f"reviewbot: --repo {afile}: not a directory\n"
+
+
+# --- dependencies the user installed are seen at every revision ------------------------------
+
+PACKAGES = Path(__file__).resolve().parent.parent / "tools" / "node_modules"
+# The configurations use an installed package (as plugins do): without it ESLint fails.
+ROOT_CONFIG = ('import escape from "escape-string-regexp";\n'
+               'export default [{ rules: { "no-restricted-syntax": '
+               '["error", { selector: "Identifier[name=/^" + escape("bad$") + "/]", '
+               'message: "no bad$" }] } }];\n')
+NESTED_CONFIG = ('import deepIs from "deep-is";\n'
+                 'export default [{ rules: { "prefer-const": deepIs(1, 1) ? "error" : "off" } }];\n')
+
+
+def install(root: Path, package: str) -> None:
+    """An installed npm package, as `npm ci` leaves it: untracked, ignored."""
+    target = root / "node_modules" / package
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(PACKAGES / package, target)
+
+
+def test_eslint_sees_the_installed_packages_at_both_revisions_in_worktrees(repo: GitRepo,
+                                                                           tmp_path: Path) -> None:
+    """The head is not the checked-out HEAD (and the tree is dirty): both revisions are
+    worktrees, and both see the node_modules folders installed in the user's checkout."""
+    from bot.linters import eslint
+
+    repo.commit({".gitignore": "node_modules/\n", "eslint.config.mjs": ROOT_CONFIG,
+                 "package.json": '{"name": "root", "private": true}\n',
+                 "src/a.js": "export const bad$1 = 1;\n",
+                 "packages/web/package.json": '{"name": "web"}\n',
+                 "packages/web/eslint.config.mjs": NESTED_CONFIG,
+                 "packages/web/w.js": "let w = 1;\nexport { w };\n"})
+    repo.branch("feat")
+    repo.commit({"src/a.js": "export const bad$1 = 1;\nexport const bad$2 = 2;\n",
+                 "packages/web/w.js": "let w = 1;\nlet v = 2;\nexport { w, v };\n"})
+    repo.checkout("main")
+    install(repo.path, "escape-string-regexp")
+    install(repo.path / "packages" / "web", "deep-is")
+    repo.write({"src/a.js": "// work in progress\n"})  # dirty
+    result = run_review(ReviewOptions(repo=repo.path, base="main", head="feat",
+                                      cache_dir=tmp_path / "c",
+                                      analyzers={"eslint": LinterAnalyzer(eslint.SPEC)}))
+    assert [(t.status, t.message) for t in result.tools] == [("ok", "")]
+    assert sorted((v.finding.rule, v.finding.path, v.finding.line, v.scope)
+                  for v in result.findings) == [
+        ("no-restricted-syntax", "src/a.js", 1, "preexisting"),
+        ("no-restricted-syntax", "src/a.js", 2, "introduced"),
+        ("prefer-const", "packages/web/w.js", 1, "preexisting"),
+        ("prefer-const", "packages/web/w.js", 2, "introduced"),
+    ]
+    assert repo.git("status", "--porcelain") == "M src/a.js"
+    assert repo.git("worktree", "list").count("\n") == 0
+
+
+def symlinks(root: Path) -> list[tuple[str, str]]:
+    found = []
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            path = Path(folder) / name
+            if path.is_symlink():
+                found.append((path.relative_to(root).as_posix(), os.readlink(path)))
+    return sorted(found)
+
+
+def test_every_worktree_links_the_installed_folders_it_lacks(repo: GitRepo) -> None:
+    """The virtualenv (for mypy and pyright) and the node_modules folders of the checkout's
+    packages, into head and base; a folder the revision tracks itself (vendored), a package the
+    revision does not have, and build output (target/) are left alone."""
+    repo.commit({".gitignore": "node_modules/\n.venv/\ntarget/\n", "package.json": "{}\n",
+                 "b/package.json": "{}\n", "a.py": "x = 1\n"})
+    (repo.path / "b" / "node_modules").mkdir()
+    repo.write({"b/node_modules/dep.js": "// vendored\n"})
+    repo.git("add", "-f", "b/node_modules/dep.js")
+    repo.git("commit", "-q", "-m", "vendor")
+    repo.branch("feat")
+    repo.commit({"c/package.json": "{}\n", "a.py": "x = 2\n"})
+    for folder in ("node_modules/x", "c/node_modules/z", ".venv", "target"):
+        (repo.path / folder).mkdir(parents=True)
+    (repo.path / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    repo.write({"a.py": "x = 3\n"})  # dirty: the head is a worktree too
+    rev = workspace.resolve(repo.path, "main", "feat")
+    with workspace.checkouts(rev, ["pyproject.toml"]) as trees:
+        head, base = trees.head_root, trees.base()
+        assert head != repo.path
+        at_head, at_base = symlinks(head), symlinks(base)
+    user = str(repo.path)
+    assert at_head == [(".venv", f"{user}/.venv"), ("c/node_modules", f"{user}/c/node_modules"),
+                       ("node_modules", f"{user}/node_modules")]
+    assert at_base == [(".venv", f"{user}/.venv"), ("node_modules", f"{user}/node_modules")]
+    assert (repo.path / "node_modules" / "x").is_dir(), "the user's folders are untouched"
+
+
+def test_go_and_cargo_caches_reach_the_tools(monkeypatch: pytest.MonkeyPatch) -> None:
+    """They live outside the repository: the tools find them only through the environment."""
+    from bot import proc
+
+    names = ("GOPATH", "GOMODCACHE", "GOCACHE", "CARGO_HOME", "VIRTUAL_ENV")
+    for name in names:
+        monkeypatch.setenv(name, f"/somewhere/{name.lower()}")
+    out = proc.run(["sh", "-c", " ".join(f'echo "${n}";' for n in names)]).out
+    assert out.split() == [f"/somewhere/{n.lower()}" for n in names]
