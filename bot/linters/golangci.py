@@ -17,6 +17,7 @@ from typing import Any
 from bot import proc
 from bot.analyzer import Target, TreeView
 from bot.linters.base import GarbageOutput, LinterSpec, Unit, relpath, version_tuple
+from bot.lsp import goenv
 from bot.model import Edit, Finding, Fix, Severity, Span
 from bot.positions import byte_offset_to_position, byte_to_column
 from bot.toolpath import go_module_version
@@ -67,14 +68,20 @@ def _patterns(unit: Unit) -> list[str]:
     return out
 
 
+def _read_only(unit: Unit, target: Target) -> str:
+    """Never let the go command update the checkout's go.mod/go.sum (a developer's
+    GOFLAGS=-mod=mod would): the flag beats GOFLAGS; a vendored module reads vendor/."""
+    return "--modules-download-mode=" + goenv.mod_flag(target.root / unit.cwd).split("=", 1)[1]
+
+
 def command(exe: str, unit: Unit, target: Target) -> list[str]:
     return [exe, "run", "--output.json.path=stdout", "--show-stats=false",
-            "--path-mode=abs", *COMMON, *_patterns(unit)]
+            "--path-mode=abs", _read_only(unit, target), *COMMON, *_patterns(unit)]
 
 
 def command_v1(exe: str, unit: Unit, target: Target) -> list[str]:
-    return [exe, "run", "--out-format=json", "--print-issued-lines=false", *COMMON,
-            *_patterns(unit)]
+    return [exe, "run", "--out-format=json", "--print-issued-lines=false",
+            _read_only(unit, target), *COMMON, *_patterns(unit)]
 
 
 def for_version(spec: LinterSpec, version: str | None) -> LinterSpec:
@@ -229,6 +236,8 @@ SPEC = LinterSpec(
     group=group,
     # 0 clean, 1 issues, 5 no Go files in the named packages (all excluded by build tags).
     ok_exit_codes=frozenset({0, 1, 5}),
+    # A `go`/`toolchain` line newer than the installed Go fails clearly; nothing is downloaded.
+    env={"GOTOOLCHAIN": "local"},
     beyond_paths=True,
     for_version=for_version,
     read_version=read_version,

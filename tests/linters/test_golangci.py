@@ -161,3 +161,28 @@ def test_v1_command_uses_the_old_flag() -> None:
 def test_garbage_is_refused(out: str, tmp_path: Path) -> None:
     with pytest.raises(golangci.GarbageOutput):
         golangci.parse(_result(out), Unit(".", ("a.go",)), Target(tmp_path, "x", (), "head"))
+
+
+# A nested module importing the root module through a local `replace` it does not require:
+# a go command allowed to update go.mod (-mod=mod) adds the `require` line.
+DOCS = {"go.mod": "module example.com/demo\n\ngo 1.22\n", ".golangci.yml": CONFIG,
+        "pkg/calc/calc.go": "package calc\n\n// Add adds.\nfunc Add(a, b int) int { return a + b }\n",
+        "docs/go.mod": "module example.com/demo/docs\n\ngo 1.22\n\nreplace example.com/demo => ../\n",
+        "docs/main.go": 'package main\n\nimport (\n\t"fmt"\n\n\t"example.com/demo/pkg/calc"\n)\n\n'
+                        "func main() { fmt.Println(calc.Add(1, 2)) }\n"}
+
+
+@pytest.mark.parametrize("user_goflags", [None, "-mod=mod"])
+def test_never_writes_a_nested_modules_go_mod(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              user_goflags: str | None) -> None:
+    if user_goflags is None:
+        monkeypatch.delenv("GOFLAGS", raising=False)
+    else:
+        monkeypatch.setenv("GOFLAGS", user_goflags)
+    write(tmp_path, DOCS)
+    before = {p: (tmp_path / p).read_bytes() for p in DOCS}
+    outcome = lint(golangci.SPEC, tmp_path, ["docs/main.go"])
+    assert {p: (tmp_path / p).read_bytes() for p in DOCS} == before
+    assert not (tmp_path / "docs" / "go.sum").exists()
+    # The module needs a go.mod update the run may not make: the tool says so, never "clean".
+    assert outcome.status == "failed" or outcome.findings, outcome
