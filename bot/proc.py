@@ -2,13 +2,15 @@
 
 Each call gets a timeout that kills the whole process group (linters fork workers, language
 servers fork node), capped stdout/stderr, and a typed error when the binary is missing.
-Long-lived processes (language servers) use `spawn` + `kill_group` from here too.
+Long-lived processes (language servers) use `spawn` + `kill_group` from here too. No process
+started here inherits a variable whose name holds TOKEN, SECRET or PASSWORD (see `_env`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -64,8 +66,20 @@ def tail(text: str, lines: int = 15) -> str:
     return "\n".join(kept[-lines:])
 
 
+# Names of variables that hold credentials: never inherited by a tool (a repository's linter
+# config is the repository's code, and it runs in our environment).
+_SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD", re.IGNORECASE)
+
+
+def is_secret_name(name: str) -> bool:
+    return _SECRET_NAME.search(name) is not None
+
+
 def _env(extra: Mapping[str, str] | None) -> dict[str, str]:
-    env = dict(os.environ)
+    """The environment of every process started here: ours without any credential variable
+    (see `is_secret_name`), plus `extra`. Explicit `extra` entries are the caller's intent and
+    are kept even when their names look secret (e.g. a token handed to one git call)."""
+    env = {k: v for k, v in os.environ.items() if not is_secret_name(k)}
     # Tools must not paint their output or ask questions.
     env.update({"NO_COLOR": "1", "FORCE_COLOR": "0", "TERM": "dumb", "GIT_TERMINAL_PROMPT": "0"})
     if extra:

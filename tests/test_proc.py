@@ -1,0 +1,88 @@
+"""The subprocess chokepoint: secrets never reach a tool, large output never sits in memory."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot import proc
+from bot.linters import eslint
+from bot.linters.runner import LinterAnalyzer
+from bot.pipeline import ReviewOptions, run_review
+from tests.conftest import ROOT, GitRepo
+
+SECRETS = {
+    "GITHUB_TOKEN": "ghs_secret1",
+    "ACTIONS_RUNTIME_TOKEN": "secret2",
+    "ACTIONS_ID_TOKEN_REQUEST_TOKEN": "secret3",
+    "GITLAB_TOKEN": "glpat-secret4",
+    "REVIEWBOT_GITLAB_TOKEN": "secret5",
+    "CI_JOB_TOKEN": "secret6",
+    "NPM_AUTH_token": "secret7",
+    "my_client_secret": "secret8",
+    "DB_PASSWORD": "secret9",
+}
+
+
+def _child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    script = "import json, os, sys; sys.stdout.write(json.dumps(dict(os.environ)))"
+    result = proc.run([sys.executable, "-c", script], env=extra)
+    assert result.returncode == 0, result.err
+    env: dict[str, str] = json.loads(result.out)
+    return env
+
+
+def test_no_secret_variable_reaches_a_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in SECRETS.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("REVIEWBOT_KEEP_ME", "visible")
+    env = _child_env()
+    assert not set(SECRETS) & set(env)
+    assert not set(SECRETS.values()) & set(env.values())
+    assert env["REVIEWBOT_KEEP_ME"] == "visible" and "PATH" in env
+
+
+def test_explicit_env_entries_are_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", "ghs_ambient")
+    env = _child_env({"GIT_ASKPASS_TOKEN": "given"})
+    assert env["GIT_ASKPASS_TOKEN"] == "given"
+    assert "GITHUB_TOKEN" not in env
+
+
+def test_a_repository_eslint_config_sees_no_token(repo: GitRepo, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The repository's own code (an ESLint JS config) runs with the bot's environment."""
+    dump = tmp_path / "env.json"
+    config = (f'import {{ writeFileSync }} from "node:fs";\n'
+              f'writeFileSync({json.dumps(str(dump))}, JSON.stringify(process.env));\n'
+              'export default [{ rules: { "no-unused-vars": "error" } }];\n')
+    repo.commit({"eslint.config.mjs": config, "a.js": "export const a = 1;\n"}, "base")
+    repo.branch("feature")
+    repo.commit({"a.js": "export const a = 1;\nconst b = 2;\n"})
+    for name, value in SECRETS.items():
+        monkeypatch.setenv(name, value)
+    result = run_review(ReviewOptions(repo.path, "main",
+                                      analyzers={"eslint": LinterAnalyzer(eslint.SPEC)}))
+    assert [t.status for t in result.tools] == ["ok"], result.tools
+    assert result.count("introduced") == 1
+    seen = json.loads(dump.read_text())
+    assert "PATH" in seen
+    assert not set(SECRETS) & set(seen)
+    assert not set(SECRETS.values()) & set(seen.values())
+
+
+def test_nothing_in_bot_starts_a_process_outside_proc() -> None:
+    starters = re.compile(r"\b(subprocess\.(run|Popen|call|check_call|check_output|getoutput)\s*\("
+                          r"|os\.(system|popen|exec\w*|spawn\w*|posix_spawn\w*|fork)\s*\()")
+    offenders = []
+    for path in sorted((ROOT / "bot").rglob("*.py")):
+        if path == ROOT / "bot" / "proc.py":
+            continue
+        for number, line in enumerate(path.read_text("utf-8").splitlines(), 1):
+            if starters.search(line) and not line.lstrip().startswith("#"):
+                offenders.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert offenders == []
