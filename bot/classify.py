@@ -16,11 +16,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bot.diff import ADDED, MODIFIED, UNCHANGED, WS_CHANGED, LineMap, identity_map, norm
-from bot.model import Finding, Verdict, Where
+from bot.model import Finding, Span, Verdict, Where
 
 STATUS_ORDER = {UNCHANGED: 0, WS_CHANGED: 1, MODIFIED: 2, ADDED: 3}
 # Rules that mean "this file did not parse": the tool then drops its other findings there.
 SYNTAX_RULES = frozenset({"invalid-syntax", "E999", "syntax-error", "parse-error", "typecheck"})
+# What linters report for a finding about the whole file (ruff's CPY001, D100, INP001): no
+# characters at all, at the very start. A real finding on line 1 always covers some text.
+FILE_START = Span(1, 1, 1, 1)
 
 _LINE_REFS = [
     (re.compile(r"\bline \d+"), "line #"),
@@ -33,6 +36,12 @@ _SCOPE_HEADER = re.compile(
     r"|^\s*(export\s+)?(pub(\(\w+\))?\s+)?(async\s+)?(function|fn|class|const|let)\b")
 _QUOTED = re.compile(r"`[^`]*`|'[^']*'|\"[^\"]*\"")
 _NUMBER = re.compile(r"\d+(\.\d+)?")
+
+
+def is_file_level(finding: Finding) -> bool:
+    """About the file rather than a line: matched by message within the file pair, so lines
+    inserted above line 1 do not make it new."""
+    return finding.file_level or finding.span == FILE_START
 
 
 def msg_exact(message: str) -> str:
@@ -79,6 +88,7 @@ class _Anchored:
     exact: str
     shape: str
     low_info: bool
+    file_level: bool = False
     status: str = UNCHANGED  # head findings: the status of their line
     index: int = 0
     scope: str | None = None
@@ -125,13 +135,15 @@ def enclosing_scope(side: FileSide, line: int) -> str | None:
 
 def _anchor(finding: Finding, side: FileSide, side_path: str, pair_key: str,
             counts: Mapping[str, int]) -> _Anchored:
-    line_hash = "" if finding.file_level else norm(side.text(finding.line))
+    file_level = is_file_level(finding)
+    line_hash = "" if file_level else norm(side.text(finding.line))
     return _Anchored(
         finding, side_path, pair_key, line_hash,
-        () if finding.file_level else _context(side, finding.line),
+        () if file_level else _context(side, finding.line),
         msg_exact(finding.message), msg_shape(finding.message),
         len(line_hash) < 12 or counts.get(line_hash, 0) > 3,
-        scope=None if finding.file_level else enclosing_scope(side, finding.line),
+        file_level=file_level,
+        scope=None if file_level else enclosing_scope(side, finding.line),
     )
 
 
@@ -150,10 +162,10 @@ Guard = Callable[[_Anchored, _Anchored, LineMap], bool]
 
 def _pass_keys() -> list[tuple[str, Key, Key, Guard]]:
     def mapped(table: str) -> Key:
-        return lambda b, lm: getattr(lm, table).get(b.f.line) if not b.f.file_level else None
+        return lambda b, lm: getattr(lm, table).get(b.f.line) if not b.file_level else None
 
     def at_line(h: _Anchored, lm: LineMap) -> object:
-        return None if h.f.file_level else h.f.line
+        return None if h.file_level else h.f.line
 
     def always(b: _Anchored, h: _Anchored, lm: LineMap) -> bool:
         return True
@@ -161,19 +173,19 @@ def _pass_keys() -> list[tuple[str, Key, Key, Guard]]:
     return [
         ("P1", mapped("base_to_head"), at_line, always),
         ("P2", mapped("base_to_head_mod"), at_line, lambda b, h, lm: b.shape == h.shape),
-        ("P3", lambda b, lm: (b.line_hash, b.exact) if not b.f.file_level else None,
-         lambda h, lm: (h.line_hash, h.exact) if not h.f.file_level else None,
+        ("P3", lambda b, lm: (b.line_hash, b.exact) if not b.file_level else None,
+         lambda h, lm: (h.line_hash, h.exact) if not h.file_level else None,
          lambda b, h, lm: not b.low_info or b.ctx == h.ctx),
-        ("P4", lambda b, lm: (b.ctx, b.line_hash) if not b.f.file_level else None,
-         lambda h, lm: (h.ctx, h.line_hash) if not h.f.file_level else None,
+        ("P4", lambda b, lm: (b.ctx, b.line_hash) if not b.file_level else None,
+         lambda h, lm: (h.ctx, h.line_hash) if not h.file_level else None,
          lambda b, h, lm: bool(b.line_hash)),
-        ("P6", lambda b, lm: (b.line_hash, b.shape) if not b.f.file_level else None,
-         lambda h, lm: (h.line_hash, h.shape) if not h.f.file_level else None,
+        ("P6", lambda b, lm: (b.line_hash, b.shape) if not b.file_level else None,
+         lambda h, lm: (h.line_hash, h.shape) if not h.file_level else None,
          lambda b, h, lm: not b.low_info and (h.status != ADDED or b.ctx == h.ctx)),
-        ("P8", lambda b, lm: b.exact if b.f.file_level else None,
-         lambda h, lm: h.exact if h.f.file_level else None, always),
-        ("P8s", lambda b, lm: b.shape if b.f.file_level else None,
-         lambda h, lm: h.shape if h.f.file_level else None, always),
+        ("P8", lambda b, lm: b.exact if b.file_level else None,
+         lambda h, lm: h.exact if h.file_level else None, always),
+        ("P8s", lambda b, lm: b.shape if b.file_level else None,
+         lambda h, lm: h.shape if h.file_level else None, always),
     ]
 
 
@@ -207,8 +219,8 @@ def _run_pass(group: _Group, key_base: Key, key_head: Key, guard: Guard, name: s
 def _unique_block_pass(group: _Group, matched: dict[int, tuple[_Anchored, str]],
                        taken: set[int]) -> None:
     """P4 proper: a context block held by exactly one unmatched finding on each side."""
-    free_b = [b for b in group.base if id(b) not in taken and not b.f.file_level]
-    free_h = [h for h in group.head if id(h) not in matched and not h.f.file_level]
+    free_b = [b for b in group.base if id(b) not in taken and not b.file_level]
+    free_h = [h for h in group.head if id(h) not in matched and not h.file_level]
     count_b: dict[tuple[str, ...], int] = defaultdict(int)
     count_h: dict[tuple[str, ...], int] = defaultdict(int)
     for b in free_b:
@@ -259,9 +271,11 @@ def _verdict_for_pair(h: _Anchored, b: _Anchored, pass_name: str, fingerprint: s
                    matched_by=pass_name)
 
 
-def _where(h: _Anchored, lm: LineMap, added_file: bool) -> Where:
-    if added_file or h.f.file_level:
+def _where(h: _Anchored, lm: LineMap, added_file: bool, renamed: bool) -> Where:
+    if added_file:
         return "diff"
+    if h.file_level:  # its place is the whole file: in the diff when the change edited the file
+        return "diff" if renamed or lm.changed_lines() or lm.gaps else "elsewhere"
     last = min(h.f.span.end_line, h.f.line + 9)
     touched = any(lm.head_status(n) != UNCHANGED for n in range(h.f.line, max(h.f.line, last) + 1))
     return "diff" if touched else "elsewhere"
@@ -318,7 +332,7 @@ def classify(inputs: Inputs) -> tuple[list[Verdict], list[Verdict], list[str]]:
         a = _anchor(f, side, f.path, f.path, counts("head", f.path, side))
         a.index = i
         g = group(f.tool, f.rule, f.path)
-        a.status = ADDED if f.file_level and inputs.pairs.get(f.path, f.path) is None else (
+        a.status = ADDED if a.file_level and inputs.pairs.get(f.path, f.path) is None else (
             g.lm.head_status(f.line))
         g.head.append(a)
         heads.append(a)
@@ -355,7 +369,7 @@ def classify(inputs: Inputs) -> tuple[list[Verdict], list[Verdict], list[str]]:
             continue
         base_path = inputs.pairs.get(h.f.path, h.f.path)
         lm = group(h.f.tool, h.f.rule, h.f.path).lm
-        where = _where(h, lm, base_path is None)
+        where = _where(h, lm, base_path is None, base_path != h.f.path)
         if base_path is not None and ((h.f.tool, base_path) in inputs.unbaselined
                                       or (h.f.tool, h.f.path) in inputs.unbaselined
                                       or (h.f.tool, h.pair_key) in broken_base):
@@ -393,13 +407,13 @@ def _cross_file_pass(inputs: Inputs, groups: Mapping[tuple[str, str, str], _Grou
     for (tool, rule, _), g in sorted(groups.items()):
         for b in g.base:
             deleted = b.f.line not in g.lm.base_to_head and b.f.line not in g.lm.base_to_head_mod
-            if id(b) not in taken and not b.low_info and not b.f.file_level and deleted:
+            if id(b) not in taken and not b.low_info and not b.file_level and deleted:
                 by_key[(tool, rule, b.line_hash, b.exact)].append(b)
     if not by_key:
         return
     for (tool, rule, _), g in sorted(groups.items()):
         for h in g.head:
-            if id(h) in matched or h.status != ADDED or h.low_info or h.f.file_level:
+            if id(h) in matched or h.status != ADDED or h.low_info or h.file_level:
                 continue
             candidates = by_key.get((tool, rule, h.line_hash, h.exact))
             if candidates:

@@ -426,3 +426,24 @@ def test_eslint_and_biome_verdicts_on_real_tools(repo: GitRepo, tmp_path: Path) 
         ("suspicious/noDoubleEquals", "a.js", 3, "preexisting", None),
         ("suspicious/noDoubleEquals", "a.js", 4, "introduced", "diff"),
     ]
+
+
+FILE_LEVEL_CONFIG = """\
+[tool.ruff.lint]
+preview = true
+select = ["F401", "CPY001", "D100", "INP001"]
+"""
+
+
+def test_file_level_findings_stay_preexisting_when_lines_are_inserted_above_line_1(repo: GitRepo) -> None:
+    """CPY001, D100 and INP001 sit at the empty range 1:1: a comment and an import added at the
+    top do not make them new; the unused import that moved down stays old through the line map."""
+    start(repo, {"pkg/mod.py": "import os\n\n\ndef f():\n    return 1\n"}, FILE_LEVEL_CONFIG)
+    repo.commit({"pkg/mod.py": "# tools\nimport sys\nimport os\n\n\ndef f():\n    return 1\n"})
+    assert table(review(repo)) == [
+        ("CPY001", "pkg/mod.py", 1, "preexisting", None),
+        ("D100", "pkg/mod.py", 1, "preexisting", None),
+        ("F401", "pkg/mod.py", 2, "introduced", "diff"),
+        ("F401", "pkg/mod.py", 3, "preexisting", None),
+        ("INP001", "pkg/mod.py", 1, "preexisting", None),
+    ]
