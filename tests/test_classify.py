@@ -183,14 +183,10 @@ CASES = [
          (f("invalid-syntax", 1, "Expected an expression", file_level=True),),
          (f("invalid-syntax", 1, "Expected an expression", file_level=True, end=(1, 9)),),
          [("invalid-syntax", "a.py", 1, "preexisting", "P8")]),
-    Case("P8s: file-level finding whose message names the renamed file is changed (args)",
-         {"pkg/old.py": "x = 1\n"}, {"pkg/new.py": "x = 1\n"},
-         (file_start("INP001", "File `pkg/old.py` is part of an implicit namespace package.",
-                     "pkg/old.py"),),
-         (file_start("INP001", "File `pkg/new.py` is part of an implicit namespace package.",
-                     "pkg/new.py"),),
-         [("INP001", "pkg/new.py", 1, "changed", "P8s")], pairs={"pkg/new.py": "pkg/old.py"},
-         reasons=("message-args",)),
+    Case("P8s: file-level finding whose message args changed",
+         {"a.py": "x = 1\n"}, {"a.py": "# c\nx = 1\n"},
+         (file_start("X1", "Module `a` lacks `thing`"),), (file_start("X1", "Module `a` lacks `other`"),),
+         [("X1", "a.py", 1, "changed", "P8s")], reasons=("message-args",)),
     Case("line 1 with text is not file level: an unused import that moved down stays by the map",
          {"a.py": "import os\nx = 1\n"}, {"a.py": "import sys\nimport os\nx = 1\n"},
          (f("F401", 1, "`os` imported but unused", col=8, end=(1, 10)),),
@@ -293,6 +289,19 @@ def test_matching_table(case: Case) -> None:
     if case.reasons is not None:
         (verdict,) = verdicts
         assert verdict.reasons == case.reasons
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "a message that names its own file (INP001: File `pkg/new.py` is part of ...) differs after"
+    " a rename, so the renamed file's unchanged finding is called changed (message-args)"))
+def test_a_message_naming_its_renamed_file_is_not_a_change() -> None:
+    inputs = build({"pkg/old.py": "x = 1\n"}, {"pkg/new.py": "x = 1\n"},
+                   [file_start("INP001", "File `pkg/old.py` is part of an implicit namespace package.",
+                               "pkg/old.py")],
+                   [file_start("INP001", "File `pkg/new.py` is part of an implicit namespace package.",
+                               "pkg/new.py")], pairs={"pkg/new.py": "pkg/old.py"})
+    (verdict,), _, _ = classify(inputs)
+    assert verdict.scope == "preexisting"
 
 
 def test_p4_pairs_two_findings_of_one_line_by_column() -> None:
