@@ -86,6 +86,16 @@ def worktree_add(repo: Path, where: Path, rev: str, checkout: bool = True) -> No
         *([] if checkout else ["--no-checkout"]), str(where), rev)
 
 
+def worktrees(repo: Path) -> list[Path]:
+    """The registered worktrees of `repo` (its own checkout included); none when `repo` is
+    no longer a repository."""
+    result = git(repo, "worktree", "list", "--porcelain", check=False)
+    if result.returncode != 0:
+        return []
+    return [Path(line[len("worktree "):]) for line in result.out.splitlines()
+            if line.startswith("worktree ")]
+
+
 def checkout_paths(worktree: Path, rev: str, paths: list[str]) -> None:
     """Write just `paths` of `rev` into a worktree made with --no-checkout, as a checkout
     would (modes, symlinks, end-of-line conversion, filters); the index is filled first."""

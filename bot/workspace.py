@@ -10,13 +10,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import shutil
-import tempfile
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot import deps, git, linked, trees
+from bot import deps, git, linked, scratch, trees
 from bot.cache import file_blob
 from bot.classify import FileSide
 from bot.diff import FilePatch, LineMap, hunk_lines, line_map, parse_patch
@@ -176,7 +175,8 @@ class Checkouts:
     def __init__(self, rev: Revisions, config_files: Sequence[str]) -> None:
         self.rev = rev
         self.config_files = list(config_files)
-        self.scratch = Path(tempfile.mkdtemp(prefix="reviewbot-"))
+        scratch.prune(rev.repo)  # what runs killed with SIGKILL left behind
+        self.scratch = scratch.make(rev.repo)
         self.made: list[Path] = []
         self.lock = threading.Lock()
         self.base_root = self.scratch / "base"

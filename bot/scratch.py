@@ -1,0 +1,106 @@
+"""The run's scratch folder, and the removal of what killed runs left behind.
+
+A run cleans up after itself, SIGTERM included (`bot.cli`); SIGKILL cannot be caught. So each
+scratch folder records its owner (pid, the process's start time so a reused pid is not taken
+for it, and the repository its worktrees belong to), and every run first removes the folders,
+and the worktrees registered under them, whose owner is gone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot import git
+
+PREFIX = "reviewbot-"
+OWNER = "owner.json"
+
+
+@dataclass(frozen=True)
+class Owner:
+    pid: int
+    start: str | None  # the kernel's start time of the process; None where unknown
+    repo: str
+
+
+def start_time(pid: int) -> str | None:
+    """The start time of process `pid` (Linux: /proc/PID/stat field 22), None if unknown."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text("ascii", "replace")
+    except OSError:
+        return None
+    fields = stat.rpartition(")")[2].split()  # the name in parentheses may hold spaces
+    if len(fields) < 20 or fields[0] == "Z":  # a zombie has finished
+        return None
+    return fields[19]
+
+
+def alive(owner: Owner) -> bool:
+    if Path("/proc/self/stat").exists():
+        return start_time(owner.pid) is not None and start_time(owner.pid) == owner.start
+    try:
+        os.kill(owner.pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def make(repo: Path) -> Path:
+    """A new scratch folder owned by this process."""
+    folder = Path(tempfile.mkdtemp(prefix=PREFIX, dir=_tmp()))
+    pid = os.getpid()
+    (folder / OWNER).write_text(json.dumps({"pid": pid, "start": start_time(pid), "repo": str(repo)}))
+    return folder
+
+
+def read_owner(folder: Path) -> Owner | None:
+    try:
+        data = json.loads((folder / OWNER).read_text("utf-8"))
+        return Owner(int(data["pid"]), data.get("start"), str(data["repo"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def stale_folders() -> dict[Path, Owner]:
+    """Scratch folders whose owner is no longer running. A folder without a readable owner
+    file is left alone: it may be another run's, just made."""
+    found = {}
+    for folder in _tmp().glob(f"{PREFIX}*"):
+        owner = read_owner(folder)
+        if folder.is_dir() and owner is not None and not alive(owner):
+            found[folder] = owner
+    return found
+
+
+def _tmp() -> Path:
+    # Resolved: git records a worktree's real path, and TMPDIR may be a symbolic link.
+    return Path(tempfile.gettempdir()).resolve()
+
+
+def _ours_and_dead(worktree: Path, stale: dict[Path, Owner]) -> bool:
+    """A worktree of a dead run: under a stale scratch folder, or under a scratch folder that
+    no longer exists."""
+    scratch = worktree.resolve().parent
+    if scratch.parent != _tmp() or not scratch.name.startswith(PREFIX):
+        return False
+    return scratch in stale or not scratch.exists()
+
+
+def prune(repo: Path) -> None:
+    """Remove what killed runs left: their registered worktrees (in `repo`, and in the
+    repositories their owner files name) and their scratch folders."""
+    stale = stale_folders()
+    repos = {repo} | {Path(o.repo) for o in stale.values() if Path(o.repo).is_dir()}
+    for each in sorted(repos):
+        for worktree in git.worktrees(each):
+            if _ours_and_dead(worktree, stale):
+                git.worktree_remove(each, worktree)
+    for folder in stale:
+        shutil.rmtree(folder, ignore_errors=True)

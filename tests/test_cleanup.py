@@ -1,0 +1,141 @@
+"""A cancelled or killed review leaves nothing behind: no worktree, no scratch folder, no
+process. Real `reviewbot review` processes, real signals."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bot import scratch
+from tests.conftest import ROOT, GitRepo, require_tool
+
+# ruff, made slow: `check` starts a child that outlives nothing on its own, records both pids
+# and waits; everything else (the version query) goes to the real ruff.
+SLOW_RUFF = """#!/bin/sh
+if [ "$1" = check ]; then
+    sleep 300 &
+    echo "$$ $!" >> "{pids}"
+    wait
+    exit 0
+fi
+exec "{ruff}" "$@"
+"""
+
+
+def process_gone(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rpartition(")")[2].split()[0] == "Z"  # finished, not yet reaped by init
+
+
+@pytest.fixture
+def setup(repo: GitRepo, tmp_path: Path) -> Iterator[tuple[GitRepo, dict[str, str], Path, Path]]:
+    """A change reviewed at two worktrees (the head is not the checked-out HEAD), with a slow
+    ruff first on PATH and a private temporary folder for the run's scratch folder."""
+    repo.commit({"pyproject.toml": '[tool.ruff.lint]\nselect = ["F401"]\n', "a.py": "import os\n"})
+    repo.branch("feat")
+    repo.commit({"a.py": "import os\nimport sys\n"})
+    repo.checkout("main")
+    pids, bin_dir, tmp = tmp_path / "pids", tmp_path / "bin", tmp_path / "tmp"
+    bin_dir.mkdir()
+    tmp.mkdir()
+    wrapper = bin_dir / "ruff"
+    wrapper.write_text(SLOW_RUFF.format(pids=pids, ruff=require_tool("ruff")))
+    wrapper.chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "TMPDIR": str(tmp)}
+    yield repo, env, pids, tmp
+    for line in pids.read_text().split("\n") if pids.exists() else []:
+        for pid in line.split():  # never leave a process behind, even when the test fails
+            if not process_gone(int(pid)):
+                os.kill(int(pid), signal.SIGKILL)
+
+
+def start(repo: GitRepo, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-m", "bot.cli", "review", "--repo", str(repo.path),
+                             "--base", "main", "--head", "feat", "--no-cache", "--format", "json"],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def wait_for_tools(pids: Path, count: int) -> list[int]:
+    """The pids of the slow tools and their children, once `count` tools are running."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        lines = pids.read_text().splitlines() if pids.exists() else []
+        if len(lines) >= count:
+            return [int(p) for line in lines for p in line.split()]
+        time.sleep(0.05)
+    pytest.fail("the slow tool never started")
+
+
+def leftovers(repo: GitRepo, tmp: Path) -> tuple[list[str], list[str]]:
+    return repo.git("worktree", "list").splitlines()[1:], sorted(p.name for p in tmp.iterdir())
+
+
+def test_sigterm_removes_worktrees_scratch_and_kills_the_tools(
+        setup: tuple[GitRepo, dict[str, str], Path, Path]) -> None:
+    repo, env, pids, tmp = setup
+    run = start(repo, env)
+    tools = wait_for_tools(pids, 2)  # base and head: both worktrees exist
+    assert len(leftovers(repo, tmp)[0]) == 2
+    run.send_signal(signal.SIGTERM)
+    _, err = run.communicate(timeout=60)
+    assert run.returncode == 143, err.decode()
+    assert err.decode().strip().endswith("reviewbot: terminated")
+    assert leftovers(repo, tmp) == ([], [])
+    assert [pid for pid in tools if not process_gone(pid)] == []
+
+
+def test_sigint_kills_the_tools_too(setup: tuple[GitRepo, dict[str, str], Path, Path]) -> None:
+    repo, env, pids, tmp = setup
+    run = start(repo, env)
+    tools = wait_for_tools(pids, 2)
+    run.send_signal(signal.SIGINT)
+    _, err = run.communicate(timeout=60)
+    assert run.returncode == 130, err.decode()
+    assert leftovers(repo, tmp) == ([], [])
+    assert [pid for pid in tools if not process_gone(pid)] == []
+
+
+def test_the_next_run_removes_what_a_killed_run_left(
+        setup: tuple[GitRepo, dict[str, str], Path, Path]) -> None:
+    repo, env, pids, tmp = setup
+    run = start(repo, env)
+    tools = wait_for_tools(pids, 2)
+    run.kill()
+    run.communicate(timeout=60)
+    worktrees, folders = leftovers(repo, tmp)
+    assert len(worktrees) == 2 and len(folders) == 1, "SIGKILL cannot be caught"
+    for pid in tools:
+        os.kill(pid, signal.SIGKILL)
+    env["PATH"] = env["PATH"].split(os.pathsep, 1)[1]  # the real ruff this time
+    again = subprocess.run([sys.executable, "-m", "bot.cli", "review", "--repo", str(repo.path),
+                            "--base", "main", "--head", "feat", "--no-cache", "--format", "json"],
+                           cwd=ROOT, env=env, capture_output=True, timeout=120)
+    assert again.returncode == 1, again.stderr.decode()  # the gate: F401 introduced
+    assert [t["status"] for t in json.loads(again.stdout)["tools"]] == ["ok"]
+    assert leftovers(repo, tmp) == ([], [])
+
+
+def test_a_reused_pid_is_not_the_owner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Our own pid, but another start time: the process that made the folder is gone."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr("tempfile.tempdir", None)  # gettempdir() reads TMPDIR again
+    mine = scratch.make(tmp_path / "repo")
+    other = scratch.make(tmp_path / "repo")
+    owner = json.loads((other / scratch.OWNER).read_text())
+    (other / scratch.OWNER).write_text(json.dumps({**owner, "start": "1"}))
+    unowned = tmp_path / f"{scratch.PREFIX}just-made"
+    unowned.mkdir()
+    assert list(scratch.stale_folders()) == [other]
+    scratch.prune(tmp_path)  # not a repository: the folders still go, no error
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([mine.name, unowned.name])
