@@ -1,6 +1,7 @@
 """`.reviewbot.yml`: optional settings, validated with messages that say how to fix them.
 
     fail-level: error          # none | info | warning | error
+    tool-errors: fail          # fail | warn: a configured tool that could not check the change
     timeout: 300               # seconds per tool invocation
     tools:                     # per tool: enabled (default true)
       eslint: {enabled: false}
@@ -11,34 +12,72 @@
         message: use the logger
         fix: log.info($$$A)
       - lint/rules/no-eval.yml # or a rule file, relative to the repository
+
+Which revision each setting comes from (`for_review`): the gate's policy (`fail-level`,
+`tool-errors`, a tool switched off) from the merge base, so a change cannot relax its own gate;
+everything else from the head, like the linters' own configuration. The working tree never
+counts.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import difflib
+from collections.abc import Collection
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from bot import git
 from bot.errors import BotError
+from bot.model import GatePolicy, ToolErrors
 
 FAIL_LEVELS = ("none", "info", "warning", "error")
+TOOL_ERRORS: tuple[ToolErrors, ...] = ("fail", "warn")
 FILE_NAMES = (".reviewbot.yml", ".reviewbot.yaml")
+KEYS = ("fail-level", "tool-errors", "timeout", "tools", "rules")
+TOOL_KEYS = ("enabled",)
 
 
 @dataclass(frozen=True)
 class Config:
     fail_level: str = "error"
+    tool_errors: ToolErrors = "fail"
     timeout: float = 300.0
     disabled: frozenset[str] = field(default_factory=frozenset)
     source: str | None = None
     rules: tuple[Any, ...] = ()  # rule documents (mappings) or rule file paths, unchecked here
+
+    @property
+    def policy(self) -> GatePolicy:
+        return GatePolicy(self.fail_level, self.tool_errors)
+
+
+@dataclass(frozen=True)
+class Reviewed:
+    """The settings a review uses, and what the reader should know about where they came from."""
+
+    config: Config
+    notes: tuple[str, ...] = ()
 
 
 def _fail(source: str, what: str) -> BotError:
     return BotError(f"{source}: {what}")
 
 
-def parse(text: str, source: str) -> Config:
+def did_you_mean(word: str, choices: Collection[str]) -> str:
+    """' (did you mean X?)' for the closest choice, or '' when none is close."""
+    close = difflib.get_close_matches(word, sorted(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _unknown(source: str, what: str, names: Collection[str], known: Collection[str]) -> BotError:
+    first = sorted(map(str, names))[0]
+    return _fail(source, f"unknown {what} {first!r}{did_you_mean(first, known)}; "
+                         f"known: {', '.join(sorted(known))}")
+
+
+def parse(text: str, source: str, tools: Collection[str] = ()) -> Config:
+    """The settings in `text`; `tools` are the tool names `tools:` may name (empty: any)."""
     import yaml  # only when there is a file to read: most repositories have none
 
     try:
@@ -49,44 +88,143 @@ def parse(text: str, source: str) -> Config:
         return Config(source=source)
     if not isinstance(data, dict):
         raise _fail(source, "expected a mapping of settings at the top level")
-    unknown = set(data) - {"fail-level", "timeout", "tools", "rules"}
+    unknown = set(map(str, data)) - set(KEYS)
     if unknown:
-        raise _fail(source, f"unknown setting(s) {', '.join(sorted(map(str, unknown)))}; "
-                            "known: fail-level, timeout, tools, rules")
-    level = str(data.get("fail-level", "error"))
+        raise _unknown(source, "setting", unknown, KEYS)
+    level = data.get("fail-level", "error")
     if level not in FAIL_LEVELS:
-        raise _fail(source, f"fail-level must be one of {', '.join(FAIL_LEVELS)}, not {level!r}")
+        raise _fail(source, f"fail-level must be one of {', '.join(FAIL_LEVELS)}, not {level!r}"
+                            + did_you_mean(str(level), FAIL_LEVELS))
+    errors = data.get("tool-errors", "fail")
+    if errors not in TOOL_ERRORS:
+        raise _fail(source, f"tool-errors must be one of {', '.join(TOOL_ERRORS)}, not {errors!r}"
+                            + did_you_mean(str(errors), TOOL_ERRORS))
     timeout = data.get("timeout", 300)
     if not isinstance(timeout, int | float) or isinstance(timeout, bool) or timeout <= 0:
         raise _fail(source, f"timeout must be a positive number of seconds, not {timeout!r}")
-    tools = data.get("tools") or {}
+    return Config(level, cast(ToolErrors, errors), float(timeout),
+                  _disabled(data.get("tools"), source, tools), source, _rules(data.get("rules"), source))
+
+
+def _disabled(tools: Any, source: str, known: Collection[str]) -> frozenset[str]:
+    if tools is None:
+        return frozenset()
     if not isinstance(tools, dict):
         raise _fail(source, "tools must map tool names to settings, e.g. {eslint: {enabled: false}}")
+    if known and set(map(str, tools)) - set(known):
+        raise _unknown(source, "tool in tools:", set(map(str, tools)) - set(known), known)
     disabled = set()
     for name, settings in tools.items():
-        if not isinstance(settings, dict) or set(settings) - {"enabled"}:
-            raise _fail(source, f"tools.{name}: expected {{enabled: true|false}}")
-        if settings.get("enabled") is False:
+        if not isinstance(settings, dict):
+            raise _fail(source, f"tools.{name}: expected a mapping such as {{enabled: false}}")
+        if set(map(str, settings)) - set(TOOL_KEYS):
+            raise _unknown(source, f"setting in tools.{name}:", set(map(str, settings)) - set(TOOL_KEYS),
+                           TOOL_KEYS)
+        enabled = settings.get("enabled", True)
+        if not isinstance(enabled, bool):
+            raise _fail(source, f"tools.{name}.enabled must be true or false, not {enabled!r}")
+        if not enabled:
             disabled.add(str(name))
-    rules = data.get("rules") or []
+    return frozenset(disabled)
+
+
+def _rules(rules: Any, source: str) -> tuple[Any, ...]:
+    if rules is None:
+        return ()
     if not isinstance(rules, list) or not all(isinstance(r, dict | str) for r in rules):
         raise _fail(source, "rules must be a list of rule mappings or rule file paths")
-    return Config(level, float(timeout), frozenset(disabled), source, tuple(rules))
+    for index, rule in enumerate(rules):
+        if isinstance(rule, dict) and not (isinstance(rule.get("id"), str) and rule["id"].strip()):
+            near = did_you_mean("id", [str(k) for k in rule if k != "id"])
+            raise _fail(source, f"rules[{index + 1}] has no `id` (a name for its findings){near}")
+    return tuple(rules)
 
 
-def load(repo_root: Path, explicit: Path | None = None) -> Config:
+def load(repo_root: Path, explicit: Path | None = None, tools: Collection[str] = ()) -> Config:
+    """The settings as files on disk say: `explicit`, else the checkout's own file. For a
+    review, `for_review` decides per revision instead."""
     if explicit is not None:
-        try:
-            return parse(explicit.read_text("utf-8"), str(explicit))
-        except OSError as exc:
-            raise BotError(f"cannot read --config {explicit}: {exc.strerror}") from exc
-        except UnicodeDecodeError as exc:
-            raise BotError(f"--config {explicit} is not UTF-8 text") from exc
+        return parse(_read_explicit(explicit), str(explicit), tools)
     for name in FILE_NAMES:
         path = repo_root / name
         if path.is_file():
             try:
-                return parse(path.read_text("utf-8"), name)
+                return parse(path.read_text("utf-8"), name, tools)
             except UnicodeDecodeError as exc:
                 raise BotError(f"{name} is not UTF-8 text") from exc
     return Config()
+
+
+def _read_explicit(path: Path) -> str:
+    try:
+        return path.read_text("utf-8")
+    except OSError as exc:
+        raise BotError(f"cannot read --config {path}: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise BotError(f"--config {path} is not UTF-8 text") from exc
+
+
+def _at(repo: Path, rev: str, names: Collection[str]) -> tuple[str, str] | None:
+    """(name, text) of the first of `names` committed at `rev`."""
+    for name in names:
+        blob = git.show(repo, rev, name)
+        if blob is not None:
+            try:
+                return name, blob.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise BotError(f"{name} at {git.short(rev)} is not UTF-8 text") from exc
+    return None
+
+
+def _inside(repo: Path, path: Path) -> str | None:
+    """`path` relative to the repository, when it lies inside it."""
+    try:
+        return (path if path.is_absolute() else Path.cwd() / path).resolve().relative_to(
+            repo.resolve()).as_posix()
+    except ValueError:
+        return None
+
+
+def for_review(repo: Path, merge_base: str, head: str, explicit: Path | None = None,
+               tools: Collection[str] = ()) -> Reviewed:
+    """The settings of a review between `merge_base` and `head`: the policy from the merge
+    base, the rest from the head, both read from git. An `explicit` file outside the
+    repository is the caller's own and applies as it is to both."""
+    names: Collection[str] = FILE_NAMES
+    if explicit is not None:
+        inside = _inside(repo, explicit)
+        if inside is None:
+            return Reviewed(parse(_read_explicit(explicit), str(explicit), tools))
+        names = (inside,)
+    at_head = _at(repo, head, names)
+    if at_head is None and explicit is not None:
+        raise BotError(f"--config {explicit}: not committed at the head {git.short(head)}")
+    head_cfg = parse(at_head[1], at_head[0], tools) if at_head else Config()
+    at_base = _at(repo, merge_base, names)
+    notes: list[str] = []
+    try:
+        base_cfg = parse(at_base[1], f"{at_base[0]} at the merge base", tools) if at_base else Config()
+    except BotError as exc:
+        base_cfg = Config()
+        notes.append(f"the merge base's settings are invalid ({exc.message}): the gate uses the "
+                     "default policy")
+    merged = replace(head_cfg, fail_level=base_cfg.fail_level, tool_errors=base_cfg.tool_errors,
+                     disabled=base_cfg.disabled)
+    edits = _policy_edits(base_cfg, head_cfg)
+    if edits:
+        notes.append(f"this change edits the gate's policy ({'; '.join(edits)}): it takes effect "
+                     "once merged; this review uses the merge base's")
+    return Reviewed(merged, tuple(notes))
+
+
+def _policy_edits(base: Config, head: Config) -> list[str]:
+    edits = []
+    if base.fail_level != head.fail_level:
+        edits.append(f"fail-level {base.fail_level} → {head.fail_level}")
+    if base.tool_errors != head.tool_errors:
+        edits.append(f"tool-errors {base.tool_errors} → {head.tool_errors}")
+    for name in sorted(head.disabled - base.disabled):
+        edits.append(f"{name} switched off")
+    for name in sorted(base.disabled - head.disabled):
+        edits.append(f"{name} switched on")
+    return edits

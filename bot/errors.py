@@ -10,6 +10,7 @@ class Exit(IntEnum):
     GATE = 1  # the gate fails (or ast-edit --apply refused a plan that moved)
     USAGE = 2  # bad usage, configuration, event, git state or pattern
     FORGE = 3  # the forge API failed in a way retries could not fix
+    UNCHECKED = 4  # a tool could not check the change (failed, timed out, not installed)
     INTERNAL = 70  # a bug: an unexpected exception (EX_SOFTWARE)
 
 

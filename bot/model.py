@@ -37,6 +37,8 @@ Where = Literal["diff", "elsewhere"]
 Applicability = Literal["safe", "unsafe", "display"]
 ToolStatus = Literal["ok", "missing", "failed", "timeout", "skipped"]
 FileStatus = Literal["added", "modified", "deleted", "renamed", "copied"]
+ToolErrors = Literal["fail", "warn"]  # what a tool that could not check does to the gate
+Side = Literal["base", "head"]
 
 
 @dataclass(frozen=True, order=True)
@@ -124,6 +126,9 @@ class ToolRun:
     version: str | None
     status: ToolStatus
     message: str = ""
+    # The revisions where it failed or timed out: at the head, the change went unchecked;
+    # at the merge base only, the head's findings lack a baseline (unclassified).
+    failed_at: tuple[Side, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -145,6 +150,15 @@ class FileChange:
 
 
 @dataclass(frozen=True)
+class GatePolicy:
+    """How the gate judges a review: the lowest severity that fails it, and whether a tool
+    that could not check the change fails it too."""
+
+    fail_level: str = "error"  # none | info | warning | error
+    tool_errors: ToolErrors = "fail"
+
+
+@dataclass(frozen=True)
 class ReviewResult:
     """Everything the core review computed; renderers and forges only show this."""
 
@@ -157,6 +171,10 @@ class ReviewResult:
     changes: tuple[FileChange, ...] = ()
     notes: tuple[str, ...] = ()  # warnings for the reader (no baseline for X, ...)
     unbaselined: frozenset[str] = field(default_factory=frozenset)  # paths without a baseline
+    # Changed files that were not analysed although they should have been (over a size cap):
+    # "path: why". Unlike binary files or symbolic links, these leave the change unchecked.
+    unchecked: tuple[str, ...] = ()
+    policy: GatePolicy = field(default_factory=GatePolicy)
 
     def count(self, scope: Scope) -> int:
         if scope == "fixed":

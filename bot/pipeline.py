@@ -7,18 +7,20 @@
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from bot import config as config_mod
-from bot import workspace
+from bot import git, workspace
 from bot.analyzer import Analyzer, Outcome, Resolution, Target
 from bot.classify import FileSide, Inputs, classify
 from bot.diff import LineMap, identity_map
+from bot.errors import BotError
 from bot.linters.registry import CONFIG_FILES, LINTERS
-from bot.model import Finding, ReviewResult, ToolRun
+from bot.model import Finding, GatePolicy, ReviewResult, Side, ToolRun, ToolStatus
+from bot.structural import TOOL as RULES_TOOL
 
 HINT_NOTHING = (
     "no linter is configured for the changed files: add a ruff section to pyproject.toml "
@@ -37,6 +39,8 @@ class ReviewOptions:
     cache_dir: Path | None = None
     analyzers: Mapping[str, Analyzer] | None = None  # replaces the registry (tests)
     extra: dict[str, str] = field(default_factory=dict)
+    # The command line's choices on top of the configured gate policy.
+    policy: Callable[[GatePolicy], GatePolicy] | None = None
 
 
 def registry() -> dict[str, Analyzer]:
@@ -59,12 +63,25 @@ def _config_files(analyzers: Mapping[str, Analyzer]) -> list[str]:
 
 
 def _merge_status(name: str, version: str | None, base: Outcome, head: Outcome) -> ToolRun:
-    for status in ("timeout", "failed"):
-        sides = [(side, o) for side, o in (("base", base), ("head", head)) if o.status == status]
-        if sides:
-            message = "\n".join(f"at the {side}: {o.message}" for side, o in sides)
-            return ToolRun(name, version, status, message)
-    return ToolRun(name, version, "ok")
+    sides: list[tuple[Side, Outcome]] = [("base", base), ("head", head)]
+    bad = [(side, o) for side, o in sides if o.status in ("timeout", "failed")]
+    if not bad:
+        return ToolRun(name, version, "ok")
+    status: ToolStatus = "timeout" if any(o.status == "timeout" for _, o in bad) else "failed"
+    message = "\n".join(f"at the {side}: {o.message}" for side, o in bad)
+    return ToolRun(name, version, status, message, tuple(side for side, _ in bad))
+
+
+def tool_names(analyzers: Mapping[str, Analyzer]) -> frozenset[str]:
+    """Every tool a review may run here: the analyzers and the repository's rules."""
+    return frozenset(analyzers) | {RULES_TOOL}
+
+
+def check_only(only: Sequence[str] | None, known: frozenset[str]) -> None:
+    for name in only or ():
+        if name not in known:
+            raise BotError(f"--only {name}: no such tool{config_mod.did_you_mean(name, known)}; "
+                           f"known: {', '.join(sorted(known))}")
 
 
 def _collect(analyzer: Analyzer, resolution: Resolution, base: Target, head: Target
@@ -94,19 +111,24 @@ def _safe_collect(analyzer: Analyzer, target: Target, resolution: Resolution) ->
 
 def run_review(opts: ReviewOptions) -> ReviewResult:
     rev = workspace.resolve(opts.repo, opts.base, opts.head)
-    cfg = config_mod.load(rev.repo, opts.config)
+    analyzers = dict(opts.analyzers) if opts.analyzers is not None else registry()
+    known = tool_names(analyzers)
+    check_only(opts.only, known)
+    settings = config_mod.for_review(rev.repo, rev.merge_base, rev.head, opts.config, known)
+    cfg = settings.config
     timeout = opts.timeout or cfg.timeout
     changes = workspace.read_changes(rev)
-    analyzers = dict(opts.analyzers) if opts.analyzers is not None else registry()
     if cfg.rules:
         # Imported here: tree-sitter and the grammars load only for repositories with rules.
         from bot.structural.analyzer import RulesAnalyzer
 
-        rules_tool = RulesAnalyzer.from_settings(cfg.rules, rev.repo)
+        rules_tool = RulesAnalyzer.from_settings(
+            cfg.rules, lambda path: git.show(rev.repo, rev.head, path))
         analyzers[rules_tool.name] = rules_tool
     analyzers = {n: a for n, a in analyzers.items()
                  if n not in cfg.disabled and (opts.only is None or n in opts.only)}
     notes = [f"{path}: not analysed ({why})" for path, why in sorted(changes.skipped.items())]
+    notes += settings.notes
     head_paths, base_paths = changes.head_paths(), changes.base_paths()
     runs: list[ToolRun] = []
     base_findings: list[Finding] = []
@@ -158,11 +180,12 @@ def run_review(opts: ReviewOptions) -> ReviewResult:
         base_files=base_files, head_files=head_files, unbaselined=frozenset(unbaselined),
         deleted=frozenset(p.old_path for p in changes.patches if p.status == "deleted" and p.old_path),
     ))
+    policy = cfg.policy if opts.policy is None else opts.policy(cfg.policy)
     return ReviewResult(
         base_ref=rev.base_ref, merge_base=rev.merge_base, head=rev.head, tools=tuple(runs),
         findings=tuple(verdicts), fixed=tuple(fixed), changes=changes.file_changes(),
         notes=tuple(notes + class_notes),
-        unbaselined=frozenset(p for _, p in unbaselined),
+        unbaselined=frozenset(p for _, p in unbaselined), policy=policy,
     )
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from bot.forges.base import Draft, Forge, Posted, ReadOnly, Rejected, State, Uncertain
+from bot.gate import Gate
 from bot.model import ReviewResult
 from bot.render import summary as summary_md
 from bot.review import Item, Placed, Policy, cap, demote, place
@@ -80,7 +81,7 @@ def draft(item: Item) -> Draft:
 
 
 def review(forge: Forge, result: ReviewResult, texts: Mapping[str, Sequence[str]], policy: Policy,
-           gate: summary_md.Gate, *, settle: float = 2.0,
+           gate: Gate, *, settle: float = 2.0,
            sleep: Callable[[float], None] = time.sleep) -> Outcome:
     """Place every finding, then publish with the sticky summary."""
     items = place(result, texts, policy)

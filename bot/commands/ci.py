@@ -15,18 +15,18 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from bot import atomic, git, workspace
-from bot import config as config_mod
+from bot import git, workspace
+from bot.commands import common
 from bot.errors import BotError, Exit
 from bot.forges import event as event_mod
 from bot.forges import github
 from bot.forges.base import CheckReport, Forge
-from bot.gate import gate_fails
+from bot.gate import Gate, decide
 from bot.model import ReviewResult
 from bot.pipeline import ReviewOptions, run_review
 from bot.publish import Outcome
 from bot.publish import review as publish_review
-from bot.render import sarif, summary
+from bot.render import summary
 from bot.review import Annotation, Policy, check_annotations
 
 CHECK_NAME = "reviewbot"
@@ -46,16 +46,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--token", help="GitHub token (default: $GITHUB_TOKEN)")
     p.add_argument("--dry-run", action="store_true",
                    help="print the requests that would be sent, as JSON; needs no token")
-    p.add_argument("--fail-level", choices=config_mod.FAIL_LEVELS,
-                   help="lowest severity that fails the gate (default: error, or the config's)")
-    p.add_argument("--config", type=Path, help="settings file (default: .reviewbot.yml)")
+    common.add_gate_options(p)
     p.add_argument("--max-comments", type=int, default=50, metavar="N",
                    help="inline comments on the PR; the rest go to the summary (default 50)")
     p.add_argument("--max-file-comments", type=int, default=10, metavar="N",
                    help="file-level comments on the PR (default 10)")
     p.add_argument("--sarif", type=Path, metavar="FILE", help="also write SARIF 2.1.0 here")
-    p.add_argument("--only", action="append", metavar="TOOL", help="run only this tool")
-    p.add_argument("--timeout", type=float, help="seconds per tool invocation")
+    common.add_tool_options(p)
     p.set_defaults(func=run)
 
 
@@ -63,7 +60,7 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
     env = os.environ if env is None else env
     ev = event_mod.load(env.get("GITHUB_EVENT_NAME"), env.get("GITHUB_EVENT_PATH"))
     if ev.state != "open":
-        print(f"reviewbot: pull request #{ev.number} is {ev.state}; nothing to review")
+        print(f"reviewbot: pull request #{ev.number} is {ev.state}; nothing to review", file=sys.stderr)
         return int(Exit.OK)
     token = args.token or env.get("GITHUB_TOKEN")
     if not token and not args.dry_run:
@@ -71,32 +68,37 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
                        "(env: GITHUB_TOKEN: ${{ github.token }}); --dry-run needs none", Exit.USAGE)
     if args.max_comments < 0 or args.max_file_comments < 0:
         raise BotError("--max-comments and --max-file-comments must be >= 0", Exit.USAGE)
+    common.writable_output(args.sarif, "--sarif")
     repo = git.toplevel(args.repo or Path(env.get("GITHUB_WORKSPACE") or "."))
     _ensure_commits(repo, (ev.head_sha, ev.base_sha))
     result = run_review(ReviewOptions(repo=repo, base=ev.base_sha, head=ev.head_sha,
                                       config=args.config, timeout=args.timeout,
-                                      only=tuple(args.only) if args.only else None))
-    fail_level = args.fail_level or config_mod.load(repo, args.config).fail_level
-    gate = summary.Gate(gate_fails(result, fail_level), fail_level)
+                                      only=tuple(args.only) if args.only else None,
+                                      policy=common.policy_override(args)))
+    gate = decide(result)
     texts = _texts(repo, result)
     policy = Policy(max_inline=args.max_comments, max_file=args.max_file_comments)
-    if args.sarif:
-        atomic.write(args.sarif, (json.dumps(sarif.to_sarif(result), indent=2) + "\n").encode())
+    common.write_sarif(args.sarif, result)
     repository = env.get("GITHUB_REPOSITORY") or ev.repository
     dry = github.DryRun(repository, ev.number, ev.head_sha) if args.dry_run else None
     forge = dry or _forge(repository, ev, token or "", env)
     outcome = publish_review(forge, result, texts, policy, gate)
     report = _check_report(result, gate, outcome, texts)
+    if dry is not None:
+        # A dry run has no side effects, and its stdout is only the JSON.
+        print(json.dumps({"gate": {"failed": gate.failed, "status": int(gate.exit),
+                                   "fail_level": gate.fail_level, "unchecked": list(gate.unchecked)},
+                          "requests": dry.requests}, indent=2))
+        forge.check(report)
+        common.report_gate(gate)
+        return int(gate.exit)
     if outcome.status == "read-only" or not forge.check(report):
         _workflow_annotations(report.annotations)
-    if dry is not None:
-        print(json.dumps({"gate": {"failed": gate.failed, "fail_level": fail_level},
-                          "requests": dry.requests}, indent=2))
-    else:
-        _log(outcome, ev)
+    _log(outcome, ev)
+    common.report_gate(gate)
     _job_summary(env.get("GITHUB_STEP_SUMMARY"),
                  summary.job_summary(result, outcome.placed, gate, texts))
-    return int(Exit.GATE if gate.failed else Exit.OK)
+    return int(gate.exit)
 
 
 def _forge(repository: str, ev: event_mod.PullRequestEvent, token: str,
@@ -128,11 +130,13 @@ def _texts(repo: Path, result: ReviewResult) -> dict[str, list[str]]:
     return workspace.texts(repo, result.head, [v.finding.path for v in result.findings])
 
 
-def _check_report(result: ReviewResult, gate: summary.Gate, outcome: Outcome,
+def _check_report(result: ReviewResult, gate: Gate, outcome: Outcome,
                   texts: Mapping[str, Sequence[str]]) -> CheckReport:
     introduced = result.count("introduced") + result.count("changed")
     title = (f"{'failing' if gate.failed else 'passing'}: {introduced} new or changed finding"
              f"{'s' * (introduced != 1)}, {result.count('preexisting')} pre-existing")
+    if gate.unchecked:
+        title += f"; not fully checked: {gate.unchecked[0]}" + (" …" if len(gate.unchecked) > 1 else "")
     body = summary.render(result, outcome.placed, gate, texts, marker=False, limit=60_000)
     return CheckReport(CHECK_NAME, result.head, "failure" if gate.failed else "success",
                        title, body, check_annotations(result))

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import sys
 from pathlib import Path
 
-from bot import atomic, fixes, git, workspace
 from bot import cache as findings_cache
-from bot import config as config_mod
-from bot.errors import Exit
-from bot.gate import gate_fails
+from bot import fixes, git, workspace
+from bot.commands import common
+from bot.gate import decide
 from bot.pipeline import ReviewOptions, run_review
-from bot.render import report, sarif, text
+from bot.render import report, text
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -25,12 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--base", help="target branch or commit (default: the remote's default branch, else main)")
     p.add_argument("--head", default="HEAD", help="revision to review (default: HEAD)")
     p.add_argument("--format", choices=("text", "json"), default="text")
-    p.add_argument("--fail-level", choices=config_mod.FAIL_LEVELS,
-                   help="lowest severity that fails the gate (default: error, or the config's)")
-    p.add_argument("--config", type=Path, help="settings file (default: .reviewbot.yml in the repo)")
+    common.add_gate_options(p)
+    common.add_tool_options(p)
     p.add_argument("--show-preexisting", action="store_true", help="list preexisting findings too")
-    p.add_argument("--only", action="append", metavar="TOOL", help="run only this tool (repeatable)")
-    p.add_argument("--timeout", type=float, help="seconds per tool invocation")
     p.add_argument("--cache-dir", type=Path,
                    help="findings cache (default: $REVIEWBOT_CACHE_DIR, else $XDG_CACHE_HOME/reviewbot)")
     p.add_argument("--no-cache", action="store_true", help="lint everything again, ignore the cache")
@@ -45,6 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
+    common.writable_output(args.sarif, "--sarif")
     cache_dir = None if args.no_cache else (args.cache_dir or findings_cache.default_dir())
     head = args.head
     if args.fix and args.force and head == "HEAD":
@@ -52,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
         head = fixes.snapshot(git.toplevel(args.repo)) or head
     opts = ReviewOptions(repo=args.repo, base=args.base, head=head, config=args.config,
                          only=tuple(args.only) if args.only else None, timeout=args.timeout,
-                         cache_dir=cache_dir)
+                         cache_dir=cache_dir, policy=common.policy_override(args))
     result = run_review(opts)
     if args.fix:
         fixed = fixes.fix_and_relint(args.repo, result,
@@ -60,14 +56,13 @@ def run(args: argparse.Namespace) -> int:
                                      unsafe=args.unsafe_fixes, force=args.force)
         sys.stderr.write(fixes.render(fixed))
         result = fixed.remaining or result
-    repo = git.toplevel(args.repo)
-    fail_level = args.fail_level or config_mod.load(repo, args.config).fail_level
-
-    if args.sarif:
-        atomic.write(args.sarif, (json.dumps(sarif.to_sarif(result), indent=2) + "\n").encode())
+    gate = decide(result)
+    common.write_sarif(args.sarif, result)
     if args.format == "json":
         sys.stdout.write(report.to_json(result))
     else:
-        texts = workspace.texts(repo, result.head, [v.finding.path for v in result.findings])
+        texts = workspace.texts(git.toplevel(args.repo), result.head,
+                                [v.finding.path for v in result.findings])
         sys.stdout.write(text.render(result, lambda path: texts.get(path, []), args.show_preexisting))
-    return int(Exit.GATE if gate_fails(result, fail_level) else Exit.OK)
+    common.report_gate(gate)
+    return int(gate.exit)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from bot.gate import decide
 from bot.model import ReviewResult, Verdict
 
 SCHEMA_VERSION = 1
@@ -25,18 +26,22 @@ def verdict_dict(v: Verdict) -> dict[str, Any]:
 
 
 def to_dict(result: ReviewResult) -> dict[str, Any]:
+    gate = decide(result)
     return {
         "version": SCHEMA_VERSION,
         "base": result.merge_base,
         "head": result.head,
         "target": result.base_ref,
-        "tools": [{"name": t.name, "version": t.version, "status": t.status, "message": t.message}
-                  for t in result.tools],
+        "tools": [{"name": t.name, "version": t.version, "status": t.status, "message": t.message,
+                   "failed_at": list(t.failed_at)} for t in result.tools],
         "findings": [verdict_dict(v) for v in result.findings],
         "fixed": [verdict_dict(v) for v in result.fixed],
         "summary": {s: result.count(s) for s in
                     ("introduced", "changed", "preexisting", "fixed", "unclassified")},
         "notes": list(result.notes),
+        "gate": {"status": int(gate.exit), "failed": gate.failed, "fail_level": gate.fail_level,
+                 "tool_errors": gate.tool_errors, "blocking": gate.blocking,
+                 "unchecked": list(gate.unchecked)},
     }
 
 

@@ -8,8 +8,8 @@ merge base compared against, and every tool with its version and status.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
+from bot.gate import Gate
 from bot.model import ReviewResult, Scope, Verdict
 from bot.render.markdown import (
     BODY_LIMIT,
@@ -25,12 +25,6 @@ from bot.review import Item, Placed, priority
 MAX_FRAMES = 25  # entries shown with a code frame; the rest are one line each
 MAX_ENTRIES = 200
 STATUS_ICONS = {"ok": "✅", "missing": "⚠️", "failed": "❌", "timeout": "⏱️", "skipped": "⏭️"}
-
-
-@dataclass(frozen=True)
-class Gate:
-    failed: bool
-    fail_level: str
 
 
 def render(result: ReviewResult, placed: Placed, gate: Gate,
@@ -56,9 +50,15 @@ def render(result: ReviewResult, placed: Placed, gate: Gate,
 
 def _head(result: ReviewResult, gate: Gate) -> str:
     verdict = "❌ **fails**" if gate.failed else "✅ **passes**"
-    return (f"## reviewbot\n\nGate {verdict} (fail level `{gate.fail_level}`). "
+    head = (f"## reviewbot\n\nGate {verdict} (fail level `{gate.fail_level}`). "
             f"Compared `{result.head[:12]}` with the merge base `{result.merge_base[:12]}` "
             f"of `{escape(result.base_ref)}`.")
+    if not gate.unchecked:
+        return head
+    why = ("so the gate fails" if gate.tool_errors == "fail"
+           else "reported only (`tool-errors: warn`)")
+    rows = "\n".join(f"> - {escape(u)}" for u in gate.unchecked)
+    return f"{head}\n\n> **The change could not be fully checked**, {why}:\n{rows}"
 
 
 def _counts(result: ReviewResult) -> str:

@@ -4,3 +4,5 @@
 parsed trees, `rewrite` turns matches into edits, `plan` stages and applies them, and `api`
 is what the rest of the bot calls.
 """
+
+TOOL = "ast-grep"  # the tool name rule findings carry (imports nothing heavy)

@@ -8,16 +8,16 @@ becomes a suggested change.
 from __future__ import annotations
 
 import importlib.metadata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from bot.analyzer import Outcome, Resolution, Target
 from bot.errors import BotError, Exit
 from bot.model import Edit, Finding, Fix, Severity, ToolStatus
-from bot.structural import rules
-from bot.structural.api import TOOL, message_for
+from bot.structural import TOOL, rules
+from bot.structural.api import message_for
 from bot.structural.lang import for_path, parse
 from bot.structural.rulefix import rewrite_rule
 from bot.structural.rulematch import find_rule
@@ -43,12 +43,14 @@ class RulesAnalyzer:
         return TOOL
 
     @classmethod
-    def from_settings(cls, entries: Sequence[Any], repo: Path) -> RulesAnalyzer:
-        """Compile `.reviewbot.yml` rules: inline documents, or files relative to `repo`."""
+    def from_settings(cls, entries: Sequence[Any], read: Callable[[str], bytes | None]
+                      ) -> RulesAnalyzer:
+        """Compile `.reviewbot.yml` rules: inline documents, or rule files that `read` returns
+        by repository-relative path (from the revision the settings come from)."""
         configs = []
         for index, entry in enumerate(entries):
             if isinstance(entry, str):
-                configs.append(rules.load(repo / entry))
+                configs.append(_rule_file(entry, read))
                 continue
             try:
                 configs.append(rules.compile_config(entry))
@@ -89,6 +91,26 @@ class RulesAnalyzer:
         status: ToolStatus = "failed" if failed else "ok"
         return Outcome(TOOL, status, tuple(findings), resolution.version, "\n".join(messages),
                        frozenset(failed))
+
+
+def _rule_file(entry: str, read: Callable[[str], bytes | None]) -> rules.RuleConfig:
+    where = f".reviewbot.yml rules: {entry}"
+    path = PurePosixPath(entry)
+    if not entry or path.is_absolute() or ".." in path.parts or "\\" in entry or "\0" in entry:
+        raise BotError(f"{where}: a rule file is a path inside the repository, "
+                       "relative to its root, without '..'", Exit.USAGE)
+    blob = read(path.as_posix())
+    if blob is None:
+        raise BotError(f"{where}: cannot read rule file {entry}: it is not committed at the head",
+                       Exit.USAGE)
+    try:
+        text = blob.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BotError(f"{where}: not UTF-8 text", Exit.USAGE) from exc
+    config = rules.load_text(text, entry)
+    if not config.id:
+        raise BotError(f"{where}: the rule has no `id` (a name for its findings)", Exit.USAGE)
+    return config
 
 
 def _findings(config: rules.RuleConfig, path: str, source: bytes) -> list[Finding]:

@@ -13,17 +13,15 @@ from pathlib import Path
 
 from bot.errors import BotError, Exit
 from bot.model import Edit, Finding, Fix, Severity
+from bot.structural import TOOL, scan
 from bot.structural import files as filesmod
 from bot.structural import plan as planmod
-from bot.structural import scan
 from bot.structural.lang import Lang, get
 from bot.structural.pattern import Pattern, compile_pattern
 from bot.structural.plan import Plan
 from bot.structural.rewrite import compile_template
 from bot.structural.rules import RuleConfig
 from bot.structural.search import Match, Positions, search_source
-
-TOOL = "ast-grep"
 
 
 @dataclass(frozen=True)

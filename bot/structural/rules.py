@@ -238,15 +238,24 @@ def compile_config(raw: Any, lang: Lang | None = None) -> RuleConfig:
 
 def load(path: Path) -> RuleConfig:
     """A rule file (ast-grep's rule YAML); BotError (exit 2) saying what is wrong."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise BotError(f"cannot read rule file {path}: {exc.strerror or exc}", Exit.USAGE) from exc
+    except UnicodeDecodeError as exc:
+        raise BotError(f"rule file {path} is not UTF-8 text", Exit.USAGE) from exc
+    return load_text(text, str(path))
+
+
+def load_text(text: str, where: str) -> RuleConfig:
+    """A rule document's text; errors name `where`."""
     import yaml  # only when a rule file is used
 
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise BotError(f"cannot read rule file {path}: {exc.strerror or exc}", Exit.USAGE) from exc
+        raw = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        raise BotError(f"{path}: not valid YAML: {exc}", Exit.USAGE) from exc
+        raise BotError(f"{where}: not valid YAML: {exc}", Exit.USAGE) from exc
     try:
         return compile_config(raw)
     except BotError as exc:
-        raise BotError(f"{path}: {exc.message}", Exit.USAGE) from exc
+        raise BotError(f"{where}: {exc.message}", Exit.USAGE) from exc

@@ -163,3 +163,41 @@ def test_bad_input_exit_statuses(pr, monkeypatch: pytest.MonkeyPatch,  # type: i
     closed.write_text(json.dumps(payload))
     assert cli.main(["ci", "--repo", str(repo.path)]) == 2
     assert fake.calls == []
+
+
+def test_dry_run_has_no_side_effects_and_prints_only_json(  # type: ignore[no-untyped-def]
+        pr, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo, fake, env = pr
+    code = cli.main(["ci", "--repo", str(repo.path), "--dry-run", "--fail-level", "info"])
+    doc = json.loads(capsys.readouterr().out)  # the whole of stdout
+    assert code == 1 and doc["gate"]["status"] == 1
+    assert not Path(env["GITHUB_STEP_SUMMARY"]).exists()
+    assert fake.calls == []
+
+
+def test_closed_pull_request_says_so_on_stderr(  # type: ignore[no-untyped-def]
+        pr, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    repo, fake, env = pr
+    payload = json.loads(Path(env["GITHUB_EVENT_PATH"]).read_text())
+    payload["pull_request"]["state"] = "closed"
+    closed = tmp_path / "closed.json"
+    closed.write_text(json.dumps(payload))
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(closed))
+    assert cli.main(["ci", "--repo", str(repo.path), "--dry-run"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "" and "pull request #7 is closed" in captured.err
+
+
+def test_a_linter_broken_by_the_change_fails_the_check(repo, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                       monkeypatch: pytest.MonkeyPatch,
+                                                       sleeps: Sleeps) -> None:
+    head = {"pyproject.toml": "[tool.ruff]\nline-length = 100\nno-such-key = 1\n", **HEAD}
+    with open_pr(repo, tmp_path, monkeypatch, sleeps, BASE, head, {"app.py": set(range(1, 8))}) as (
+            _, fake, env):
+        assert cli.main(["ci", "--repo", str(repo.path)]) == 4
+        [run] = fake.s.check_runs.values()
+        assert run["conclusion"] == "failure" and "not fully checked: ruff failed at the head" in run["output"]["title"]
+        [summary] = fake.summaries()
+        assert "could not be fully checked" in summary["body"] and "ruff failed at the head" in summary["body"]
+        assert "ruff failed at the head" in Path(env["GITHUB_STEP_SUMMARY"]).read_text()

@@ -7,9 +7,9 @@ from collections.abc import Callable
 import pytest
 
 from bot.forges.github import GitHubForge
+from bot.gate import Gate
 from bot.model import ReviewResult
 from bot.publish import Outcome, review
-from bot.render.summary import Gate
 from bot.review import Policy
 from tests.forges.builders import change, finding, result, texts, verdict
 from tests.forges.conftest import Sleeps
@@ -30,7 +30,7 @@ def setup(repo, fake: FakeGitHub, count: int = 6) -> ReviewResult:  # type: igno
 
 def run(forge: GitHubForge, res: ReviewResult, repo, sleeps: Sleeps) -> Outcome:  # type: ignore[no-untyped-def]
     return review(forge, res, texts(repo.path, res.head, ["a.py"]), Policy(),
-                  Gate(False, "error"), settle=0, sleep=sleeps)
+                  Gate(0, "error"), settle=0, sleep=sleeps)
 
 
 def assert_once(fake: FakeGitHub, res: ReviewResult) -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bot.forges.github import GitHubForge
+from bot.gate import Gate
 from bot.model import ReviewResult
 from bot.publish import Outcome, review
-from bot.render.summary import Gate
 from bot.review import Policy
 from tests.forges.builders import change, finding, result, texts, verdict
 from tests.forges.conftest import Sleeps
@@ -42,7 +42,7 @@ def build(head: str, text: str, with_x: bool) -> ReviewResult:
 
 def run(forge: GitHubForge, res: ReviewResult, repo_path: object, sleeps: Sleeps) -> Outcome:
     return review(forge, res, texts(repo_path, res.head, ["a.py"]),  # type: ignore[arg-type]
-                  Policy(), Gate(failed=True, fail_level="error"), settle=0, sleep=sleeps)
+                  Policy(), Gate(blocking=1, fail_level="error"), settle=0, sleep=sleeps)
 
 
 def by_fp(fake: FakeGitHub) -> dict[str, list[dict[str, object]]]:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from bot.gate import Gate
 from bot.positions import split_lines
 from bot.render.markdown import (
     BODY_LIMIT,
@@ -8,7 +9,7 @@ from bot.render.markdown import (
     parse_marker,
     safe_fingerprint,
 )
-from bot.render.summary import Gate, render
+from bot.render.summary import render
 from bot.review import Placed, place
 from tests.forges.builders import change, finding, result, verdict
 
@@ -58,7 +59,7 @@ def test_summary_sections() -> None:
              verdict(finding("a.py", 9, message="broke it"), "b", where="elsewhere"),
              verdict(finding("a.py", 5, message="old one"), "c", scope="preexisting")]
     res = result("c" * 40, found, [change("a.py", range(1, 4))])
-    page = render(res, Placed(place(res, {"a.py": text})), Gate(True, "error"), {"a.py": text})
+    page = render(res, Placed(place(res, {"a.py": text})), Gate(1, "error"), {"a.py": text})
     assert page.startswith("<!-- reviewbot:summary -->")
     assert "Gate ❌ **fails**" in page and "merge base `bbbbbbbbbbbb`" in page
     assert "| findings | 2 | 0 | 1 | 0 |" in page

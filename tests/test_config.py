@@ -1,0 +1,104 @@
+"""`.reviewbot.yml`: every typo is an error that names the fix; each setting comes from the
+revision it belongs to (the gate's policy from the merge base, the rest from the head)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot import config
+from bot.errors import BotError
+from bot.model import GatePolicy
+from tests.conftest import GitRepo
+
+TOOLS = frozenset({"ruff", "eslint", "biome", "ast-grep"})
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ("fail-levle: error\n", "unknown setting 'fail-levle' (did you mean 'fail-level'?)"),
+    ("fail-level: eror\n", "fail-level must be one of none, info, warning, error, not 'eror' "
+                           "(did you mean 'error'?)"),
+    ("tool-errors: warning\n", "tool-errors must be one of fail, warn, not 'warning' (did you mean 'warn'?)"),
+    ("tools: {rufff: {enabled: false}}\n", "unknown tool in tools: 'rufff' (did you mean 'ruff'?)"),
+    ("tools: {ruff: {enabled: 'no'}}\n", "tools.ruff.enabled must be true or false, not 'no'"),
+    ("tools: {ruff: {enabeld: false}}\n",
+     "unknown setting in tools.ruff: 'enabeld' (did you mean 'enabled'?)"),
+    ("tools: {ruff: false}\n", "tools.ruff: expected a mapping"),
+    ("rules:\n  - {language: python, rule: {pattern: x}}\n", "rules[1] has no `id`"),
+    ("rules:\n  - {idd: r, language: python, rule: {pattern: x}}\n",
+     "rules[1] has no `id` (a name for its findings) (did you mean 'idd'?)"),
+    ("timeout: 0\n", "timeout must be a positive number"),
+    ("timeout: -1\n", "timeout must be a positive number"),
+    ("[1, 2]\n", "expected a mapping of settings"),
+    ("a: [\n", "not valid YAML"),
+])
+def test_typos_are_errors_with_a_suggestion(text: str, says: str) -> None:
+    with pytest.raises(BotError) as caught:
+        config.parse(text, ".reviewbot.yml", TOOLS)
+    assert says in caught.value.message and caught.value.message.startswith(".reviewbot.yml: ")
+
+
+def test_valid_settings() -> None:
+    cfg = config.parse("fail-level: warning\ntool-errors: warn\ntimeout: 10\n"
+                       "tools: {ruff: {enabled: false}, eslint: {enabled: true}}\n", "x", TOOLS)
+    assert cfg.policy == GatePolicy("warning", "warn")
+    assert cfg.timeout == 10 and cfg.disabled == frozenset({"ruff"})
+    assert config.parse("", "x", TOOLS) == config.Config(source="x")
+
+
+@pytest.fixture
+def two_sides(repo: GitRepo) -> tuple[GitRepo, str, str]:
+    base = repo.commit({".reviewbot.yml": "fail-level: error\ntimeout: 100\n", "a.py": "x = 1\n"})
+    repo.branch("feature")
+    head = repo.commit({".reviewbot.yml": "fail-level: none\ntool-errors: warn\ntimeout: 50\n"
+                                          "tools: {ruff: {enabled: false}}\n"})
+    return repo, base, head
+
+
+def test_policy_from_the_merge_base_the_rest_from_the_head(two_sides: tuple[GitRepo, str, str]) -> None:
+    repo, base, head = two_sides
+    got = config.for_review(repo.path, base, head, None, TOOLS)
+    assert got.config.policy == GatePolicy("error", "fail")  # the change cannot relax its gate
+    assert got.config.disabled == frozenset()
+    assert got.config.timeout == 50  # everything else is the head's
+    assert len(got.notes) == 1
+    note = got.notes[0]
+    assert "fail-level error → none" in note and "tool-errors fail → warn" in note
+    assert "ruff switched off" in note and "takes effect once merged" in note
+
+
+def test_the_working_tree_never_counts(two_sides: tuple[GitRepo, str, str]) -> None:
+    repo, base, head = two_sides
+    (repo.path / ".reviewbot.yml").write_text("fail-level: bogus\n")  # uncommitted, and invalid
+    assert config.for_review(repo.path, base, head, None, TOOLS).config.timeout == 50
+    (repo.path / ".reviewbot.yml").unlink()
+    assert config.for_review(repo.path, base, head, None, TOOLS).config.timeout == 50
+
+
+def test_a_broken_head_is_an_error_a_broken_base_falls_back(repo: GitRepo) -> None:
+    base = repo.commit({".reviewbot.yml": "fail-level: loud\n"})
+    repo.branch("feature")
+    head = repo.commit({".reviewbot.yml": "fail-level: warning\n"})
+    got = config.for_review(repo.path, base, head, None, TOOLS)
+    assert got.config.policy == GatePolicy()  # the default, the strictest on tool errors
+    assert any("merge base's settings are invalid" in n for n in got.notes)
+    broken = repo.commit({".reviewbot.yml": "fail-level: warnign\n"})
+    with pytest.raises(BotError, match="did you mean 'warning'"):
+        config.for_review(repo.path, base, broken, None, TOOLS)
+
+
+def test_explicit_config_inside_is_read_per_revision_outside_as_is(
+        two_sides: tuple[GitRepo, str, str], tmp_path: Path) -> None:
+    repo, base, head = two_sides
+    (repo.path / "ci").mkdir()
+    repo.commit({"ci/settings.yml": "fail-level: warning\n"})
+    inside = config.for_review(repo.path, base, repo.git("rev-parse", "HEAD"),
+                               repo.path / "ci" / "settings.yml", TOOLS)
+    assert inside.config.policy.fail_level == "error"  # not at the merge base: defaults
+    outside = tmp_path / "mine.yml"
+    outside.write_text("fail-level: info\n")
+    got = config.for_review(repo.path, base, head, outside, TOOLS)
+    assert got.config.policy.fail_level == "info" and not got.notes
+    with pytest.raises(BotError, match="not committed at the head"):
+        config.for_review(repo.path, base, head, repo.path / "nope.yml", TOOLS)
