@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -57,12 +58,24 @@ class _Clock:
 
 def run(launch: Launch, checkout: Path, project: Path, files: Sequence[str],
         deadline: float) -> SessionResult:
-    """Diagnostics for `files` (relative to `checkout`) from a server rooted at `project`."""
+    """Diagnostics for `files` (relative to `checkout`) from a server rooted at `project`.
+
+    The server gets a temporary folder of its own, removed once its process group is gone:
+    servers leave things in theirs (typescript-language-server a folder per start for
+    tsserver's cancellation pipes) and never clean up.
+    """
+    with tempfile.TemporaryDirectory(prefix="reviewbot-lsp-", ignore_cleanup_errors=True) as tmp:
+        env = {**launch.env, "TMPDIR": tmp, "TMP": tmp, "TEMP": tmp}
+        return _run(launch, env, checkout, project, files, deadline)
+
+
+def _run(launch: Launch, env: dict[str, str], checkout: Path, project: Path,
+         files: Sequence[str], deadline: float) -> SessionResult:
     spec = launch.spec
     clock = _Clock(deadline)
     try:
         client = LspClient(launch.argv, project, positions.path_to_uri(project),
-                           launch.settings, env=dict(launch.env))
+                           launch.settings, env=env)
     except proc.MissingBinary as exc:
         raise SessionError("failed", str(exc)) from exc
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -74,3 +75,17 @@ def table(result: ReviewResult) -> list[tuple[str, str, int, str, str | None]]:
 def status(result: ReviewResult, tool: str) -> tuple[str, str]:
     run = next(t for t in result.tools if t.name == tool)
     return run.status, run.message
+
+
+@pytest.fixture
+def private_tmpdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh, empty TMPDIR for the servers (and us): a test asserts it is empty afterwards."""
+    folder = tmp_path / "tmpdir"
+    folder.mkdir()
+    monkeypatch.setenv("TMPDIR", str(folder))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # Python caches the folder it chose
+    return folder
+
+
+def leftovers(folder: Path) -> list[str]:
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*"))

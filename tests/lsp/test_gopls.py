@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from bot.lsp.registry import SERVERS
 from tests.conftest import GitRepo, require_tool
-from tests.lsp.conftest import review, status, table
+from tests.lsp.conftest import leftovers, review, status, table
 
 GO_MOD = "module example.com/demo\n\ngo 1.22\n"
 CALC = "package calc\n\n// Add adds.\nfunc Add(a, b int) int { return a + b }\n"
@@ -127,3 +129,12 @@ def test_analyzer_findings_are_named_by_their_analyzer(repo: GitRepo) -> None:
     repo.commit({"main.go": ANALYZED.replace("fmt.Println(x)", "")})
     assert ("UnusedVar", "main.go", 9, "introduced", "diff") in table(
         review(repo, {"gopls": SERVERS["gopls"]}))
+
+
+def test_a_run_leaves_nothing_in_the_temporary_folder(repo: GitRepo, private_tmpdir: Path) -> None:
+    start(repo)
+    repo.commit({"pkg/calc/calc.go": CALC.replace("a, b int)", "a, b, c int)")})
+    result = review(repo, {"gopls": SERVERS["gopls"]})
+    assert status(result, "gopls")[0] == "ok", status(result, "gopls")[1]
+    assert ("WrongArgCount", "main.go", 10, "introduced", "elsewhere") in table(result)
+    assert leftovers(private_tmpdir) == []

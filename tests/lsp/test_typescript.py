@@ -10,7 +10,7 @@ import pytest
 from bot.lsp import servers
 from bot.lsp.registry import SERVERS
 from tests.conftest import ROOT, GitRepo, require_tool
-from tests.lsp.conftest import review, status, table
+from tests.lsp.conftest import leftovers, review, status, table
 
 TSCONFIG = json.dumps({"compilerOptions": {"strict": True, "noEmit": True, "target": "es2022",
                                            "module": "esnext", "moduleResolution": "bundler"}})
@@ -113,3 +113,12 @@ def test_an_importer_through_a_barrel_is_checked(repo: GitRepo) -> None:
     repo.commit({"src/a.ts": A.replace("b: number)", "b: number, c: number)")})
     rows = table(review(repo, {"typescript": SERVERS["typescript"]}))
     assert ("TS2554", "web/page.ts", 2, "introduced", "elsewhere") in rows
+
+
+def test_a_run_leaves_nothing_in_the_temporary_folder(repo: GitRepo, private_tmpdir: Path) -> None:
+    start(repo)
+    repo.commit({"src/a.ts": A.replace("b: number)", "b: number, c: number)")})
+    result = review(repo, {"typescript": SERVERS["typescript"]})
+    assert status(result, "typescript")[0] == "ok", status(result, "typescript")[1]
+    assert ("TS2554", "src/b.ts", 3, "introduced", "elsewhere") in table(result)
+    assert leftovers(private_tmpdir) == []
