@@ -86,7 +86,8 @@ def test_a_configured_linter_that_is_not_installed_fails_closed(
     (("--timeout", "0"), "--timeout: must be a positive number of seconds"),
     (("--timeout", "-1"), "--timeout: must be a positive number of seconds"),
     (("--timeout", "soon"), "--timeout: expected a number of seconds"),
-    (("--sarif", "/missing/dir/x.sarif"), "--sarif /missing/dir/x.sarif: the folder /missing/dir does not exist"),
+    (("--sarif", "/missing/dir/x.sarif"),
+     "--sarif /missing/dir/x.sarif: the folder /missing/dir does not exist"),
 ])
 def test_bad_arguments_are_one_line_exit_2(py_repo: GitRepo, args: tuple[str, ...], says: str,
                                            capsys: pytest.CaptureFixture[str]) -> None:

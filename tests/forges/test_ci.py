@@ -187,6 +187,7 @@ def test_closed_pull_request_says_so_on_stderr(  # type: ignore[no-untyped-def]
     assert cli.main(["ci", "--repo", str(repo.path), "--dry-run"]) == 0
     captured = capsys.readouterr()
     assert captured.out == "" and "pull request #7 is closed" in captured.err
+    assert fake.calls == []
 
 
 def test_a_linter_broken_by_the_change_fails_the_check(repo, tmp_path: Path,  # type: ignore[no-untyped-def]
@@ -197,7 +198,9 @@ def test_a_linter_broken_by_the_change_fails_the_check(repo, tmp_path: Path,  # 
             _, fake, env):
         assert cli.main(["ci", "--repo", str(repo.path)]) == 4
         [run] = fake.s.check_runs.values()
-        assert run["conclusion"] == "failure" and "not fully checked: ruff failed at the head" in run["output"]["title"]
+        assert run["conclusion"] == "failure"
+        assert "not fully checked: ruff failed at the head" in run["output"]["title"]
         [summary] = fake.summaries()
-        assert "could not be fully checked" in summary["body"] and "ruff failed at the head" in summary["body"]
+        assert "could not be fully checked" in summary["body"]
+        assert "ruff failed at the head" in summary["body"]
         assert "ruff failed at the head" in Path(env["GITHUB_STEP_SUMMARY"]).read_text()
