@@ -8,6 +8,7 @@ from pathlib import Path
 
 from bot.commands.ast_grep import add_pattern_args, search
 from bot.errors import BotError, Exit
+from bot.render.quoting import quote_path
 from bot.structural import api
 from bot.structural import plan as planmod
 from bot.structural.show import file_diff, plan_summary
@@ -64,8 +65,9 @@ def _stage(args: argparse.Namespace) -> int:
 
 def _apply(path: Path) -> int:
     plan = planmod.load(path)
+    planmod.within(plan, Path.cwd(), str(path))
     written = api.apply(plan)
     print(f"applied {plan.count} edit(s) to {len(written)} file(s)")
     for rel in written:
-        print(f"  {rel}")
+        print(f"  {quote_path(rel)}")
     return int(Exit.OK)

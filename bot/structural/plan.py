@@ -2,68 +2,31 @@
 
 Apply re-reads every file and compares it with the hash taken at staging. One mismatch (edited,
 deleted, reformatted, line endings changed) rejects the whole plan before anything is written.
-Each file is then written to a temporary file beside it and renamed over it; if a write fails
-part-way, the files already replaced get their original bytes back.
+Paths were checked by their text when the plan was read; before anything is written they are
+checked again on disk, so a symbolic link cannot lead a write out of the root. Each file is then
+written to a temporary file beside it and renamed over it; if a write fails part-way, the files
+already replaced get their original bytes back.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from bot import atomic
 from bot.errors import BotError, Exit
-from bot.model import Span
+from bot.render.quoting import quote_path
+from bot.structural.planjson import from_json, load, save, to_json
+from bot.structural.planpath import containment_problem, root_problem
+from bot.structural.plantypes import PLAN_VERSION, Plan, PlannedEdit, PlannedFile, Refusal
 from bot.structural.rewrite import ByteEdit, apply_edits, eol_of
 from bot.structural.scan import FileResult
 from bot.structural.search import Positions
 
-PLAN_VERSION = 1
-
-
-@dataclass(frozen=True)
-class PlannedEdit:
-    start: int  # byte offsets into the staged content
-    end: int
-    span: Span  # of the replaced range in the staged content
-    old: str
-    new: str
-    bindings: dict[str, str] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class PlannedFile:
-    path: str  # relative to the plan's root, POSIX
-    sha256: str  # content at staging
-    size: int
-    sha256_after: str  # content the edits produce
-    eol: str
-    edits: tuple[PlannedEdit, ...]
-
-
-@dataclass(frozen=True)
-class Plan:
-    root: str  # absolute directory the paths are relative to
-    lang: str
-    pattern: str
-    rewrite: str
-    files: tuple[PlannedFile, ...]
-    skipped_overlaps: int = 0
-
-    @property
-    def count(self) -> int:
-        return sum(len(f.edits) for f in self.files)
-
-
-@dataclass(frozen=True)
-class Refusal:
-    path: str
-    reason: str
+__all__ = ["PLAN_VERSION", "Plan", "PlannedEdit", "PlannedFile", "Refusal", "apply", "build",
+           "check", "from_json", "load", "save", "to_json", "unsafe", "within"]
 
 
 def sha256(data: bytes) -> str:
@@ -98,90 +61,12 @@ def build(results: Sequence[FileResult], root: Path, lang: str, pattern: str,
     broken = [Refusal(r.file.path, r.rewrite.error) for r in results
               if r.rewrite is not None and r.rewrite.error]
     if broken:
-        lines = "\n".join(f"  {b.path}: {b.reason}" for b in broken)
+        lines = "\n".join(f"  {quote_path(b.path)}: {b.reason}" for b in broken)
         raise BotError(f"plan refused: {len(broken)} rewritten file(s) would not parse:\n{lines}",
                        Exit.GATE)
     files = tuple(planned_file(r, root) for r in results if r.rewrite and r.rewrite.edits)
     skipped = sum(r.rewrite.skipped for r in results if r.rewrite is not None)
     return Plan(str(root), lang, pattern, rewrite, files, skipped)
-
-
-# -- serialisation -------------------------------------------------------------------------
-
-
-def to_json(plan: Plan) -> dict[str, Any]:
-    return {
-        "version": PLAN_VERSION,
-        "tool": "reviewbot ast-edit",
-        "root": plan.root,
-        "lang": plan.lang,
-        "pattern": plan.pattern,
-        "rewrite": plan.rewrite,
-        "count": plan.count,
-        "skipped_overlaps": plan.skipped_overlaps,
-        "files": [
-            {
-                "path": f.path,
-                "sha256": f.sha256,
-                "size": f.size,
-                "sha256_after": f.sha256_after,
-                "eol": "crlf" if f.eol == "\r\n" else "lf",
-                "edits": [
-                    {"start": e.start, "end": e.end,
-                     "range": {"start": {"line": e.span.line, "column": e.span.column},
-                               "end": {"line": e.span.end_line, "column": e.span.end_column}},
-                     "old": e.old, "new": e.new, "bindings": e.bindings}
-                    for e in f.edits
-                ],
-            }
-            for f in plan.files
-        ],
-    }
-
-
-def from_json(data: dict[str, Any]) -> Plan:
-    if data.get("version") != PLAN_VERSION:
-        raise BotError(f"plan version {data.get('version')!r} is not supported "
-                       f"(this reviewbot writes version {PLAN_VERSION})")
-    try:
-        files = tuple(
-            PlannedFile(
-                f["path"], f["sha256"], int(f["size"]), f["sha256_after"],
-                "\r\n" if f.get("eol") == "crlf" else "\n",
-                tuple(
-                    PlannedEdit(int(e["start"]), int(e["end"]), _span(e["range"]), e["old"],
-                                e["new"], dict(e.get("bindings", {})))
-                    for e in f["edits"]
-                ),
-            )
-            for f in data["files"]
-        )
-        return Plan(data["root"], data["lang"], data["pattern"], data["rewrite"], files,
-                    int(data.get("skipped_overlaps", 0)))
-    except (KeyError, TypeError, ValueError) as exc:
-        raise BotError(f"malformed plan: {exc!r}") from exc
-
-
-def _span(r: dict[str, Any]) -> Span:
-    s, e = r["start"], r["end"]
-    return Span(int(s["line"]), int(s["column"]), int(e["line"]), int(e["column"]))
-
-
-def save(plan: Plan, path: Path) -> None:
-    text = json.dumps(to_json(plan), indent=2, ensure_ascii=False) + "\n"
-    atomic.write(path, text.encode(), sync=True)
-
-
-def load(path: Path) -> Plan:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise BotError(f"{path}: no such plan file") from exc
-    except (OSError, ValueError) as exc:
-        raise BotError(f"{path}: cannot read the plan: {exc}") from exc
-    if not isinstance(data, dict):
-        raise BotError(f"{path}: not a reviewbot plan")
-    return from_json(data)
 
 
 # -- applying ------------------------------------------------------------------------------
@@ -195,6 +80,21 @@ def _why_moved(now: bytes, staged: PlannedFile) -> str:
     if staged.eol == "\r\n" and eol_of(now) == "\n":
         return "changed since staging (line endings are now LF)"
     return f"changed since staging ({staged.size} bytes then, {len(now)} now)"
+
+
+def unsafe(plan: Plan) -> list[Refusal]:
+    """Planned paths that, on disk, lead out of the root or to something not a regular file."""
+    root = Path(plan.root)
+    found = [Refusal(f.path, why) for f in plan.files
+             if (why := containment_problem(root, f.path)) is not None]
+    return found
+
+
+def within(plan: Plan, cwd: Path, source: str = "plan") -> None:
+    """Refuse (BotError, Exit.USAGE) a plan whose root is not `cwd` or inside it."""
+    problem = root_problem(Path(plan.root), cwd)
+    if problem:
+        raise BotError(f"{source}: root: {problem}; nothing written", Exit.USAGE)
 
 
 def check(plan: Plan) -> tuple[dict[str, bytes], list[Refusal]]:
@@ -221,9 +121,14 @@ def check(plan: Plan) -> tuple[dict[str, bytes], list[Refusal]]:
 def apply(plan: Plan, replace: atomic.Replace = os.replace) -> list[str]:
     """Write every planned file or none; returns the paths written. `replace` is the rename
     step (a seam for tests that make a write fail part-way)."""
+    bad = unsafe(plan)
+    if bad:
+        lines = "\n".join(f"  {quote_path(b.path)}: {b.reason}" for b in bad)
+        raise BotError(f"plan refused, nothing written: {len(bad)} path(s) cannot be written "
+                       f"safely:\n{lines}", Exit.USAGE)
     current, moved = check(plan)
     if moved:
-        lines = "\n".join(f"  {m.path}: {m.reason}" for m in moved)
+        lines = "\n".join(f"  {quote_path(m.path)}: {m.reason}" for m in moved)
         raise BotError(f"plan rejected, nothing written: {len(moved)} file(s) moved since "
                        f"staging:\n{lines}\nstage the plan again", Exit.GATE)
     root = Path(plan.root)
@@ -232,8 +137,8 @@ def apply(plan: Plan, replace: atomic.Replace = os.replace) -> list[str]:
         edits = [ByteEdit(e.start, e.end, e.new.encode(), e.start, e.end) for e in f.edits]
         out = apply_edits(current[f.path], edits)
         if sha256(out) != f.sha256_after:
-            raise BotError(f"plan rejected, nothing written: {f.path}: its edits do not produce "
-                           "the staged result (the plan file was altered)", Exit.GATE)
+            raise BotError(f"plan rejected, nothing written: {quote_path(f.path)}: its edits do "
+                           "not produce the staged result (the plan file was altered)", Exit.GATE)
         new[f.path] = out
     written: list[str] = []
     try:
@@ -243,7 +148,7 @@ def apply(plan: Plan, replace: atomic.Replace = os.replace) -> list[str]:
     except OSError as exc:
         failed = _restore(root, written, current)
         note = f"; could not restore {', '.join(failed)}" if failed else ""
-        raise BotError(f"writing {f.path} failed ({exc.strerror or exc}); restored "
+        raise BotError(f"writing {quote_path(f.path)} failed ({exc.strerror or exc}); restored "
                        f"{len(written) - len(failed)} file(s) already written{note}",
                        Exit.GATE) from exc
     return written

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import subprocess
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -84,3 +88,158 @@ def test_unknown_metavariable_in_rewrite_exits_2(tree: Path,
 def test_ast_edit_usage_errors(tree: Path) -> None:
     assert main(["ast-edit", "-p", "print($A)"]) == 2
     assert main(["ast-edit", "--apply", "missing.json"]) == 2
+
+
+# -- a plan is input: hostile and malformed plans are refused before anything is written -------
+
+VICTIM = "precious = 1\n"
+
+
+@pytest.fixture
+def staged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, dict[str, Any]]:
+    """(repository, victim outside it, a genuine staged plan of a.py) with the repository as cwd."""
+    root = tmp_path / "work"
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    monkeypatch.chdir(root)
+    (root / "a.py").write_text(PY)
+    victim = tmp_path / "victim.txt"
+    victim.write_text(VICTIM)
+    assert main(["ast-edit", "-l", "python", "-p", "print($$$A)", "-r", "log($$$A)",
+                 "--stage", "plan.json", "a.py"]) == 0
+    return root, victim, json.loads((root / "plan.json").read_text())
+
+
+def aimed_at(path: str, content: str = VICTIM) -> dict[str, Any]:
+    """A plan entry whose hashes match `content`, so only the path check can stop it."""
+    before, after = content.encode(), content.replace("1", "666").encode()
+    index = content.index("1")
+    return {"path": path, "sha256": hashlib.sha256(before).hexdigest(), "size": len(before),
+            "sha256_after": hashlib.sha256(after).hexdigest(), "eol": "lf",
+            "edits": [{"start": index, "end": index + 1,
+                       "range": {"start": {"line": 1, "column": index + 1},
+                                 "end": {"line": 1, "column": index + 2}},
+                       "old": "1", "new": "666", "bindings": {}}]}
+
+
+def apply_hostile(root: Path, plan: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> str:
+    (root / "plan.json").write_text(json.dumps(plan))
+    capsys.readouterr()
+    assert main(["ast-edit", "--apply", "plan.json"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert (root / "a.py").read_text() == PY  # the genuine entry is not written either
+    return err
+
+
+@pytest.mark.parametrize("where", ["dotdot", "nested-dotdot", "absolute"])
+def test_apply_refuses_a_path_outside_the_root(staged: tuple[Path, Path, dict[str, Any]],
+                                               capsys: pytest.CaptureFixture[str],
+                                               where: str) -> None:
+    root, victim, plan = staged
+    path = {"dotdot": "../victim.txt", "nested-dotdot": "sub/../../victim.txt",
+            "absolute": str(victim)}[where]
+    plan["files"].append(aimed_at(path))
+    err = apply_hostile(root, plan, capsys)
+    assert path in err and "files[1].path" in err and "nothing written" in err
+    assert ("absolute" if where == "absolute" else "'..'") in err
+    assert victim.read_text() == VICTIM
+
+
+@pytest.mark.parametrize("link", ["folder", "file"])
+def test_apply_refuses_a_path_through_a_symlink_that_leaves_the_root(
+        staged: tuple[Path, Path, dict[str, Any]], capsys: pytest.CaptureFixture[str],
+        link: str) -> None:
+    root, victim, plan = staged
+    if link == "folder":
+        (root / "out").symlink_to(victim.parent, target_is_directory=True)
+        path = "out/victim.txt"
+    else:
+        (root / "v.txt").symlink_to(victim)
+        path = "v.txt"
+    plan["files"].append(aimed_at(path))
+    err = apply_hostile(root, plan, capsys)
+    assert f"{path}: " in err and "outside" in err
+    assert victim.read_text() == VICTIM
+
+
+def test_apply_refuses_a_root_that_is_not_the_current_directory(
+        staged: tuple[Path, Path, dict[str, Any]], capsys: pytest.CaptureFixture[str]) -> None:
+    root, victim, plan = staged
+    plan["root"] = str(victim.parent)
+    plan["files"] = [aimed_at("victim.txt")]
+    err = apply_hostile(root, plan, capsys)
+    assert "root" in err and str(victim.parent) in err
+    assert victim.read_text() == VICTIM
+
+
+@pytest.mark.parametrize(("path", "why"), [
+    ("./a.py", "'.'"), ("sub//a.py", "empty"), ("a.py/", "empty"), ("", "empty"),
+    ("sub\\..\\..\\victim.txt", "backslash"), ("a\x00.py", "NUL"), (".git/config", ".git"),
+])
+def test_apply_refuses_an_unclean_path(staged: tuple[Path, Path, dict[str, Any]],
+                                       capsys: pytest.CaptureFixture[str],
+                                       path: str, why: str) -> None:
+    root, victim, plan = staged
+    plan["files"].append(aimed_at(path))
+    err = apply_hostile(root, plan, capsys)
+    assert "files[1].path" in err and why in err
+    assert victim.read_text() == VICTIM
+
+
+def test_apply_refuses_the_same_file_twice(staged: tuple[Path, Path, dict[str, Any]],
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    root, _, plan = staged
+    plan["files"].append(plan["files"][0])
+    assert "files[1].path: 'a.py' is already planned" in apply_hostile(root, plan, capsys)
+
+
+def _drop(plan: dict[str, Any], key: str) -> None:
+    del plan[key]
+
+
+@pytest.mark.parametrize(("tamper", "expected"), [
+    (lambda p: _drop(p, "files"), "plan.json: files: missing"),
+    (lambda p: p.update(files={}), "plan.json: files: expected a list"),
+    (lambda p: p["files"][0]["edits"][0].update(start="7"),
+     "plan.json: files[0].edits[0].start: expected an integer"),
+    (lambda p: p["files"][0]["edits"][0].update(start=True),
+     "plan.json: files[0].edits[0].start: expected an integer"),
+    (lambda p: p["files"][0]["edits"][0].update(end=10**6),
+     "plan.json: files[0].edits[0].end: 1000000 is past the end of the file"),
+    (lambda p: p["files"][0]["edits"][0].update(start=p["files"][0]["edits"][0]["end"] + 1),
+     "plan.json: files[0].edits[0]: start"),
+    (lambda p: p["files"][0]["edits"].append(dict(p["files"][0]["edits"][0])),
+     "plan.json: files[0].edits[1]: overlaps"),
+    (lambda p: p["files"][0].update(sha256="zz"),
+     "plan.json: files[0].sha256: expected 64 hexadecimal digits"),
+    (lambda p: p["files"][0].update(size=-1),
+     "plan.json: files[0].size: expected a non-negative integer"),
+    (lambda p: p["files"][0].update(eol="cr"), "plan.json: files[0].eol: expected 'lf' or 'crlf'"),
+    (lambda p: p["files"][0]["edits"][0].update(new=3),
+     "plan.json: files[0].edits[0].new: expected a string"),
+    (lambda p: p["files"][0]["edits"][0]["range"]["start"].update(line=0),
+     "plan.json: files[0].edits[0].range.start.line: expected a positive integer"),
+    (lambda p: p["files"][0]["edits"][0].update(bindings={"A": 1}),
+     "plan.json: files[0].edits[0].bindings.A: expected a string"),
+    (lambda p: p.update(root="relative/dir"), "plan.json: root: expected an absolute path"),
+    (lambda p: p.update(version="1"), "plan.json: version '1' is not supported"),
+])
+def test_a_malformed_plan_names_the_field(staged: tuple[Path, Path, dict[str, Any]],
+                                          capsys: pytest.CaptureFixture[str],
+                                          tamper: Callable[[dict[str, Any]], None],
+                                          expected: str) -> None:
+    root, _, plan = staged
+    tamper(plan)
+    assert expected in apply_hostile(root, plan, capsys)
+
+
+@pytest.mark.parametrize("text", ["[1, 2]", "{", "[" * 100_000, '{"version": 1, "files": null}'])
+def test_a_plan_that_is_not_a_plan_exits_2(staged: tuple[Path, Path, dict[str, Any]],
+                                           capsys: pytest.CaptureFixture[str], text: str) -> None:
+    root, _, _ = staged
+    (root / "plan.json").write_text(text)
+    capsys.readouterr()
+    assert main(["ast-edit", "--apply", "plan.json"]) == 2
+    err = capsys.readouterr().err
+    assert "plan.json" in err and "Traceback" not in err
+    assert (root / "a.py").read_text() == PY
