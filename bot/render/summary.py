@@ -139,9 +139,29 @@ def _preexisting(verdicts: Sequence[Verdict]) -> str:
 def _tools(result: ReviewResult) -> str:
     if not result.tools:
         return "**Tools:** none applied (no linter configuration found)."
-    rows = [f"| {escape(t.name)} | {escape(t.version or '?')} | {STATUS_ICONS[t.status]} {t.status} "
-            f"| {escape(clip(t.message, 200)).replace('|', '&#124;')} |" for t in result.tools]
+    rows = [f"| {_cell(t.name)} | {_cell(t.version or '?')} | {STATUS_ICONS[t.status]} {t.status} "
+            f"| {_note_cell(t.message)} |" for t in result.tools]
     return "| tool | version | status | note |\n|---|---|---|---|\n" + "\n".join(rows)
+
+
+def _cell(text: str, limit: int = 200) -> str:
+    """One line of tool text as an inert table cell. Every character that could end the cell
+    or the row, or open a code span (inside which a pipe would still split the row), becomes
+    an entity; whitespace runs, newlines included, become one space."""
+    flat = " ".join(clip(text, limit).split())
+    html = flat.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return (html.replace("\\", "&#92;").replace("|", "&#124;").replace("`", "&#96;")
+            .replace("@", "@\u200b"))
+
+
+def _note_cell(message: str) -> str:
+    """A tool's message in one cell: its first meaningful line, the rest folded under it."""
+    lines = [line for line in message.splitlines() if line.strip()]
+    if len(lines) <= 1:
+        return _cell(lines[0] if lines else "")
+    rest = "<br>".join(_cell(line, 300) for line in lines[1:40])
+    more = "<br>…" if len(lines) > 40 else ""
+    return f"<details><summary>{_cell(lines[0])}</summary>{rest}{more}</details>"
 
 
 def _notes(result: ReviewResult) -> str:

@@ -1,0 +1,71 @@
+"""The summary page's tools table survives what tools really print: newlines and pipes."""
+
+from __future__ import annotations
+
+import re
+
+from bot.gate import Gate
+from bot.model import ReviewResult, ToolRun
+from bot.pipeline import ReviewOptions, run_review
+from bot.render.summary import render
+from bot.review import Placed, place
+from tests.conftest import GitRepo, require_tool
+
+CELL_BREAK = re.compile(r"(?<!\\)\|")  # a pipe GitHub's table parser splits a row on
+
+
+def table_rows(page: str) -> list[str]:
+    lines = page.split("\n")
+    start = lines.index("| tool | version | status | note |")
+    rows = []
+    for line in lines[start + 2:]:
+        if not line:
+            break
+        rows.append(line)
+    return rows
+
+
+def cells(row: str) -> list[str]:
+    assert row.startswith("| ") and row.endswith(" |"), row
+    return [c.strip() for c in CELL_BREAK.split(row)[1:-1]]
+
+
+def page_for(result: ReviewResult) -> str:
+    return render(result, Placed(place(result, {})), Gate(0, "error"), {})
+
+
+def test_a_real_ruff_failure_stays_in_its_row(repo: GitRepo) -> None:
+    require_tool("ruff")
+    # ruff's own error for a bad setting quotes the TOML line with `|` gutters over 6 lines
+    repo.commit({"pyproject.toml": '[tool.ruff]\nline-length = "x|y"\n', "a.py": "x = 1\n"}, "base")
+    repo.branch("feature")
+    repo.commit({"a.py": "x = 2\n"})
+    result = run_review(ReviewOptions(repo=repo.path, base="main"))
+    ruff = next(t for t in result.tools if t.name == "ruff")
+    assert ruff.status == "failed" and "\n" in ruff.message and "|" in ruff.message
+    rows = table_rows(page_for(result))
+    assert len(rows) == len(result.tools)
+    row = next(r for r in rows if r.startswith("| ruff |"))
+    note = cells(row)[3]
+    assert note.startswith("<details><summary>") and note.endswith("</details>")
+    assert "ruff failed</summary>" in note
+    assert "x&#124;y" in note and "<br>" in note
+
+
+def test_every_cell_is_one_line_without_a_live_pipe() -> None:
+    message = "\n\n  first | line  \n`code | span`\nback\\|slash\r\n| --- |\n# heading\n"
+    tools = (ToolRun("ev|l", "1.0\n|x", "failed", message), ToolRun("ok", "2", "ok"))
+    result = ReviewResult("main", "0" * 40, "1" * 40, tools, (), ())
+    rows = table_rows(page_for(result))
+    assert len(rows) == 2
+    name, version, _, note = cells(rows[0])
+    assert (name, version) == ("ev&#124;l", "1.0 &#124;x")
+    assert note.startswith("<details><summary>first &#124; line</summary>")
+    assert "&#96;code &#124; span&#96;" in note and "back&#92;&#124;slash" in note
+    assert cells(rows[1]) == ["ok", "2", "✅ ok", ""]
+
+
+def test_a_one_line_message_is_plain() -> None:
+    tools = (ToolRun("ruff", "0.17.6", "missing", "not installed: pip install ruff"),)
+    rows = table_rows(page_for(ReviewResult("main", "0" * 40, "1" * 40, tools, (), ())))
+    assert cells(rows[0])[3] == "not installed: pip install ruff"
