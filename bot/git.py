@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from bot import proc
@@ -72,13 +74,74 @@ def show(repo: Path, rev: str, path: str) -> bytes | None:
 
 
 def diff_unified(repo: Path, base: str, head: str, paths: tuple[str, str] | None = None,
-                 context: int = 0) -> bytes:
-    """Unified diff with `context` lines; `paths` = (old, new) compares two blobs."""
+                 context: int = 0, exclude: Sequence[str] = ()) -> bytes:
+    """Unified diff with `context` lines; `paths` = (old, new) compares two blobs; `exclude`:
+    paths left out of a whole-tree diff."""
     args = ["diff", "--no-ext-diff", "--no-textconv", "--no-color", "--histogram", f"-U{context}"]
     if paths is None:
-        return git(repo, *args, "-M50%", base, head).stdout
+        spec = ["--", ".", *(f":(exclude,literal){p}" for p in exclude)] if exclude else []
+        return git(repo, *args, "-M50%", base, head, *spec).stdout
     old, new = paths
     return git(repo, *args, f"{base}:{old}", f"{head}:{new}").stdout
+
+
+@dataclass(frozen=True)
+class RawChange:
+    """One entry of `git diff --raw`: blob ids, not contents."""
+
+    status: str  # A, M, D, R, C, T
+    old_blob: str | None
+    new_blob: str | None
+    old_path: str | None
+    new_path: str | None
+    score: int | None = None  # similarity of a rename or copy
+
+
+def diff_raw(repo: Path, base: str, head: str) -> list[RawChange]:
+    """What changed and the blob ids involved, with the same rename detection as
+    `diff_unified`, without reading any file's contents into memory here."""
+    fields = git(repo, "diff", "--raw", "-z", "--no-abbrev", "-M50%", base, head).stdout.decode(
+        "utf-8", "surrogateescape").split("\0")
+    out: list[RawChange] = []
+    i = 0
+    while i + 1 < len(fields) and fields[i].startswith(":"):
+        _, _, old_blob, new_blob, status = fields[i][1:].split(" ")
+        kind, score = status[0], int(status[1:]) if status[1:] else None
+        if kind in "RC":
+            old_path, new_path, i = fields[i + 1], fields[i + 2], i + 3
+        else:
+            old_path = new_path = fields[i + 1]
+            i += 2
+        out.append(RawChange(kind, None if kind == "A" else old_blob, None if kind == "D" else new_blob,
+                             None if kind == "A" else old_path, None if kind == "D" else new_path, score))
+    return out
+
+
+def blob_sizes(repo: Path, blobs: Sequence[str]) -> dict[str, int]:
+    """The size in bytes of each blob id (`git cat-file --batch-check`)."""
+    if not blobs:
+        return {}
+    listing = git(repo, "cat-file", "--batch-check", stdin="".join(f"{b}\n" for b in blobs).encode()).out
+    sizes = {}
+    for line in listing.splitlines():
+        blob, kind, size = [*line.split(), "", ""][:3]
+        if kind == "blob":
+            sizes[blob] = int(size)
+    return sizes
+
+
+def blob_prefix(repo: Path, blob: str, size: int) -> bytes:
+    """The first `size` bytes of a blob, however large the blob is."""
+    process = proc.spawn(["git", "-c", "safe.directory=*", "cat-file", "blob", blob], cwd=repo)
+    try:
+        assert process.stdout is not None
+        return process.stdout.read(size)
+    finally:
+        proc.kill_group(process)
+        process.wait()
+        for stream in (process.stdin, process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()
 
 
 def worktree_add(repo: Path, where: Path, rev: str, checkout: bool = True) -> None:
@@ -139,6 +202,33 @@ def ls_files(repo: Path, *pathspecs: str) -> list[str]:
 
 def status_porcelain(repo: Path) -> str:
     return git(repo, "status", "--porcelain", "--untracked-files=no").out
+
+
+def status_all(repo: Path) -> dict[str, str]:
+    """{path: two-letter status} of everything not clean in the working tree, ignored files
+    included; an ignored folder is one entry ("build/"), its contents are not listed."""
+    fields = git(repo, "status", "--porcelain=v1", "-z", "--ignored=matching",
+                 "--untracked-files=all").stdout.decode("utf-8", "surrogateescape").split("\0")
+    out: dict[str, str] = {}
+    i = 0
+    while i < len(fields):
+        entry = fields[i]
+        i += 1
+        if len(entry) < 4:
+            continue
+        out[entry[3:]] = entry[:2]
+        if entry[0] in "RC":
+            i += 1  # a rename's second field is its source
+    return out
+
+
+def store_blobs(repo: Path, paths: list[str]) -> dict[str, str]:
+    """Write the working-tree files `paths` into the object database: {path: blob id}."""
+    if not paths:
+        return {}
+    out = git(repo, "hash-object", "-w", "--no-filters", "--stdin-paths",
+              stdin="".join(f"{p}\n" for p in paths).encode("utf-8", "surrogateescape")).out.split()
+    return dict(zip(paths, out, strict=True))
 
 
 def short(sha: str) -> str:

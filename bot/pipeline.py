@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from bot import config as config_mod
-from bot import git, workspace
+from bot import git, guard, workspace
 from bot.analyzer import Analyzer, Outcome, Resolution, Target
 from bot.classify import FileSide, Inputs, classify
 from bot.diff import LineMap, identity_map
@@ -165,7 +165,10 @@ def run_review(opts: ReviewOptions) -> ReviewResult:
             else:
                 base_t = replace(head_t, root=trees.base(), rev=rev.merge_base,
                                  paths=tuple(base_paths), side="base")
-            base_o, head_o = _collect(analyzer, resolution, base_t, head_t)
+            # A tool run in the user's checkout must leave it as it was (bot.guard).
+            base_o, head_o = guard.around(
+                rev.repo if head_root == rev.repo else None, analyzer.name, head_t.paths,
+                lambda: _collect(analyzer, resolution, base_t, head_t))  # noqa: B023 (run now)
             runs.append(_merge_status(analyzer.name, head_o.version or resolution.version, base_o, head_o))
             base_findings += base_o.findings
             head_findings += head_o.findings
@@ -186,6 +189,7 @@ def run_review(opts: ReviewOptions) -> ReviewResult:
         findings=tuple(verdicts), fixed=tuple(fixed), changes=changes.file_changes(),
         notes=tuple(notes + class_notes),
         unbaselined=frozenset(p for _, p in unbaselined), policy=policy,
+        unchecked=tuple(f"{path}: {changes.skipped[path]}" for path in sorted(changes.unchecked)),
     )
 
 

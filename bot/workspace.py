@@ -20,10 +20,16 @@ from bot.cache import file_blob
 from bot.classify import FileSide
 from bot.diff import FilePatch, LineMap, hunk_lines, line_map, parse_patch
 from bot.errors import BotError
-from bot.model import FileChange
+from bot.model import FileChange, FileStatus
 from bot.positions import split_lines
 
 DEEPEN_STEPS = (50, 200, 1000)
+# Changed files larger than this (at either revision) are not analysed, and the review says
+# the change went unchecked for them.
+SIZE_LIMIT = 10 * 1024 * 1024
+TOO_BIG = f"over the {SIZE_LIMIT // (1024 * 1024)} MB size limit"
+_RAW_STATUS: dict[str, FileStatus] = {"A": "added", "M": "modified", "D": "deleted",
+                                      "R": "renamed", "C": "copied", "T": "modified"}
 
 
 @dataclass(frozen=True)
@@ -41,6 +47,8 @@ class Changes:
     head_files: dict[str, FileSide] = field(default_factory=dict)
     maps: dict[str, LineMap] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)  # path -> why it is not analysed
+    # Skipped paths a tool should have checked (over SIZE_LIMIT): the change is unchecked there.
+    unchecked: set[str] = field(default_factory=set)
 
     def head_paths(self) -> list[str]:
         return sorted(p.new_path for p in self.patches
@@ -110,16 +118,44 @@ def _decode(blob: bytes) -> str:
     return blob.decode("utf-8", errors="replace")
 
 
+def _oversized(rev: Revisions) -> list[FilePatch]:
+    """The changed files with a side over SIZE_LIMIT, found from blob sizes alone: neither they
+    nor their diff are read (a 50 MB file cost gigabytes as lines, maps and findings)."""
+    raw = git.diff_raw(rev.repo, rev.merge_base, rev.head)
+    sizes = git.blob_sizes(rev.repo, sorted({b for r in raw for b in (r.old_blob, r.new_blob) if b}))
+    out = []
+    for r in raw:
+        blobs = [b for b in (r.old_blob, r.new_blob) if b]
+        if any(sizes.get(b, 0) > SIZE_LIMIT for b in blobs):
+            # git's own test for binary content: a NUL in the first 8000 bytes.
+            binary = any(b"\0" in git.blob_prefix(rev.repo, b, 8000) for b in blobs)
+            out.append(FilePatch(r.old_path, r.new_path, _RAW_STATUS[r.status], binary=binary,
+                                 similarity=r.score if r.status in "RC" else None))
+    return out
+
+
 def read_changes(rev: Revisions) -> Changes:
-    patch = git.diff_unified(rev.repo, rev.merge_base, rev.head)
+    big = _oversized(rev)
+    excluded = sorted({path for p in big for path in (p.old_path, p.new_path) if path})
+    patch = git.diff_unified(rev.repo, rev.merge_base, rev.head, exclude=excluded)
     changes = Changes(parse_patch(patch))
+    for p in big:
+        changes.skipped[p.path] = "binary file" if p.binary else TOO_BIG
+        if not p.binary:
+            changes.unchecked.add(p.path)
+    if big:
+        changes.patches = sorted([*changes.patches, *big], key=lambda p: p.path)
     specs: list[str] = []
     for p in changes.patches:
+        if p.path in changes.skipped:
+            continue
         specs.append(f"{rev.merge_base}:{p.old_path}" if p.old_path else "")
         specs.append(f"{rev.head}:{p.new_path}" if p.new_path else "")
     wanted = [s for s in specs if s]
     blobs = dict(zip(wanted, git.cat_blobs(rev.repo, wanted), strict=True))
     for p in changes.patches:
+        if p.path in changes.skipped:
+            continue
         if p.binary:
             changes.skipped[p.path] = "binary file"
             continue

@@ -237,3 +237,30 @@ def test_go_and_cargo_caches_reach_the_tools(monkeypatch: pytest.MonkeyPatch) ->
         monkeypatch.setenv(name, f"/somewhere/{name.lower()}")
     out = proc.run(["sh", "-c", " ".join(f'echo "${n}";' for n in names)]).out
     assert out.split() == [f"/somewhere/{n.lower()}" for n in names]
+
+
+def test_a_changed_file_over_the_size_limit_is_not_checked_and_says_so(repo: GitRepo,
+                                                                       tmp_path: Path) -> None:
+    """Not read (nor its diff): skipped with a note and listed as unchecked for the gate. A
+    binary file that large is just a binary file, which no tool checks anyway."""
+    big = "x = 1\n" * (workspace.SIZE_LIMIT // 6 + 1)
+    repo.commit({"pyproject.toml": '[tool.ruff.lint]\nselect = ["F401"]\n', "big.py": "y = 2\n",
+                 "moved.py": big, "a.py": "x = 1\n"})
+    repo.branch("feat")
+    repo.mv("moved.py", "renamed.py")
+    repo.commit({"big.py": big + "import os\n", "blob.bin": b"\0" * (workspace.SIZE_LIMIT + 1),
+                 "a.py": "import sys\n"})
+    changes = workspace.read_changes(workspace.resolve(repo.path, "main", "HEAD"))
+    assert changes.skipped == {"big.py": "over the 10 MB size limit", "blob.bin": "binary file",
+                               "renamed.py": "over the 10 MB size limit"}
+    assert changes.unchecked == {"big.py", "renamed.py"}
+    assert [(p.old_path, p.new_path, p.status) for p in changes.patches] == [
+        ("a.py", "a.py", "modified"), ("big.py", "big.py", "modified"), (None, "blob.bin", "added"),
+        ("moved.py", "renamed.py", "renamed")]
+    assert changes.head_paths() == ["a.py"] and set(changes.head_files) == {"a.py"}
+    result = run_review(ReviewOptions(repo=repo.path, base="main", cache_dir=tmp_path / "c",
+                                      analyzers={"ruff": LinterAnalyzer(RUFF)}))
+    assert result.unchecked == ("big.py: over the 10 MB size limit",
+                                "renamed.py: over the 10 MB size limit")
+    assert "big.py: not analysed (over the 10 MB size limit)" in result.notes
+    assert [(v.finding.path, v.scope) for v in result.findings] == [("a.py", "introduced")]

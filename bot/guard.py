@@ -1,0 +1,87 @@
+"""No tool may change the user's checkout: a snapshot of `git status` before each tool that
+runs in the repository itself, compared afterwards; what changed is put back and the tool fails.
+
+Tracked files are checked out again, files and folders the tool created are removed (never one
+that existed before). Nothing is lost: the content of every file overwritten or removed is first
+stored as a git blob, named in the message, in case it was the user's own edit made meanwhile.
+Tool caches are allowed to appear: removing them would only slow the next run, and they are
+ignored files by their nature (ruff and mypy write a `.gitignore` into theirs).
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path, PurePosixPath
+
+from bot import git
+from bot.analyzer import Outcome
+
+CACHES = frozenset({".ruff_cache", ".mypy_cache", ".pytest_cache", "__pycache__", ".eslintcache",
+                    "target"})  # target: cargo's build output, where clippy must write
+SHOWN = 10  # paths named in the message
+
+
+def allowed(path: str) -> bool:
+    parts = PurePosixPath(path.rstrip("/")).parts
+    return any(p in CACHES for p in parts) or "node_modules/.cache" in path
+
+
+def _restore(repo: Path, before: dict[str, str], after: dict[str, str]
+             ) -> tuple[list[str], list[str], dict[str, str]]:
+    """Put back what changed between the snapshots: (the paths put back, the paths that could
+    not be, {path: blob} of the contents overwritten or removed)."""
+    changed = sorted(p for p in set(before) | set(after) if before.get(p) != after.get(p)
+                     and not (p not in before and allowed(p)))
+    tracked = [p for p in changed if p in after and after[p] not in ("??", "!!")]
+    created = [p for p in changed if p not in before and p not in tracked]
+    lost = [p for p in changed if p not in tracked and p not in created]  # a user's file removed
+    files = [p for p in tracked + created if (repo / p).is_file() and not (repo / p).is_symlink()]
+    kept = git.store_blobs(repo, files)
+    in_head = git.tree_blobs(repo, "HEAD", tracked)
+    if in_head:
+        git.git(repo, "checkout", "HEAD", "--", *sorted(in_head))
+    for path in created + [p for p in tracked if p not in in_head]:
+        target = repo / path.rstrip("/")
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target)
+        elif target.exists() or target.is_symlink():
+            target.unlink()
+        if path in tracked:
+            git.git(repo, "rm", "-q", "--cached", "--ignore-unmatch", "--", path)
+    return [p for p in changed if p not in lost], lost, kept
+
+
+def _some(paths: Sequence[str]) -> str:
+    more = f" and {len(paths) - SHOWN} more" if len(paths) > SHOWN else ""
+    return ", ".join(paths[:SHOWN]) + more
+
+
+def _message(tool: str, touched: list[str], lost: list[str], kept: dict[str, str]) -> str:
+    parts = [f"{tool} modified the checkout: {_some(touched)}; restored"] if touched else []
+    if kept:
+        parts.append("what it wrote is kept, for `git cat-file -p BLOB`: "
+                     + _some([f"{path} {blob[:12]}" for path, blob in sorted(kept.items())]))
+    if lost:
+        parts.append(f"{tool} removed from the checkout: {_some(lost)}; not restorable")
+    return "\n".join(parts)
+
+
+def around(repo: Path | None, tool: str, paths: Sequence[str],
+           collect: Callable[[], tuple[Outcome, Outcome]]) -> tuple[Outcome, Outcome]:
+    """Run `collect` (the tool at base and head); when the head is the user's checkout `repo`
+    (None: it is not), a change to the checkout fails the tool at the head."""
+    if repo is None:
+        return collect()
+    before = git.status_all(repo)
+    base, head = collect()
+    after = git.status_all(repo)
+    if after == before:
+        return base, head
+    touched, lost, kept = _restore(repo, before, after)
+    if not touched and not lost:
+        return base, head  # only caches appeared
+    message = _message(tool, touched, lost, kept)
+    return base, replace(head, status="failed", message="\n".join(filter(None, [head.message, message])),
+                         failed_paths=head.failed_paths | frozenset(paths))
