@@ -1,0 +1,116 @@
+"""The publish step `ci` and `publish` share: one review with inline comments, the sticky
+summary, the check run, the job summary and SARIF, from values alone (a review result and the
+source lines its comments quote), so it runs with or without a checkout. The gate is the exit
+status.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot.commands import common
+from bot.forges import github
+from bot.forges.base import CheckReport, Forge
+from bot.gate import Gate, decide
+from bot.model import ReviewResult
+from bot.publish import Outcome
+from bot.publish import review as publish_review
+from bot.render import summary
+from bot.review import Policy, check_annotations
+from bot.triggers import github_actions
+
+CHECK_NAME = "reviewbot"
+ENABLE_COMMENTS = (
+    "reviewbot could not write to this pull request, so its findings are in the job summary and "
+    "the annotations only. To get review comments: give the job `permissions: {pull-requests: "
+    "write, checks: write}`; for pull requests from forks GitHub hands out a read-only token: "
+    "use the fork-safe analyze/publish workflows (README, 'Pull requests from forks').")
+
+
+@dataclass(frozen=True)
+class Options:
+    max_inline: int = 50
+    max_file: int = 10
+    sarif: Path | None = None
+
+
+def deliver(forge: Forge | github.DryRun, result: ReviewResult,
+            texts: Mapping[str, Sequence[str]], options: Options, env: Mapping[str, str],
+            number: int) -> int:
+    """Publish `result` on pull request `number`; the gate's exit status. A dry run (a
+    `DryRun` forge) prints the requests it would send, as JSON, and nothing else."""
+    gate = decide(result)
+    common.write_sarif(options.sarif, result)
+    outcome = publish_review(forge, result, texts, Policy(max_inline=options.max_inline,
+                                                          max_file=options.max_file), gate)
+    report = check_report(result, gate, outcome, texts)
+    if isinstance(forge, github.DryRun):
+        forge.check(report)
+        # A dry run has no side effects, and its stdout is only the JSON.
+        print(json.dumps({"gate": {"failed": gate.failed, "status": int(gate.exit),
+                                   "fail_level": gate.fail_level, "unchecked": list(gate.unchecked)},
+                          "requests": forge.requests}, indent=2))
+        common.report_gate(gate)
+        return int(gate.exit)
+    if outcome.status == "read-only" or not forge.check(report):
+        github_actions.annotate(report.annotations)
+    _log(outcome, number)
+    common.report_gate(gate)
+    github_actions.job_summary(env, summary.job_summary(result, outcome.placed, gate, texts))
+    return int(gate.exit)
+
+
+def check_report(result: ReviewResult, gate: Gate, outcome: Outcome,
+                 texts: Mapping[str, Sequence[str]]) -> CheckReport:
+    introduced = result.count("introduced") + result.count("changed")
+    title = (f"{'failing' if gate.failed else 'passing'}: {introduced} new or changed finding"
+             f"{'s' * (introduced != 1)}, {result.count('preexisting')} pre-existing")
+    if gate.unchecked:
+        title += f"; not fully checked: {gate.unchecked[0]}" + (" …" if len(gate.unchecked) > 1 else "")
+    body = summary.render(result, outcome.placed, gate, texts, marker=False, limit=60_000)
+    return CheckReport(CHECK_NAME, result.head, "failure" if gate.failed else "success",
+                       title, body, check_annotations(result))
+
+
+def _log(outcome: Outcome, number: int) -> None:
+    placed = outcome.placed
+    if outcome.status == "read-only":
+        print(f"::warning::{ENABLE_COMMENTS}")
+        print(f"reviewbot: {outcome.message}", file=sys.stderr)
+        return
+    if outcome.status != "published":
+        print(f"reviewbot: {outcome.message}")
+        return
+    new = sum(1 for i in placed.items if i.key in placed.new)
+    folded = sum(1 for i in placed.items if i.kind == "summary")
+    print(f"reviewbot: PR #{number}: {new} new comments, {len(placed.kept)} kept "
+          f"({placed.edited} edited), {placed.resolved} fixed threads resolved, "
+          f"{folded} findings in the summary only")
+
+
+def add_options(p: argparse.ArgumentParser) -> None:
+    """The publishing options of `ci` and `publish`."""
+    p.add_argument("--max-comments", type=_count, default=50, metavar="N",
+                   help="inline comments on the PR; the rest go to the summary (default 50)")
+    p.add_argument("--max-file-comments", type=_count, default=10, metavar="N",
+                   help="file-level comments on the PR (default 10)")
+    p.add_argument("--sarif", type=Path, metavar="FILE", help="also write SARIF 2.1.0 here")
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, not {value}")
+    return value
+
+
+def options(args: argparse.Namespace) -> Options:
+    return Options(args.max_comments, args.max_file_comments, args.sarif)

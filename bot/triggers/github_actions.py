@@ -1,0 +1,202 @@
+"""GitHub Actions: the run's variables and event payload as a `Trigger`, and the runner's own
+outputs (workflow annotations, the job summary).
+
+Pure parsing with messages that say what to change. The head sha comes from the payload,
+never from GITHUB_SHA (on `pull_request` that is the merge commit).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Collection, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from bot.errors import BotError, Exit
+from bot.model import Trigger, TriggerKind
+from bot.review import Annotation
+
+SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
+REVIEW_ACTIONS = ("opened", "synchronize", "reopened", "ready_for_review")
+WORKFLOW_HINT = ("run it from a workflow with `on: pull_request` "
+                 "(types: opened, synchronize, reopened, ready_for_review)")
+
+
+def from_env(env: Mapping[str, str]) -> Trigger:
+    """The trigger of this run: GITHUB_EVENT_NAME and the payload at GITHUB_EVENT_PATH."""
+    name = env.get("GITHUB_EVENT_NAME")
+    path = env.get("GITHUB_EVENT_PATH")
+    if not name:
+        raise BotError(f"GITHUB_EVENT_NAME is not set: `reviewbot ci` runs inside GitHub Actions; "
+                       f"{WORKFLOW_HINT} (or use `reviewbot review` locally)", Exit.USAGE)
+    if not path:
+        raise BotError("GITHUB_EVENT_PATH is not set: the event payload is needed", Exit.USAGE)
+    try:
+        payload = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise BotError(f"cannot read the event payload {path}: {exc.strerror}", Exit.USAGE) from exc
+    except ValueError as exc:
+        raise BotError(f"the event payload {path} is not JSON: {exc}", Exit.USAGE) from exc
+    return parse(name, payload, env)
+
+
+def parse(name: str, payload: Any, env: Mapping[str, str] | None = None) -> Trigger:
+    env = env or {}
+    if not isinstance(payload, dict):
+        raise BotError(f"malformed {name} event: the payload is not an object", Exit.USAGE)
+    if name == "pull_request_target":
+        raise BotError("`reviewbot` refuses pull_request_target: it runs the pull request's "
+                       "linters, which must not see a write token; " + WORKFLOW_HINT +
+                       ", or the fork-safe analyze/publish pair (README)", Exit.USAGE)
+    if name == "pull_request":
+        return _pull_request(payload)
+    if name == "issue_comment":
+        return _issue_comment(payload)
+    if name in ("schedule", "workflow_dispatch"):
+        return Trigger("github", name, "sweep", repository=env.get("GITHUB_REPOSITORY"),
+                       target_ref=_branch(env.get("GITHUB_REF")), head_sha=env.get("GITHUB_SHA"),
+                       actor=env.get("GITHUB_ACTOR"))
+    hint = "; use `reviewbot publish` there" if name == "workflow_run" else ""
+    return _ignored(name, payload, f"`{name}` events need nothing from `reviewbot ci`{hint}")
+
+
+def _ignored(name: str, payload: dict[str, Any], reason: str) -> Trigger:
+    repo = payload.get("repository")
+    full = repo.get("full_name") if isinstance(repo, dict) else None
+    return Trigger("github", name, "ignored", action=str(payload.get("action") or ""),
+                   repository=full if isinstance(full, str) else None, reason=reason)
+
+
+def _pull_request(payload: dict[str, Any]) -> Trigger:
+    action = str(payload.get("action") or "")
+    kind: TriggerKind = ("review" if action in REVIEW_ACTIONS or not action
+                         else "label" if action == "labeled" else "ignored")
+    if kind == "ignored":
+        return _ignored("pull_request", payload,
+                        f"pull_request `{action}` needs no review")
+    pr = _field(payload, "pull_request", dict, event="pull_request")
+    head = _field(pr, "head", dict, "pull_request.", "pull_request")
+    base = _field(pr, "base", dict, "pull_request.", "pull_request")
+    base_repo = _field(base, "repo", dict, "pull_request.base.", "pull_request")
+    head_repo = head.get("repo")
+    label = payload.get("label")
+    sender = payload.get("sender") if isinstance(payload.get("sender"), dict) else {}
+    return Trigger(
+        "github", "pull_request", kind, action=action,
+        repository=_field(base_repo, "full_name", str, "pull_request.base.repo.", "pull_request"),
+        number=_field(pr, "number", int, "pull_request.", "pull_request"),
+        base_sha=_sha(base, "pull_request.base.sha", "pull_request"),
+        head_sha=_sha(head, "pull_request.head.sha", "pull_request"),
+        target_ref=_field(base, "ref", str, "pull_request.base.", "pull_request"),
+        head_ref=_field(head, "ref", str, "pull_request.head.", "pull_request"),
+        head_repository=str(head_repo["full_name"]) if isinstance(head_repo, dict)
+        and isinstance(head_repo.get("full_name"), str) else None,
+        open=_field(pr, "state", str, "pull_request.", "pull_request") == "open",
+        draft=bool(pr.get("draft", False)),
+        actor=_login(sender), actor_is_bot=_is_bot(sender),
+        label=str(label["name"]) if isinstance(label, dict) and isinstance(label.get("name"), str)
+        else None,
+    )
+
+
+def _issue_comment(payload: dict[str, Any]) -> Trigger:
+    action = str(payload.get("action") or "")
+    issue = _field(payload, "issue", dict, event="issue_comment")
+    if not isinstance(issue.get("pull_request"), dict):
+        return _ignored("issue_comment", payload, "a comment on an issue, not on a pull request")
+    if action != "created":
+        return _ignored("issue_comment", payload, f"a comment `{action}`: only new comments count")
+    comment = _field(payload, "comment", dict, event="issue_comment")
+    user = comment.get("user") if isinstance(comment.get("user"), dict) else {}
+    repo = _field(payload, "repository", dict, event="issue_comment")
+    return Trigger(
+        "github", "issue_comment", "comment", action=action,
+        repository=_field(repo, "full_name", str, "repository.", "issue_comment"),
+        number=_field(issue, "number", int, "issue.", "issue_comment"),
+        open=issue.get("state") == "open",
+        actor=_login(user), actor_is_bot=_is_bot(user),
+        comment_id=_field(comment, "id", int, "comment.", "issue_comment"),
+        comment_body=str(comment.get("body") or ""),
+        comment_created_at=_field(comment, "created_at", str, "comment.", "issue_comment"),
+    )
+
+
+def _login(user: Any) -> str | None:
+    login = user.get("login") if isinstance(user, dict) else None
+    return login if isinstance(login, str) else None
+
+
+def _is_bot(user: Any) -> bool:
+    login = _login(user) or ""
+    return (isinstance(user, dict) and user.get("type") == "Bot") or login.endswith("[bot]")
+
+
+def _branch(ref: str | None) -> str | None:
+    return ref.removeprefix("refs/heads/") if ref else None
+
+
+def _field(obj: Any, key: str, kind: type, prefix: str = "", event: str = "") -> Any:
+    if not isinstance(obj, dict):
+        raise BotError(f"malformed {event} event: expected an object around `{prefix}{key}`",
+                       Exit.USAGE)
+    value = obj.get(key)
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        raise BotError(f"malformed {event} event: `{prefix}{key}` is missing or not "
+                       f"{'an object' if kind is dict else kind.__name__}", Exit.USAGE)
+    return value
+
+
+def _sha(obj: dict[str, Any], where: str, event: str) -> str:
+    value = obj.get("sha")
+    if not isinstance(value, str) or not SHA.fullmatch(value):
+        raise BotError(f"malformed {event} event: `{where}` is not a commit sha", Exit.USAGE)
+    return value
+
+
+def unhandled(trigger: Trigger, handled: Collection[TriggerKind]) -> str:
+    """One line: this event needs nothing, and which events do."""
+    what = trigger.reason or f"`{trigger.event}` is not handled yet"
+    kinds = {"review": "pull_request (" + ", ".join(REVIEW_ACTIONS) + ")",
+             "label": "pull_request labeled", "comment": "issue_comment created on a pull request",
+             "sweep": "schedule, workflow_dispatch"}
+    return f"nothing to do: {what}; handled: {'; '.join(kinds[k] for k in handled if k in kinds)}"
+
+
+# --- the runner's outputs ---------------------------------------------------------------
+
+def annotate(annotations: Sequence[Annotation]) -> None:
+    """Workflow commands: annotations the runner shows without any token."""
+    commands = {"failure": "error", "warning": "warning", "notice": "notice"}
+    for a in annotations:
+        message = a.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+        props = f"file={_prop(a.path)},line={a.start_line},endLine={a.end_line},title={_prop(a.title)}"
+        print(f"::{commands[a.level]} {props}::{message}")
+    if len(annotations) > 10:
+        print("reviewbot: GitHub shows at most 10 annotations of each level per step; "
+              "all findings are in the job summary")
+
+
+def _prop(value: str) -> str:
+    return (value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+            .replace(":", "%3A").replace(",", "%2C"))
+
+
+def job_summary(env: Mapping[str, str], text: str) -> None:
+    path = env.get("GITHUB_STEP_SUMMARY")
+    if not path:
+        return
+    try:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(text + "\n")
+    except OSError as exc:
+        print(f"reviewbot: cannot write the job summary {path}: {exc.strerror}", file=sys.stderr)
+
+
+def api_urls(env: Mapping[str, str]) -> tuple[str, str]:
+    """REST and GraphQL endpoints (GitHub Enterprise Server sets both)."""
+    api = (env.get("GITHUB_API_URL") or "https://api.github.com").rstrip("/")
+    # github.com: api.github.com/graphql; GHES: https://HOST/api/v3 -> https://HOST/api/graphql
+    default = api[: -len("/v3")] + "/graphql" if api.endswith("/api/v3") else api + "/graphql"
+    return api, env.get("GITHUB_GRAPHQL_URL") or default
