@@ -180,3 +180,40 @@ class ReviewResult:
         if scope == "fixed":
             return len(self.fixed)
         return sum(1 for v in self.findings if v.scope == scope)
+
+
+TriggerKind = Literal["review", "label", "comment", "sweep", "ignored"]
+
+
+@dataclass(frozen=True)
+class Trigger:
+    """What started a CI run, in forge-neutral terms (built by one module per CI environment).
+
+    `kind` is what the bot is asked to do: review a pull request, act on a label or a comment,
+    sweep the default branch, or nothing (`ignored`, with `reason`).
+    """
+
+    forge: Literal["github", "gitlab"]
+    event: str  # the CI's own name for it: pull_request, issue_comment, schedule, ...
+    kind: TriggerKind
+    action: str = ""  # the event's action: opened, synchronize, labeled, created, ...
+    repository: str | None = None  # owner/name (GitLab: the project's full path)
+    number: int | None = None  # the pull / merge request
+    base_sha: str | None = None
+    head_sha: str | None = None  # None where the event does not say (comments: ask the forge)
+    target_ref: str | None = None  # the branch the change goes into, or the branch swept
+    head_ref: str | None = None
+    head_repository: str | None = None  # None when a fork was deleted
+    open: bool = True
+    draft: bool = False
+    actor: str | None = None  # who caused the event
+    actor_is_bot: bool = False
+    comment_id: int | None = None
+    comment_body: str | None = None
+    comment_created_at: str | None = None  # ISO 8601, as the forge wrote it
+    label: str | None = None
+    reason: str = ""  # why an `ignored` trigger needs nothing
+
+    @property
+    def fork(self) -> bool:
+        return self.head_repository != self.repository
