@@ -9,17 +9,23 @@ started here inherits a variable whose name holds TOKEN, SECRET or PASSWORD (see
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import re
 import signal
 import subprocess
+import tempfile
 import threading
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 DEFAULT_TIMEOUT = 300.0
-OUTPUT_CAP = 64 * 1024 * 1024  # bytes kept per stream; the rest is dropped and flagged
+OUTPUT_CAP = 64 * 1024 * 1024  # bytes kept per stream in memory; the rest is dropped and flagged
+# With `run(spill=True)` stdout goes to an anonymous temporary file instead (nothing on disk to
+# clean up, whatever happens), read back as a stream; beyond this it is dropped and flagged.
+SPILL_CAP = 1024 * 1024 * 1024
 
 
 class ProcError(Exception):
@@ -43,15 +49,50 @@ class Timeout(ProcError):
 
 @dataclass(frozen=True)
 class Result:
+    """A finished process. With `run(spill=True)`, stdout is in `spool` (read it with `stream`
+    or `lines`; `close` frees it) and `stdout` is empty."""
+
     argv: tuple[str, ...]
     returncode: int
     stdout: bytes
     stderr: bytes
     truncated: bool = False
+    spool: BinaryIO | None = field(default=None, compare=False, repr=False)
 
     @property
     def out(self) -> str:
+        """All of stdout as text (a spooled one up to OUTPUT_CAP bytes: use `lines`)."""
+        if self.spool is not None:
+            with self.stream() as stream:
+                return stream.read(OUTPUT_CAP).decode("utf-8", errors="replace")
         return self.stdout.decode("utf-8", errors="replace")
+
+    @contextlib.contextmanager
+    def stream(self) -> Iterator[BinaryIO]:
+        """stdout from its start, without reading it into memory."""
+        if self.spool is None:
+            yield io.BytesIO(self.stdout)
+        else:
+            self.spool.seek(0)
+            yield self.spool
+
+    def lines(self) -> Iterator[str]:
+        """stdout line by line (ends stripped), decoded as UTF-8 with replacement."""
+        with self.stream() as stream:
+            for raw in stream:
+                yield raw.decode("utf-8", errors="replace").rstrip("\r\n")
+
+    def out_tail(self, lines: int = 15) -> str:
+        """The last non-blank lines of stdout (of its last 64 KiB, when spooled)."""
+        if self.spool is None:
+            return tail(self.out, lines)
+        size = self.spool.seek(0, io.SEEK_END)
+        self.spool.seek(max(0, size - 65536))
+        return tail(self.spool.read().decode("utf-8", errors="replace"), lines)
+
+    def close(self) -> None:
+        if self.spool is not None:
+            self.spool.close()
 
     @property
     def err(self) -> str:
@@ -139,15 +180,21 @@ def kill_all() -> None:
         kill_group(proc)
 
 
-def _reader(stream: object, sink: bytearray, flag: list[bool]) -> None:
+def _reader(stream: object, sink: bytearray | BinaryIO, flag: list[bool]) -> None:
     read = stream.read  # type: ignore[attr-defined]
+    cap = OUTPUT_CAP if isinstance(sink, bytearray) else SPILL_CAP
+    kept = 0
     while True:
         chunk = read(65536)
         if not chunk:
             break
-        room = OUTPUT_CAP - len(sink)
+        room = cap - kept
         if room > 0:
-            sink.extend(chunk[:room])
+            if isinstance(sink, bytearray):
+                sink.extend(chunk[:room])
+            else:
+                sink.write(chunk[:room])
+            kept += min(room, len(chunk))
         if len(chunk) > room:
             flag[0] = True
 
@@ -160,8 +207,12 @@ def run(
     env: Mapping[str, str] | None = None,
     stdin: bytes | None = None,
     hint: str = "",
+    spill: bool = False,
 ) -> Result:
-    """Run `argv` to completion; never raises for a non-zero exit, only for missing/timeout."""
+    """Run `argv` to completion; never raises for a non-zero exit, only for missing/timeout.
+
+    `spill`: stdout goes to an anonymous temporary file (up to SPILL_CAP) rather than memory,
+    for output that may be large (linters); the caller reads `Result.lines()`/`stream()`."""
     try:
         proc = subprocess.Popen(
             list(argv),
@@ -178,14 +229,26 @@ def run(
         raise MissingBinary(str(argv[0]), hint or f"{argv[0]} is not executable") from exc
     _track(proc, str(argv[0]))
     try:
-        return _finish(proc, argv, timeout, stdin)
+        return _finish(proc, argv, timeout, stdin, spill)
     finally:
         _untrack(proc)
 
 
 def _finish(proc: subprocess.Popen[bytes], argv: Sequence[str], timeout: float,
-            stdin: bytes | None) -> Result:
+            stdin: bytes | None, spill: bool = False) -> Result:
+    spool = tempfile.TemporaryFile() if spill else None  # noqa: SIM115 (owned by the Result)
     out, err = bytearray(), bytearray()
+    try:
+        return _wait(proc, argv, timeout, stdin, spool if spool is not None else out, err, spool)
+    except BaseException:
+        if spool is not None:
+            spool.close()
+        raise
+
+
+def _wait(proc: subprocess.Popen[bytes], argv: Sequence[str], timeout: float,
+          stdin: bytes | None, out: bytearray | BinaryIO, err: bytearray,
+          spool: BinaryIO | None) -> Result:
     flag = [False]
     threads = [
         threading.Thread(target=_reader, args=(proc.stdout, out, flag), daemon=True),
@@ -216,7 +279,8 @@ def _finish(proc: subprocess.Popen[bytes], argv: Sequence[str], timeout: float,
         kill_group(proc)
         for t in threads:
             t.join(timeout=5)
-    return Result(tuple(str(a) for a in argv), proc.returncode, bytes(out), bytes(err), flag[0])
+    stdout = bytes(out) if isinstance(out, bytearray) else b""
+    return Result(tuple(str(a) for a in argv), proc.returncode, stdout, bytes(err), flag[0], spool)
 
 
 def spawn(

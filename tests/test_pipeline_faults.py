@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -126,9 +127,9 @@ def test_failure_at_base_only_leaves_head_findings_unclassified(repo: GitRepo) -
     script = (
         "import json, os, sys\n"
         "if os.path.basename(os.getcwd()) == 'base': sys.exit(2)\n"
-        "print(json.dumps([{'code': 'X1', 'message': 'm', 'filename': p, 'severity': 'error',"
-        " 'location': {'row': 1, 'column': 1}, 'end_location': {'row': 1, 'column': 2}}"
-        " for p in sys.argv[1:]]))\n"
+        "for p in sys.argv[1:]:\n"
+        "    print(json.dumps({'code': 'X1', 'message': 'm', 'filename': p, 'severity': 'error',"
+        " 'location': {'row': 1, 'column': 1}, 'end_location': {'row': 1, 'column': 2}}))\n"
     )
     repo.commit({"pyproject.toml": "", "a.py": "x = 1\ny = 2\n"}, "base")
     repo.branch("feature")
@@ -228,3 +229,107 @@ def test_shallow_clone_is_deepened(repo: GitRepo, tmp_path: Path) -> None:
     result = run_review(ReviewOptions(clone, "origin/main"))
     assert result.count("introduced") >= 1
     assert result.merge_base == repo.git("merge-base", "main", "feature")
+
+
+# --- one bad file must not cost the others ------------------------------------------------------
+
+def crashing_ruff(tmp_path: Path, bad: str) -> tuple[LinterAnalyzer, Path]:
+    """The real ruff behind a wrapper that crashes (exit 2, naming the file) whenever `bad`
+    is among its arguments, and logs every invocation."""
+    log = tmp_path / "calls.log"
+    wrapper = ('echo "$*" >> "$0"; for a; do case "$a" in *' + bad + ') '
+               'echo "thread panicked while linting $a" >&2; exit 2;; esac; done; exec "$@"')
+
+    def command(exe: str, unit: Unit, target: Target) -> list[str]:
+        return ["sh", "-c", wrapper, str(log), *ruff.command(exe, unit, target)]
+
+    return LinterAnalyzer(dataclasses.replace(ruff.SPEC, command=command)), log
+
+
+def test_one_crashing_file_keeps_the_others_findings(repo: GitRepo, tmp_path: Path) -> None:
+    require_tool("ruff")
+    names = [f"m{i:02d}.py" for i in range(12)] + ["bad.py"]
+    repo.commit({"pyproject.toml": "[tool.ruff]\n" + CONFIG, **{n: "x = 1\n" for n in names}},
+                "base")
+    repo.branch("feature")
+    repo.commit({n: "import os\nx = 1\n" for n in names})
+    analyzer, log = crashing_ruff(tmp_path, "bad.py")
+    result = run_review(ReviewOptions(repo.path, "main", analyzers={"ruff": analyzer}))
+    (tool,) = result.tools
+    assert tool.status == "failed"  # something could not be checked: never "ok"
+    assert "bad.py: the tool failed on this file" in tool.message
+    assert "thread panicked while linting bad.py" in tool.message
+    scopes = {v.finding.path: v.scope for v in result.findings}
+    assert {p: s for p, s in scopes.items() if p != "bad.py"} == {n: "introduced" for n in names[:-1]}
+    assert "bad.py" in result.unbaselined and scopes.get("bad.py", "unclassified") == "unclassified"
+    # Per revision: one run of the batch, then at most two per halving to isolate the file.
+    runs = len(log.read_text().splitlines())
+    assert runs <= 2 * (1 + 2 * 4 + 2), runs
+
+
+def test_a_failure_of_every_file_is_not_retried_file_by_file(repo: GitRepo, tmp_path: Path) -> None:
+    require_tool("ruff")
+    names = [f"m{i:02d}.py" for i in range(16)]
+    repo.commit({"pyproject.toml": "[tool.ruff]\n" + CONFIG, **{n: "x = 1\n" for n in names}},
+                "base")
+    repo.branch("feature")
+    # A configuration ruff refuses: every run fails the same way, whatever its files.
+    repo.commit({"pyproject.toml": '[tool.ruff]\nline-length = "long"\n',
+                 **{n: "import os\n" for n in names}})
+    analyzer, log = crashing_ruff(tmp_path, "no-such-file.py")
+    result = run_review(ReviewOptions(repo.path, "main", analyzers={"ruff": analyzer}))
+    (tool,) = result.tools
+    assert tool.status == "failed" and "line-length" in tool.message
+    assert set(names) <= result.unbaselined
+    assert len(log.read_text().splitlines()) <= 2 * 3  # per revision: the batch and its halves
+
+
+def test_a_timeout_is_not_retried_by_halves(repo: GitRepo, tmp_path: Path) -> None:
+    log = tmp_path / "calls.log"
+    script = f"import sys, time; open({str(log)!r}, 'a').write('run\\n'); time.sleep(30)"
+    repo.commit({"pyproject.toml": "", **{f"m{i}.py": "x = 1\n" for i in range(6)}}, "base")
+    repo.branch("feature")
+    repo.commit({f"m{i}.py": "x = 2\n" for i in range(6)})
+    result = run_review(ReviewOptions(repo.path, "main", timeout=1,
+                                      analyzers={"sleepy": fake_linter("sleepy", script)}))
+    (tool,) = result.tools
+    assert tool.status == "timeout"
+    assert len(log.read_text().splitlines()) == 2  # one per revision
+    assert {f"m{i}.py" for i in range(6)} <= result.unbaselined
+
+
+# --- huge output: bounded memory, fail closed -------------------------------------------------
+
+MEASURE = """
+import json, resource, sys
+from pathlib import Path
+from bot.pipeline import ReviewOptions, run_review
+result = run_review(ReviewOptions(Path(sys.argv[1]), "main"))
+print(json.dumps({
+    "tools": [[t.name, t.status, t.message] for t in result.tools],
+    "verdicts": sorted([v.finding.path, v.scope] for v in result.findings),
+    "unbaselined": sorted(result.unbaselined),
+    "maxrss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+}))
+"""
+
+
+def test_a_file_with_too_many_findings_fails_closed_in_bounded_memory(repo: GitRepo) -> None:
+    require_tool("ruff")
+    repo.commit({"pyproject.toml": "[tool.ruff]\n" + CONFIG, "a.py": "x = 1\n", "big.py": ""},
+                "base")
+    repo.branch("feature")
+    # 110,000 undefined names: as many ruff findings, about 45 MB of its output.
+    big = "".join("(" + ",".join(["zz"] * 1000) + ")\n" for _ in range(110))
+    repo.commit({"a.py": "import os\nx = 1\n", "big.py": big})
+    done = subprocess.run([sys.executable, "-c", MEASURE, str(repo.path)], capture_output=True,
+                          text=True, timeout=600, cwd=Path(__file__).resolve().parent.parent)
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    [[name, status, message]] = report["tools"]
+    assert name == "ruff"
+    assert status == "failed", "a file that was not fully read is never 'ok'"
+    assert "big.py: 110000 findings, more than the 10000 per file" in message
+    assert report["verdicts"] == [["a.py", "introduced"]]  # the other file is still reviewed
+    assert report["unbaselined"] == ["big.py"]
+    assert report["maxrss_mib"] < 300, report["maxrss_mib"]

@@ -86,3 +86,36 @@ def test_nothing_in_bot_starts_a_process_outside_proc() -> None:
             if starters.search(line) and not line.lstrip().startswith("#"):
                 offenders.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
     assert offenders == []
+
+
+# --- large output -----------------------------------------------------------------------------
+
+BIG = "import sys\nfor i in range(200_000): sys.stdout.write(f'line {i:07d} ' + 'x' * 90 + '\\n')\n"
+
+
+def test_spilled_output_streams_from_disk_not_memory() -> None:
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        result = proc.run([sys.executable, "-c", BIG], spill=True)
+        count, last = 0, ""
+        for line in result.lines():
+            count, last = count + 1, line
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert result.returncode == 0 and not result.truncated and result.stdout == b""
+    assert count == 200_000 and last.startswith("line 0199999 ")
+    assert peak < 4 * 1024 * 1024, peak  # about 20 MB went through
+    assert result.out_tail(1) == last
+    result.close()
+
+
+def test_spilled_output_past_the_cap_is_flagged(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(proc, "SPILL_CAP", 1024 * 1024)
+    result = proc.run([sys.executable, "-c", BIG], spill=True)
+    with result.stream() as stream:
+        assert len(stream.read()) == 1024 * 1024
+    assert result.truncated
+    result.close()

@@ -5,10 +5,13 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Literal
+from typing import Any, BinaryIO, Literal
+
+import ijson  # type: ignore[import-untyped]
+from ijson.common import ObjectBuilder  # type: ignore[import-untyped]
 
 from bot import proc
 from bot.analyzer import Target, TreeView
@@ -56,7 +59,9 @@ class LinterSpec:
     # They are also what the base checkout takes from the head, and part of the cache key.
     config_files: tuple[str, ...]
     command: Callable[[str, Unit, Target], list[str]]
-    parse: Callable[[proc.Result, Unit, Target], list[Finding]]
+    # Reads the result as it streams (`Result.lines()`/`stream()`): the runner caps what it
+    # keeps, so a parser may yield any number of findings.
+    parse: Callable[[proc.Result, Unit, Target], Iterable[Finding]]
     detect: Callable[[Path], bool] | None = None
     scope: LinterScope = "file"
     # Finds the units from a view of the revision (disk or git: see bot.trees), never the disk.
@@ -126,3 +131,27 @@ def owner(units: Sequence[Unit], path: str) -> Unit | None:
         if inside and (best is None or len(unit.dir) > len(best.dir) or best.dir == "."):
             best = unit
     return best
+
+
+def json_events(stream: BinaryIO) -> Iterator[tuple[str, str, Any]]:
+    """ijson's (prefix, event, value) events of a JSON document, read incrementally; output
+    that is not JSON raises GarbageOutput."""
+    try:
+        yield from ijson.parse(stream, use_float=True)
+    except ijson.JSONError as exc:
+        raise GarbageOutput(f"not JSON: {exc}") from exc
+
+
+def build(events: Iterator[tuple[str, str, Any]], event: str, value: Any) -> Any:
+    """The JSON value that starts with (`event`, `value`), taking its events from `events`."""
+    builder = ObjectBuilder()
+    builder.event(event, value)
+    depth = 1 if event in ("start_map", "start_array") else 0
+    while depth:
+        _, event, value = next(events)
+        builder.event(event, value)
+        if event in ("start_map", "start_array"):
+            depth += 1
+        elif event in ("end_map", "end_array"):
+            depth -= 1
+    return builder.value

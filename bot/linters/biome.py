@@ -9,14 +9,15 @@ in its output are safe, the others unsafe.
 from __future__ import annotations
 
 import dataclasses
-import json
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from bot import proc
 from bot.analyzer import Target
 from bot.fixes import shown_in
-from bot.linters.base import GarbageOutput, LinterSpec, Unit, relpath
+from bot.linters.base import GarbageOutput, LinterSpec, Unit, build, json_events, relpath
 from bot.linters.eslint import JS_EXTENSIONS, has_config
 from bot.model import Edit, Finding, Fix, Severity, Span
 from bot.toolpath import npm_version
@@ -39,15 +40,22 @@ def _span(raw: dict[str, dict[str, int]]) -> Span:
                 max(1, end["column"]))
 
 
-def parse(result: proc.Result, unit: Unit, target: Target) -> list[Finding]:
-    try:
-        data = json.loads(result.out)
-    except json.JSONDecodeError as exc:
-        raise GarbageOutput(f"not JSON: {exc}") from exc
-    if not isinstance(data, dict) or "diagnostics" not in data:
+def _diagnostics(result: proc.Result) -> Iterator[dict[str, Any]]:
+    """Each rdjson diagnostic, one at a time."""
+    seen = False
+    with result.stream() as stream:
+        events = json_events(stream)
+        for prefix, event, value in events:
+            if prefix == "diagnostics" and event == "start_array":
+                seen = True
+            elif prefix == "diagnostics.item" and event == "start_map":
+                yield build(events, event, value)
+    if not seen:
         raise GarbageOutput("expected an rdjson document")
-    findings = []
-    for diag in data.get("diagnostics") or []:
+
+
+def parse(result: proc.Result, unit: Unit, target: Target) -> Iterator[Finding]:
+    for diag in _diagnostics(result):
         location = diag.get("location") or {}
         path = relpath(target.root, str(location.get("path") or ""), unit.cwd)
         code = diag.get("code") or {}
@@ -61,9 +69,8 @@ def parse(result: proc.Result, unit: Unit, target: Target) -> list[Finding]:
         # Unsafe until Biome's safe fixer shows otherwise (`refine`).
         fix = Fix(f"biome: {rule}", edits, "unsafe") if edits else None
         severity = Severity.parse(str(diag.get("severity") or "warning"))
-        findings.append(Finding("biome", rule, severity, str(diag.get("message") or ""), path, span,
-                                code.get("url") or None, fix, rng is None))
-    return findings
+        yield Finding("biome", rule, severity, str(diag.get("message") or ""), path, span,
+                      code.get("url") or None, fix, rng is None)
 
 
 MAX_FIX_RUNS = 100  # files per run checked against the safe fixer; beyond, suggestions stay unsafe

@@ -8,7 +8,7 @@ its own folder). Compiler errors and warnings are findings too; fixes come from
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -101,10 +101,9 @@ def _url(code: str) -> str | None:
     return None
 
 
-def parse(result: proc.Result, unit: Unit, target: Target) -> list[Finding]:
-    findings: list[Finding] = []
+def parse(result: proc.Result, unit: Unit, target: Target) -> Iterator[Finding]:
     errors = 0
-    for line in result.out.splitlines():
+    for line in result.lines():
         if not line.startswith("{"):
             continue  # cargo passes build-script output through; it is not ours
         try:
@@ -126,13 +125,12 @@ def parse(result: proc.Result, unit: Unit, target: Target) -> list[Finding]:
         text = str(message.get("message") or "")
         if span.get("label"):
             text = f"{text}: {span['label']}"
-        findings.append(Finding("clippy", code, Severity.ERROR if level.startswith("error")
-                                else Severity.WARNING, text, path, _span(span), _url(code),
-                                _fix(message, target, unit)))
+        yield Finding("clippy", code, Severity.ERROR if level.startswith("error")
+                      else Severity.WARNING, text, path, _span(span), _url(code),
+                      _fix(message, target, unit))
     if result.returncode != 0 and not errors:
         # 101 without a compiler error: the manifest, a dependency fetch or cargo itself failed.
         raise GarbageOutput(f"cargo exited {result.returncode}: {result.err_tail(5)}")
-    return findings
 
 
 SPEC = LinterSpec(

@@ -1,14 +1,26 @@
-"""ESLint (`-f json-with-metadata`): file scope; `fix` is a safe fix, `suggestions` unsafe."""
+"""ESLint (`-f json-with-metadata`, read as it streams): file scope; `fix` is a safe fix,
+`suggestions` unsafe."""
 
 from __future__ import annotations
 
-import json
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
+
+import ijson  # type: ignore[import-untyped]
 
 from bot import proc
 from bot.analyzer import Target
-from bot.linters.base import GarbageOutput, LinterSpec, Unit, relpath, version_tuple
+from bot.linters.base import (
+    GarbageOutput,
+    LinterSpec,
+    Unit,
+    build,
+    json_events,
+    relpath,
+    version_tuple,
+)
 from bot.model import Edit, Finding, Fix, Severity, Span
 from bot.positions import offset_to_position, split_lines, utf16_to_column
 from bot.toolpath import npm_version
@@ -51,38 +63,65 @@ def _column(lines: list[str], line: int, column: int) -> int:
     return utf16_to_column(text, column - 1)
 
 
-def parse(result: proc.Result, unit: Unit, target: Target) -> list[Finding]:
-    try:
-        data = json.loads(result.out)
-    except json.JSONDecodeError as exc:
-        raise GarbageOutput(f"not JSON: {exc}") from exc
-    if not isinstance(data, dict) or "results" not in data:
+def _urls(result: proc.Result) -> dict[str, str]:
+    """Each rule's docs URL, from the metadata that follows the results."""
+    urls: dict[str, str] = {}
+    with result.stream() as stream:
+        try:
+            for rule, meta in ijson.kvitems(stream, "metadata.rulesMeta"):
+                url = (meta.get("docs") or {}).get("url") if isinstance(meta, dict) else None
+                if url:
+                    urls[str(rule)] = str(url)
+        except ijson.JSONError as exc:
+            raise GarbageOutput(f"not JSON: {exc}") from exc
+    return urls
+
+
+def _messages(result: proc.Result) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(file path, message) for each message, one at a time: a file with a million messages
+    is never held whole."""
+    seen = False
+    path: str | None = None
+    with result.stream() as stream:
+        events = json_events(stream)
+        for prefix, event, value in events:
+            if prefix == "results" and event == "start_array":
+                seen = True
+            elif prefix == "results.item.filePath":
+                path = str(value)
+            elif prefix == "results.item.messages.item" and event == "start_map":
+                if path is None:
+                    raise GarbageOutput("a message before its filePath")
+                yield path, build(events, event, value)
+            elif prefix == "results.item" and event == "end_map":
+                path = None
+    if not seen:
         raise GarbageOutput("expected {results, metadata}")
-    meta = (data.get("metadata") or {}).get("rulesMeta") or {}
-    findings = []
-    for file_result in data["results"]:
-        path = relpath(target.root, str(file_result["filePath"]), unit.cwd)
+
+
+def parse(result: proc.Result, unit: Unit, target: Target) -> Iterator[Finding]:
+    urls = _urls(result)
+    sources: dict[str, list[str]] = {}
+    for file_path, message in _messages(result):
+        path = relpath(target.root, file_path, unit.cwd)
         if path is None:
             continue
-        source = file_result.get("source")
-        if source is None:
+        if path not in sources:
+            # The output's `source` comes after the messages; the file is what ESLint read.
             try:
-                source = (target.root / path).read_text("utf-8", "replace")
+                sources[path] = split_lines((target.root / path).read_text("utf-8", "replace"))
             except OSError:
-                source = ""
-        lines = split_lines(source)
-        for message in file_result.get("messages", []):
-            rule = message.get("ruleId") or ("parse-error" if message.get("fatal") else "eslint")
-            line = int(message.get("line") or 1)
-            end_line = int(message.get("endLine") or line)
-            column = _column(lines, line, int(message.get("column") or 1))
-            end_column = _column(lines, end_line, int(message.get("endColumn") or column + 1))
-            url = ((meta.get(rule) or {}).get("docs") or {}).get("url")
-            severity = Severity.ERROR if message.get("severity") == 2 else Severity.WARNING
-            findings.append(Finding("eslint", str(rule), severity, str(message["message"]), path,
-                                    Span(line, column, end_line, end_column), url,
-                                    _fix(path, lines, message), message.get("line") is None))
-    return findings
+                sources[path] = []
+        lines = sources[path]
+        rule = message.get("ruleId") or ("parse-error" if message.get("fatal") else "eslint")
+        line = int(message.get("line") or 1)
+        end_line = int(message.get("endLine") or line)
+        column = _column(lines, line, int(message.get("column") or 1))
+        end_column = _column(lines, end_line, int(message.get("endColumn") or column + 1))
+        severity = Severity.ERROR if message.get("severity") == 2 else Severity.WARNING
+        yield Finding("eslint", str(rule), severity, str(message["message"]), path,
+                      Span(line, column, end_line, end_column), urls.get(str(rule)),
+                      _fix(path, lines, message), message.get("line") is None)
 
 
 SPEC = LinterSpec(

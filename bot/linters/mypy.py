@@ -13,7 +13,7 @@ import dataclasses
 import json
 import re
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -95,9 +95,9 @@ def _finding(path: str, line: int, column: int, end_line: int, end_column: int,
                    f"https://mypy.readthedocs.io/en/stable/_refs.html#code-{code}" if code else None)
 
 
-def parse(result: proc.Result, unit: Unit, target: Target) -> list[Finding]:
-    findings = []
-    for raw in result.out.splitlines():
+def parse(result: proc.Result, unit: Unit, target: Target) -> Iterator[Finding]:
+    any_finding = False
+    for raw in result.lines():
         if not raw.strip():
             continue
         try:
@@ -112,20 +112,19 @@ def parse(result: proc.Result, unit: Unit, target: Target) -> list[Finding]:
         if item.get("hint"):  # the notes that follow an error in the text format
             message = f"{message}\n{item['hint']}"
         # JSON columns are 0-based, ends exclusive.
-        findings.append(_finding(path, int(item["line"]), int(item.get("column") or 0) + 1,
-                                 int(item.get("end_line") or item["line"]),
-                                 int(item.get("end_column") or 0) + 1,
-                                 str(item.get("severity") or "error"), message, item.get("code")))
-    if result.returncode == 2 and not findings:
+        any_finding = True
+        yield _finding(path, int(item["line"]), int(item.get("column") or 0) + 1,
+                       int(item.get("end_line") or item["line"]), int(item.get("end_column") or 0) + 1,
+                       str(item.get("severity") or "error"), message, item.get("code"))
+    if result.returncode == 2 and not any_finding:
         raise GarbageOutput(f"mypy exited 2: {result.err_tail(5)}")
-    return findings
 
 
 def parse_text(result: proc.Result, unit: Unit, target: Target) -> list[Finding]:
     """`path:line:col:end_line:end_col: severity: message  [code]`, 1-based, ends inclusive.
     A note on the same line as the error just before it is part of that error."""
     findings: list[Finding] = []
-    for raw in result.out.splitlines():
+    for raw in result.lines():
         match = _TEXT.match(raw.rstrip())
         if not match:
             if raw.strip():

@@ -1,8 +1,10 @@
-"""ruff (`ruff check --output-format=json`): file scope, fixes from `fix.edits`."""
+"""ruff (`ruff check --output-format=json-lines`, one finding per line, read as it streams):
+file scope, fixes from `fix.edits`."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 from bot import proc
@@ -25,7 +27,7 @@ def detect(root: Path) -> bool:
 
 def command(exe: str, unit: Unit, target: Target) -> list[str]:
     # --force-exclude: paths excluded by the config stay excluded even when named explicitly.
-    return [exe, "check", "--output-format=json", "--no-cache", "--force-exclude",
+    return [exe, "check", "--output-format=json-lines", "--no-cache", "--force-exclude",
             "--exit-zero", "--", *unit.paths]
 
 
@@ -46,28 +48,35 @@ def _fix(item: dict[str, object], path: str) -> Fix | None:
     return Fix(str(raw.get("message") or "ruff fix"), edits, applicability)  # type: ignore[arg-type]
 
 
-def parse(result: proc.Result, unit: Unit, target: Target) -> list[Finding]:
-    try:
-        items = json.loads(result.out or "[]")
-    except json.JSONDecodeError as exc:
-        raise GarbageOutput(f"not JSON: {exc}") from exc
-    if not isinstance(items, list):
-        raise GarbageOutput("expected a JSON list")
-    findings = []
-    for item in items:
-        path = relpath(target.root, str(item["filename"]), unit.cwd)
-        if path is None:
+def parse(result: proc.Result, unit: Unit, target: Target) -> Iterator[Finding]:
+    for raw in result.lines():
+        if not raw.strip():
             continue
-        # ruff >= 0.17 emits some diagnostics with "code": null; the name is their identity.
-        rule = item.get("code") or item.get("name") or "ruff"
-        severity = Severity.parse(str(item.get("severity") or "error"))
-        if item.get("location") is None:  # file-level, e.g. a syntax error at EOF
-            span, file_level = Span(1, 1, 1, 1), True
-        else:
-            span, file_level = _span(item), False
-        findings.append(Finding("ruff", str(rule), severity, str(item["message"]), path, span,
-                                item.get("url") or None, _fix(item, path), file_level))
-    return findings
+        try:
+            item = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise GarbageOutput(f"not JSON: {raw[:200]}") from exc
+        if not isinstance(item, dict):
+            raise GarbageOutput("expected one JSON object per line")
+        finding = _finding(item, unit, target)
+        if finding is not None:
+            yield finding
+
+
+def _finding(item: dict[str, object], unit: Unit, target: Target) -> Finding | None:
+    path = relpath(target.root, str(item["filename"]), unit.cwd)
+    if path is None:
+        return None
+    # ruff >= 0.17 emits some diagnostics with "code": null; the name is their identity.
+    rule = item.get("code") or item.get("name") or "ruff"
+    severity = Severity.parse(str(item.get("severity") or "error"))
+    if item.get("location") is None:  # file-level, e.g. a syntax error at EOF
+        span, file_level = Span(1, 1, 1, 1), True
+    else:
+        span, file_level = _span(item), False
+    url = item.get("url")
+    return Finding("ruff", str(rule), severity, str(item["message"]), path, span,
+                   str(url) if url else None, _fix(item, path), file_level)
 
 
 SPEC = LinterSpec(

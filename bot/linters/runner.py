@@ -5,6 +5,7 @@ and one run for both revisions where the tool allows it.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -14,11 +15,17 @@ from bot import proc
 from bot.analyzer import Outcome, Resolution, Target, TreeView
 from bot.cache import FindingsCache, binary_stamp, blobs_hash, make_key
 from bot.linters.base import GarbageOutput, LinterSpec, Unit, owner, parse_version
+from bot.linters.bisect import Attempt, Failure, isolate
+from bot.linters.messages import explain
 from bot.model import Finding
 from bot.toolpath import find_executable
 from bot.trees import DiskView
 
 CACHE_SALT = "linters-2"  # bump when the bot's own flags or parsing change what a run yields
+# Findings read per file and per collect: beyond, the file is not checked (failed), never
+# silently cut short, and memory stays bounded whatever a tool prints.
+MAX_PER_FILE = 10_000
+MAX_PER_RUN = 50_000
 
 
 def _config_candidates(spec: LinterSpec, folder: str) -> list[str]:
@@ -40,6 +47,7 @@ class _Run:
 
     findings: list[Finding] = field(default_factory=list)
     failed: set[str] = field(default_factory=set)
+    kept: int = 0  # findings read by invocations (cache hits excluded), for MAX_PER_RUN
     messages: list[str] = field(default_factory=list)
     status: Literal["ok", "failed", "timeout"] = "ok"
 
@@ -108,37 +116,81 @@ class LinterAnalyzer:
         return Resolution(exe, parse_version(result.out + result.err))
 
     def _invoke(self, spec: LinterSpec, exe: str, unit: Unit, target: Target,
-                run: _Run) -> proc.Result | None:
-        """Run one invocation; its result, or None (recorded in `run`) when it failed."""
+                others: Sequence[Path] = ()) -> proc.Result | Attempt:
+        """Run one invocation: its result (the caller closes it), or why it gave none."""
         argv = spec.command(exe, unit, target)
         try:
             result = proc.run(argv, cwd=target.root / unit.cwd, timeout=target.timeout,
-                              env=spec.env)
+                              env=spec.env, spill=True)
         except proc.Timeout as exc:
-            run.fail(unit.paths, f"timed out after {exc.seconds:g}s on {len(unit.paths)} file(s); "
-                     "process group killed", timeout=True)
-            return None
+            return Attempt("timeout", f"timed out after {exc.seconds:g}s on {len(unit.paths)} "
+                                      "file(s); process group killed")
         if result.returncode not in spec.ok_exit_codes:
-            run.fail(unit.paths, f"exit {result.returncode}: "
-                     f"{result.err_tail() or proc.tail(result.out)}")
-            return None
+            text = result.err if result.err.strip() else result.out_tail(40)
+            result.close()
+            return Attempt("failed", f"exit {result.returncode}: "
+                                     f"{explain(text, target, others)}")
+        if result.truncated:
+            result.close()
+            return Attempt("failed", f"output too large (stdout over {proc.SPILL_CAP // 2**20} MiB "
+                                     f"or stderr over {proc.OUTPUT_CAP // 2**20} MiB): not read")
         return result
 
     def _read(self, spec: LinterSpec, exe: str, result: proc.Result, unit: Unit, target: Target,
-              run: _Run) -> list[Finding] | None:
-        """The findings of `target` in a result; None (recorded in `run`) when unreadable."""
+              run: _Run, others: Sequence[Path] = ()) -> list[Finding] | Attempt:
+        """The findings of `target` in a result, capped (files over a cap are failed in
+        `run`); an Attempt saying why when the output is unreadable."""
+        counts: Counter[str] = Counter()
+        found: list[Finding] = []
+        over_run: set[str] = set()
         try:
-            found = spec.parse(result, unit, target)
+            for finding in spec.parse(result, unit, target):
+                counts[finding.path] += 1
+                if counts[finding.path] > MAX_PER_FILE:
+                    continue
+                if run.kept + len(found) >= MAX_PER_RUN:
+                    over_run.add(finding.path)
+                    continue
+                found.append(finding)
         except (GarbageOutput, ValueError, KeyError, TypeError) as exc:
-            run.fail(unit.paths, f"unreadable output ({exc}): {proc.tail(result.out, 3)[:300]}"
-                     + (f"\n{result.err_tail(5)}" if result.err.strip() else ""))
-            return None
+            err = f"\n{explain(result.err, target, others, 5)}" if result.err.strip() else ""
+            return Attempt("failed", f"unreadable output ({explain(str(exc), target, others)}): "
+                                     f"{explain(result.out_tail(3), target, others)[:300]}{err}")
+        over_file = sorted(p for p, n in counts.items() if n > MAX_PER_FILE)
+        for path in over_file:
+            run.fail([path], f"{path}: {counts[path]} findings, more than the {MAX_PER_FILE} "
+                             "per file the bot reads: not checked")
+        over_run -= set(over_file)
+        if over_run:
+            run.fail(sorted(over_run), f"{len(over_run)} file(s) not checked: more than "
+                                       f"{MAX_PER_RUN} findings in one run "
+                                       f"({', '.join(sorted(over_run)[:5])}"
+                                       f"{', ...' if len(over_run) > 5 else ''})")
+        dropped = set(over_file) | over_run
+        found = [f for f in found if f.path not in dropped]
+        run.kept += len(found)
         return found if spec.refine is None else spec.refine(exe, found, unit, target)
 
     def _execute(self, spec: LinterSpec, exe: str, unit: Unit, target: Target,
-                 run: _Run) -> list[Finding] | None:
-        result = self._invoke(spec, exe, unit, target, run)
-        return None if result is None else self._read(spec, exe, result, unit, target, run)
+                 run: _Run) -> list[Finding] | Attempt:
+        result = self._invoke(spec, exe, unit, target)
+        if isinstance(result, Attempt):
+            return result
+        try:
+            return self._read(spec, exe, result, unit, target, run)
+        finally:
+            result.close()
+
+    @staticmethod
+    def _record(run: _Run, failures: Sequence[Failure]) -> None:
+        for failure in failures:
+            message = failure.message
+            if failure.isolated and len(failure.paths) == 1:
+                message = f"{failure.paths[0]}: the tool failed on this file: {message}"
+            elif len(failure.paths) > 1 or not failure.isolated:
+                names = ", ".join(failure.paths[:5]) + (", ..." if len(failure.paths) > 5 else "")
+                message = f"{len(failure.paths)} file(s) not checked ({names}): {message}"
+            run.fail(failure.paths, message, timeout=failure.timeout)
 
     @staticmethod
     def _lookup_files(spec: LinterSpec, target: Target, paths: list[str],
@@ -172,10 +224,10 @@ class LinterAnalyzer:
 
     @staticmethod
     def _store(found: list[Finding], paths: Sequence[str], keys: dict[str, str],
-               cache: FindingsCache | None) -> None:
+               cache: FindingsCache | None, failed: set[str]) -> None:
         if cache is None:
             return
-        by_path: dict[str, list[Finding]] = {p: [] for p in paths}
+        by_path: dict[str, list[Finding]] = {p: [] for p in paths if p not in failed}
         for finding in found:
             if finding.path in by_path:
                 by_path[finding.path].append(finding)
@@ -190,10 +242,17 @@ class LinterAnalyzer:
         if todo:
             target.ready()
         for unit in spec.units(DiskView(target.root), todo):
-            found = self._execute(spec, exe, unit, target, run)
-            if found is not None:
+            def attempt(paths: tuple[str, ...], unit: Unit = unit) -> Attempt:
+                part = Unit(unit.cwd, paths, unit.dir, unit.key_files)
+                found = self._execute(spec, exe, part, target, run)
+                if isinstance(found, Attempt):
+                    return found
                 run.findings.extend(found)
-                self._store(found, unit.paths, keys, cache)
+                self._store(found, paths, keys, cache, run.failed)
+                return Attempt("ok")
+
+            # A crash on one file must not cost the batch: retried by halves to isolate it.
+            self._record(run, isolate(unit.paths, attempt))
 
     def _collect_units(self, spec: LinterSpec, exe: str, target: Target, paths: list[str],
                        cache: FindingsCache | None, salt: str, run: _Run) -> None:
@@ -222,12 +281,15 @@ class LinterAnalyzer:
             merged = group[0] if len(group) == 1 else Unit(
                 group[0].cwd, tuple(p for u in group for p in u.paths), group[0].dir,
                 tuple(dict.fromkeys(k for u in group for k in u.key_files)))
+            # A package's unit is not split: its files are checked together or not at all.
+            failed_before = len(run.failed)
             found = self._execute(spec, exe, merged, target, run)
-            if found is None:
+            if isinstance(found, Attempt):
+                self._record(run, [Failure(merged.paths, found.message, found.kind == "timeout")])
                 continue
             run.findings.extend(found)
-            if cache is None:
-                continue
+            if cache is None or len(run.failed) != failed_before:
+                continue  # a file over a cap: the unit's entry would be incomplete
             per_unit: dict[Unit, list[Finding]] = {u: [] for u in group}
             for finding in found:
                 home = owner(group, finding.path)
@@ -297,21 +359,43 @@ class LinterAnalyzer:
             base.ready()
         owners = {str(side.target.root / p): (side, p) for side in sides for p in side.todo}
         for unit in spec.units(DiskView(head.root), list(owners)):
-            shared = _Run()
-            result = self._invoke(spec, exe, unit, head, shared)
+            def attempt(paths: tuple[str, ...], unit: Unit = unit) -> Attempt:
+                return self._pair_attempt(spec, exe, Unit(unit.cwd, paths), sides, owners)
+
+            failures = isolate(unit.paths, attempt)
+            for side in sides:
+                mine = [Failure(tuple(owners[a][1] for a in f.paths if owners[a][0] is side),
+                                f.message, f.timeout, f.isolated) for f in failures]
+                self._record(side.run, [f for f in mine if f.paths])
+        base_o, head_o = (self._outcome(spec, s.paths, s.run, resolution, s.cache) for s in sides)
+        return base_o, head_o
+
+
+    def _pair_attempt(self, spec: LinterSpec, exe: str, unit: Unit, sides: Sequence[_Side],
+                      owners: dict[str, tuple[_Side, str]]) -> Attempt:
+        """One shared invocation read for each side; it counts only when every side reads."""
+        head = sides[-1].target
+        roots = [s.target.root for s in sides]
+        result = self._invoke(spec, exe, unit, head, roots)
+        if isinstance(result, Attempt):
+            return result
+        try:
+            reads = []
             for side in sides:
                 mine = tuple(owners[a][1] for a in unit.paths if owners[a][0] is side)
                 if not mine:
                     continue
-                if result is None:
-                    side.run.fail(mine, shared.messages[-1], timeout=shared.status == "timeout")
-                    continue
-                found = self._read(spec, exe, result, Unit(unit.cwd, mine), side.target, side.run)
-                if found is not None:
-                    side.run.findings.extend(found)
-                    self._store(found, mine, side.keys, side.cache)
-        base_o, head_o = (self._outcome(spec, s.paths, s.run, resolution, s.cache) for s in sides)
-        return base_o, head_o
+                found = self._read(spec, exe, result, Unit(unit.cwd, mine), side.target,
+                                   side.run, roots)
+                if isinstance(found, Attempt):
+                    return found
+                reads.append((side, mine, found))
+        finally:
+            result.close()
+        for side, mine, found in reads:
+            side.run.findings.extend(found)
+            self._store(found, mine, side.keys, side.cache, side.run.failed)
+        return Attempt("ok")
 
 
 def _nested(a: Path, b: Path) -> bool:

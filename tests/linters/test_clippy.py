@@ -113,4 +113,4 @@ def test_maybe_incorrect_suggestion_is_unsafe(tmp_path: Path) -> None:
 def test_garbage_json_line_is_refused(tmp_path: Path) -> None:
     result = proc.Result(("cargo",), 0, b'{"reason": "compiler-message", "mess\n', b"")
     with pytest.raises(clippy.GarbageOutput):
-        clippy.parse(result, Unit(".", ()), Target(tmp_path, "x", (), "head"))
+        list(clippy.parse(result, Unit(".", ()), Target(tmp_path, "x", (), "head")))

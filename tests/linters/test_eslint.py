@@ -75,3 +75,37 @@ def test_one_run_lints_both_revisions_with_each_ones_config(repo: GitRepo, tmp_p
     # A re-run is served from the cache, through the paired path too.
     assert _review(repo, spec, tmp_path / "c1") == paired and len(calls(log)) == 3
     assert _review(repo, spec, None) == paired and len(calls(log)) == 4
+
+
+# --- tool errors as a reviewer needs them ------------------------------------------------------
+
+def test_missing_plugin_message_is_short_relative_and_says_how_to_install(repo: GitRepo) -> None:
+    config = ('import plugin from "eslint-plugin-not-installed";\n'
+              'export default [{ plugins: { x: plugin }, rules: { eqeqeq: "error" } }];\n')
+    repo.commit({"eslint.config.mjs": config, "package-lock.json": "{}\n", "a.js": "let a = 1;\n"},
+                "base")
+    repo.branch("feature")
+    repo.commit({"a.js": "let a = 2;\n"})
+    result = run_review(ReviewOptions(repo=repo.path, base="main",
+                                      analyzers={"eslint": LinterAnalyzer(eslint.SPEC)}))
+    [tool] = result.tools
+    assert tool.status == "failed"
+    message = tool.message
+    assert "Cannot find package 'eslint-plugin-not-installed' imported from eslint.config.mjs" in message
+    assert "run `npm ci` before the review" in message
+    assert "node:internal" not in message and "    at " not in message
+    assert str(repo.path) not in message and "/tmp/" not in message, message
+    assert "a.js" in result.unbaselined
+
+
+def test_install_command_follows_the_lock_file(tmp_path: Path) -> None:
+    from bot.linters.messages import install_command
+
+    cases = {("package-lock.json",): "npm ci", ("pnpm-lock.yaml",): "pnpm install --frozen-lockfile",
+             ("yarn.lock",): "yarn install --frozen-lockfile",
+             ("yarn.lock", ".yarnrc.yml"): "yarn install --immutable",
+             ("bun.lockb",): "bun install", ("bun.lock",): "bun install", (): "npm install"}
+    for i, (files, expected) in enumerate(cases.items()):
+        root = write(tmp_path / str(i), {name: "" for name in files})
+        root.mkdir(exist_ok=True)
+        assert install_command(root) == expected, files

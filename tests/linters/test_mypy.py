@@ -115,4 +115,4 @@ def test_usage_error_is_a_failure(tmp_path: Path) -> None:
 def test_garbage_is_refused(tmp_path: Path) -> None:
     result = proc.Result(("mypy",), 2, b"Traceback (most recent call last):\n", b"")
     with pytest.raises(mypy.GarbageOutput):
-        mypy.parse(result, Unit(".", ("a.py",)), Target(tmp_path, "x", (), "head"))
+        list(mypy.parse(result, Unit(".", ("a.py",)), Target(tmp_path, "x", (), "head")))
