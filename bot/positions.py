@@ -7,11 +7,14 @@ Go), or character offsets from the start of the file (ESLint fixes).
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import quote, unquote, urlparse
 
 from bot.model import Span
+
+_ZERO_WIDTH = frozenset({"Mn", "Me", "Cf", "Cc"})  # combining marks, format and controls
 
 
 def split_lines(text: str) -> list[str]:
@@ -120,3 +123,15 @@ def uri_to_relpath(uri: str, root: Path) -> str | None:
         return uri_to_path(uri).resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         return None
+
+
+def display_width(text: str) -> int:
+    """Terminal columns `text` takes: East Asian Wide and Fullwidth characters two, combining
+    marks, format characters and Hangul medial vowels / final consonants none, the rest one."""
+    return sum(_char_width(char) for char in text)
+
+
+def _char_width(char: str) -> int:
+    if unicodedata.category(char) in _ZERO_WIDTH or 0x1160 <= ord(char) <= 0x11FF:
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1

@@ -32,3 +32,14 @@ def test_uris_with_spaces_and_non_ascii(tmp_path: Path) -> None:
     assert positions.uri_key(uri.replace("%C3%AD", "%c3%ad")) == positions.uri_key(uri)
     assert positions.uri_to_relpath("file:///elsewhere/x.py", tmp_path) is None
     assert positions.uri_to_relpath("untitled:1", tmp_path) is None
+
+
+def test_display_width_counts_terminal_columns() -> None:
+    assert positions.display_width("abc") == 3
+    assert positions.display_width("名前") == 4  # East Asian Wide
+    assert positions.display_width("\uff21\uff22") == 4  # Fullwidth A and B
+    assert positions.display_width("e\u0301") == 1  # a combining accent takes no column
+    assert positions.display_width("한") == 2 and positions.display_width("\u1112\u1161\u11ab") == 2
+    assert positions.display_width("a\u200bb") == 2  # zero-width space
+    assert positions.display_width("😀") == 2
+    assert positions.display_width("") == 0

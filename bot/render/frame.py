@@ -1,9 +1,17 @@
-"""Code frames: the flagged line marked with █ and a line of context on each side."""
+"""Code frames: the flagged line marked with █ and a line of context on each side.
+
+A line is shown with its tabs expanded to 4 (by code points) and its control characters
+escaped; the caret under a finding is placed by the display width of the shown text before it
+(wide characters two columns, combining marks none), so it lines up in a terminal.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from bot.positions import display_width
+from bot.render.quoting import printable
 
 MARK = "█"
 
@@ -43,10 +51,16 @@ def render_frame(lines: Sequence[str], line: int, end_line: int | None = None,
     width = len(str(rows[-1].number))
     out: list[str] = []
     for row in rows:
-        text = row.text.expandtabs(4) if "\t" in row.text else row.text
-        out.append(f"{MARK if row.flagged else ' '} {row.number:>{width}} | {text}".rstrip())
+        out.append(f"{MARK if row.flagged else ' '} {row.number:>{width}} | {shown(row.text)}".rstrip())
         if row.flagged and column and (end_line in (None, line)) and row.number == line:
-            prefix = row.text[: column - 1].expandtabs(4)
-            length = max(1, (end_column or column + 1) - column)
-            out.append(f"  {' ' * width} | {' ' * len(prefix)}{'^' * min(length, 80)}")
+            offset = display_width(shown(row.text[: column - 1]))
+            end = display_width(shown(row.text[: (end_column or column + 1) - 1]))
+            length = max(1, end - offset)
+            out.append(f"  {' ' * width} | {' ' * offset}{'^' * min(length, 80)}")
     return "\n".join(out)
+
+
+def shown(text: str) -> str:
+    """`text` as a frame shows it. The shown form of a prefix is a prefix of the shown line
+    (tab stops depend only on what precedes them), which is what places the caret."""
+    return printable(text.expandtabs(4) if "\t" in text else text)

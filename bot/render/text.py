@@ -1,4 +1,9 @@
-"""Terminal output: findings grouped by file with code frames, then a one-line summary."""
+"""Terminal output: findings grouped by file with code frames, then a one-line summary.
+
+Everything shown comes from files and tools, so paths are quoted and other text has its control
+characters escaped (bot.render.quoting): a name or message never ends a line early or sends
+the terminal an escape sequence.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from collections.abc import Callable, Sequence
 from bot.git import short
 from bot.model import ReviewResult, Verdict
 from bot.render.frame import render_frame
+from bot.render.quoting import printable, quote_path
 
 Lines = Callable[[str], Sequence[str]]  # path -> head lines
 
@@ -25,12 +31,13 @@ def _label(v: Verdict) -> str:
 
 def _finding(v: Verdict, lines: Sequence[str]) -> str:
     f = v.finding
-    head = f"{f.path}:{f.line}:{f.column}: {f.severity.label} {f.tool} {f.rule}: {f.message}"
+    head = (f"{quote_path(f.path)}:{f.line}:{f.column}: {f.severity.label} {printable(f.tool)} "
+            f"{printable(f.rule)}: {printable(f.message)}")
     extra = [f"    scope: {_label(v)}" + ("  [fixable]" if f.fix else "")]
     if v.base is not None and (v.base.line != f.line or v.base.path != f.path):
-        extra.append(f"    was: {v.base.path}:{v.base.line}")
+        extra.append(f"    was: {quote_path(v.base.path)}:{v.base.line}")
     if f.url:
-        extra.append(f"    docs: {f.url}")
+        extra.append(f"    docs: {printable(f.url)}")
     frame = render_frame(lines, f.line, f.span.end_line, 1, f.column, f.span.end_column)
     body = "\n".join("    " + row for row in frame.splitlines())
     return "\n".join([head, body, *extra]) if frame else "\n".join([head, *extra])
@@ -40,9 +47,19 @@ def summary_line(result: ReviewResult) -> str:
     counts = ", ".join(f"{result.count(s)} {s}" for s in ("introduced", "changed", "preexisting", "fixed"))
     if result.count("unclassified"):
         counts += f", {result.count('unclassified')} unclassified"
-    tools = ", ".join(f"{t.name} {t.version or ''}".strip() + ("" if t.status == "ok" else f" ({t.status})")
+    tools = ", ".join(printable(f"{t.name} {t.version or ''}".strip())
+                      + ("" if t.status == "ok" else f" ({t.status})")
                       for t in result.tools) or "no tools"
-    return f"{counts} | {tools} | against merge base {short(result.merge_base)} ({result.base_ref})"
+    return (f"{counts} | {tools} | against merge base {short(result.merge_base)} "
+            f"({printable(result.base_ref)})")
+
+
+def _problem(name: str, status: str, message: str) -> str:
+    """A tool's problem: the first line after its name, the rest of its output indented
+    beneath it, so a stderr tail stays readable and cannot pass for a finding."""
+    lines = [line for line in message.splitlines() if line.strip()] or [""]
+    first = f"! {printable(name)}: {status}: {printable(lines[0])}".rstrip()
+    return "\n".join([first, *(f"    {printable(line)}" for line in lines[1:])])
 
 
 def render(result: ReviewResult, lines: Lines, show_preexisting: bool = False) -> str:
@@ -55,12 +72,12 @@ def render(result: ReviewResult, lines: Lines, show_preexisting: bool = False) -
     out: list[str] = []
     for path in sorted(by_file):
         file_lines = lines(path)
-        out.append(f"── {path}")
+        out.append(f"── {quote_path(path)}")
         out += [_finding(v, file_lines) + "\n" for v in by_file[path]]
     problems = [t for t in result.tools if t.status != "ok"]
     for t in problems:
-        out.append(f"! {t.name}: {t.status}: {t.message}")
-    out += [f"note: {n}" for n in result.notes]
+        out.append(_problem(t.name, t.status, t.message))
+    out += [f"note: {printable(n)}" for n in result.notes]
     hidden = result.count("preexisting") if not show_preexisting else 0
     if hidden:
         out.append(f"({hidden} preexisting finding(s) not listed; --show-preexisting lists them)")
