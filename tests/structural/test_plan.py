@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.errors import BotError
-from bot.structural import api
+from bot.structural import api, planpath
 from bot.structural import plan as planmod
 
 PY = "def f(a):\n    if a is not None:\n        a.close()\n    print(a)\n"
@@ -139,3 +139,31 @@ def test_file_mode_is_kept(repo: Path) -> None:
     (repo / "x.py").chmod(0o755)
     api.apply(api.stage("print($A)", "log($A)", lang="python", cwd=repo))
     assert (repo / "x.py").stat().st_mode & 0o777 == 0o755
+
+
+def test_apply_refuses_a_folder_swapped_for_a_link_out_of_the_root(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch
+                                                                   ) -> None:
+    root, outside = tmp_path / "work", tmp_path / "outside"
+    root.mkdir()
+    monkeypatch.chdir(root)
+    write(root, {"sub/a.py": PY})
+    plan = api.stage("print($A)", "log($A)", lang="python", cwd=root)
+    (root / "sub").rename(outside)  # same bytes, now reached through a link
+    (root / "sub").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(BotError) as err:
+        api.apply(plan)
+    assert err.value.code == 2 and "sub/a.py: resolves to" in err.value.message
+    assert (outside / "a.py").read_text() == PY
+    assert sorted(p.name for p in outside.iterdir()) == ["a.py"]  # no temporary file either
+
+
+@pytest.mark.parametrize(("path", "problem"), [
+    ("a.py", None), ("src/deep/a.py", None), ("..a.py", None), ("a..py", None),
+    ("../a.py", "'..'"), ("/etc/passwd", "absolute"), ("a//b", "empty"), ("a/", "empty"),
+    ("./a", "'.'"), ("a\\b", "backslash"), ("a\x00", "NUL"), (".GIT/hooks/x", ".git"),
+    ("\ud800", "spell"),
+])
+def test_lexical_path_rules(path: str, problem: str | None) -> None:
+    found = planpath.lexical_problem(path)
+    assert found is None if problem is None else (found is not None and problem in found)
