@@ -8,6 +8,7 @@ happen in `bot.positions`, never here.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Literal
@@ -137,7 +138,8 @@ class FileChange:
 
     `changed_lines` are head line numbers that are added or modified; `hunk_lines` are head
     line numbers inside a hunk of a default 3-line-context unified diff (what a forge lets
-    a review comment sit on).
+    a review comment sit on); `base_lines` maps the unchanged (context) lines among them to
+    their base line numbers (a GitLab position names both).
     """
 
     path: str  # head path (base path for deleted files)
@@ -147,6 +149,7 @@ class FileChange:
     hunk_lines: frozenset[int] = frozenset()
     binary: bool = False
     similarity: int | None = None  # rename score
+    base_lines: Mapping[int, int] = field(default_factory=dict, hash=False)
 
 
 @dataclass(frozen=True)
