@@ -18,7 +18,7 @@ from pathlib import Path
 from bot import deps, git, linked, scratch, trees
 from bot.cache import file_blob
 from bot.classify import FileSide
-from bot.diff import FilePatch, LineMap, hunk_lines, line_map, parse_patch
+from bot.diff import UNCHANGED, FilePatch, LineMap, hunk_lines, line_map, parse_patch
 from bot.errors import BotError
 from bot.model import FileChange, FileStatus
 from bot.positions import split_lines
@@ -65,12 +65,13 @@ class Changes:
     def file_changes(self) -> tuple[FileChange, ...]:
         out = []
         for p in self.patches:
-            lm = self.maps.get(p.path)
+            lm = self.maps.get(p.path) if p.new_path else None
+            hunks = hunk_lines(lm) if lm else frozenset()
             out.append(FileChange(
-                p.path, p.old_path, p.status,
-                lm.changed_lines() if lm and p.new_path else frozenset(),
-                hunk_lines(lm) if lm and p.new_path else frozenset(),
-                p.binary, p.similarity))
+                p.path, p.old_path, p.status, lm.changed_lines() if lm else frozenset(), hunks,
+                p.binary, p.similarity,
+                {h: b for b, h in lm.base_to_head.items()
+                 if h in hunks and lm.head_status(h) == UNCHANGED} if lm else {}))
         return tuple(out)
 
 
