@@ -20,6 +20,9 @@ from bot.analyzer import Outcome
 
 CACHES = frozenset({".ruff_cache", ".mypy_cache", ".pytest_cache", "__pycache__", ".eslintcache",
                     "target"})  # target: cargo's build output, where clippy must write
+# Made by a tool's normal run where the repository has none (cargo writes Cargo.lock before any
+# build): removed again, without failing the tool.
+REGENERATED = frozenset({"Cargo.lock"})
 SHOWN = 10  # paths named in the message
 
 
@@ -80,8 +83,8 @@ def around(repo: Path | None, tool: str, paths: Sequence[str],
     if after == before:
         return base, head
     touched, lost, kept = _restore(repo, before, after)
-    if not touched and not lost:
-        return base, head  # only caches appeared
+    if not lost and all(p not in before and PurePosixPath(p).name in REGENERATED for p in touched):
+        return base, head  # only caches, or a lock file removed again
     message = _message(tool, touched, lost, kept)
     return base, replace(head, status="failed", message="\n".join(filter(None, [head.message, message])),
                          failed_paths=head.failed_paths | frozenset(paths))

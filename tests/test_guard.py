@@ -77,3 +77,20 @@ def test_in_a_worktree_the_checkout_is_not_watched(repo: GitRepo, tmp_path: Path
                                       analyzers={"writer": Writer()}))
     assert [t.status for t in result.tools] == ["ok"]
     assert (repo.path / "docs" / "go.mod").read_text() == "module docs\n"
+
+
+class LockWriter(Writer):
+    """cargo's normal run: a Cargo.lock where the repository has none."""
+
+    def collect(self, target: Target, resolution: Resolution) -> Outcome:
+        (target.root / "Cargo.lock").write_text("# generated\n")
+        return Outcome(self.name, "ok", version="1.0")
+
+
+def test_a_generated_lock_file_is_removed_without_failing_the_tool(repo: GitRepo,
+                                                                   tmp_path: Path) -> None:
+    changed(repo)
+    result = run_review(ReviewOptions(repo=repo.path, base="main", cache_dir=tmp_path / "c",
+                                      analyzers={"writer": LockWriter()}))
+    assert [(t.status, t.message) for t in result.tools] == [("ok", "")]
+    assert not (repo.path / "Cargo.lock").exists()
