@@ -224,6 +224,7 @@ def status_all(repo: Path) -> dict[str, str]:
 
 def store_blobs(repo: Path, paths: list[str]) -> dict[str, str]:
     """Write the working-tree files `paths` into the object database: {path: blob id}."""
+    paths = [p for p in paths if "\n" not in p]  # the only name --stdin-paths cannot carry
     if not paths:
         return {}
     out = git(repo, "hash-object", "-w", "--no-filters", "--stdin-paths",
