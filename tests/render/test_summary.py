@@ -8,7 +8,7 @@ from bot.gate import Gate
 from bot.model import ReviewResult, ToolRun
 from bot.pipeline import ReviewOptions, run_review
 from bot.render.summary import render
-from bot.review import Placed, place
+from bot.review import Placed
 from tests.conftest import GitRepo, require_tool
 
 CELL_BREAK = re.compile(r"(?<!\\)\|")  # a pipe GitHub's table parser splits a row on
@@ -31,7 +31,8 @@ def cells(row: str) -> list[str]:
 
 
 def page_for(result: ReviewResult) -> str:
-    return render(result, Placed(place(result, {})), Gate(0, "error"), {})
+    """The page for a result whose findings (if any) are not placed: only the tools matter."""
+    return render(result, Placed(()), Gate(0, "error"), {})
 
 
 def test_a_real_ruff_failure_stays_in_its_row(repo: GitRepo) -> None:
