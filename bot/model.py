@@ -93,8 +93,12 @@ class Finding:
     def column(self) -> int:
         return self.span.column
 
-    def sort_key(self) -> tuple[str, int, int, str, str, str]:
-        return (self.path, self.span.line, self.span.column, self.tool, self.rule, self.message)
+    def sort_key(self) -> tuple[str, int, int, str, str, str, int, int, int, str, str]:
+        """A total order over what tells findings apart, so no result depends on the order a
+        tool printed them in."""
+        return (self.path, self.span.line, self.span.column, self.tool, self.rule, self.message,
+                self.span.end_line, self.span.end_column, -self.severity, self.url or "",
+                self.fix.description if self.fix else "")
 
 
 @dataclass(frozen=True)

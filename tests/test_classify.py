@@ -394,10 +394,6 @@ def test_head_that_does_not_parse_hides_nothing_as_fixed() -> None:
 
 # --- properties -------------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason=(
-    "head findings are ordered by Finding.sort_key, which leaves out severity and the span's end:"
-    " two findings that differ only there keep their input order, so which one is partnered"
-    " (and which fingerprint each gets) depends on the order the tool printed them"))
 def test_findings_that_differ_only_in_severity_are_classified_in_any_order() -> None:
     warning, error = f("F841", 2, UNUSED, severity=Severity.WARNING), f("F841", 2, UNUSED)
     one = build({"a.py": CALL}, {"a.py": CALL}, [warning], [warning, error])
@@ -420,14 +416,10 @@ def scenarios(draw: st.DrawFn) -> tuple[Inputs, Inputs]:
         spec = st.tuples(st.sampled_from(["R1", "R2"]), st.integers(1, n),
                          st.sampled_from(["a", "b `x`", "b `y`", "c 1"]),
                          st.sampled_from(list(Severity)), st.booleans(), st.integers(1, 3))
-        out: dict[tuple[str, int, int, str, str, str], Finding] = {}
-        for rule, line, message, severity, at_start, col in draw(st.lists(spec, max_size=8)):
-            found = file_start(rule, message) if at_start and col == 1 else f(
-                rule, line, message, severity=severity, col=col)
-            # One finding per sort key: findings that differ only in severity or span end are
-            # ordered by input (the xfail test above), which this property would only rediscover.
-            out.setdefault(found.sort_key(), found)
-        return list(out.values()) * draw(st.sampled_from([1, 1, 2]))  # exact duplicates too
+        out = [file_start(rule, message) if at_start and col == 1 else
+               f(rule, line, message, severity=severity, col=col)
+               for rule, line, message, severity, at_start, col in draw(st.lists(spec, max_size=8))]
+        return out * draw(st.sampled_from([1, 1, 2]))  # exact duplicates too
 
     base, head = findings(base_text), findings(head_text)
     inputs = build({"a.py": base_text}, {"a.py": head_text}, base, head)
