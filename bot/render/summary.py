@@ -57,7 +57,7 @@ def _head(result: ReviewResult, gate: Gate) -> str:
         return head
     why = ("so the gate fails" if gate.tool_errors == "fail"
            else "reported only (`tool-errors: warn`)")
-    rows = "\n".join(f"> - {escape(u)}" for u in gate.unchecked)
+    rows = "\n".join(f"> - {escape(' '.join(u.split()))}" for u in gate.unchecked)
     return f"{head}\n\n> **The change could not be fully checked**, {why}:\n{rows}"
 
 
@@ -169,7 +169,7 @@ def _notes(result: ReviewResult) -> str:
     if result.unbaselined:
         paths = ", ".join(f"`{p}`" for p in sorted(result.unbaselined)[:20])
         notes.append(f"No baseline for {paths}: findings there count as introduced.")
-    return "\n".join(f"> {escape(n)}" for n in notes) if notes else ""
+    return "\n".join(f"> {escape(' '.join(n.split()))}" for n in notes) if notes else ""
 
 
 def job_summary(result: ReviewResult, placed: Placed, gate: Gate,

@@ -70,3 +70,11 @@ def test_a_one_line_message_is_plain() -> None:
     tools = (ToolRun("ruff", "0.17.6", "missing", "not installed: pip install ruff"),)
     rows = table_rows(page_for(ReviewResult("main", "0" * 40, "1" * 40, tools, (), ())))
     assert cells(rows[0])[3] == "not installed: pip install ruff"
+
+
+def test_notes_and_unchecked_lines_stay_inside_their_quote() -> None:
+    result = ReviewResult("main", "b" * 40, "c" * 40, (), (), (),
+                          notes=("a\nnote on\n\ntwo lines",))
+    page = render(result, Placed(()), Gate(0, "error", ("bad\nname.py: over the limit",)), {})
+    quoted = [line for line in page.split("\n") if "note on" in line or "name.py" in line]
+    assert quoted == ["> a note on two lines", "> - bad name.py: over the limit"]
