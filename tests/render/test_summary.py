@@ -77,4 +77,4 @@ def test_notes_and_unchecked_lines_stay_inside_their_quote() -> None:
                           notes=("a\nnote on\n\ntwo lines",))
     page = render(result, Placed(()), Gate(0, "error", ("bad\nname.py: over the limit",)), {})
     quoted = [line for line in page.split("\n") if "note on" in line or "name.py" in line]
-    assert quoted == ["> a note on two lines", "> - bad name.py: over the limit"]
+    assert quoted == ["> - bad name.py: over the limit", "> a note on two lines"]
