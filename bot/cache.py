@@ -4,7 +4,7 @@ Keyed by (tool, tool version, configuration hash, path, blob sha): a file unchan
 last run (every file at the merge base on the second push of a PR) is never linted twice.
 Package-scoped tools key one entry on the blobs of all the files their result depends on.
 
-Entries are small JSON files under `<dir>/v1/<2 hex>/<key>.json`, written to a temporary
+Entries are small JSON files under `<dir>/<FORMAT>/<2 hex>/<key>.json`, written to a temporary
 file and renamed into place, so concurrent runs never see half an entry; an entry that does not
 decode (or whose stored key differs) is a miss and is deleted. Reads refresh the mtime and
 `prune` evicts the least recently used entries once the folder exceeds its size bound.
@@ -17,14 +17,13 @@ import hashlib
 import json
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 
-from bot import atomic
-from bot.model import Edit, Finding, Fix, Severity, Span
+from bot import atomic, codec
+from bot.model import Finding
 
-FORMAT = "v1"  # bump when the entry layout or the meaning of a key changes
+# Bump when the entry layout or the meaning of a key changes (v2: findings in bot.codec's shape).
+FORMAT = "v2"
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 PRUNE_TO = 0.8  # prune down to this fraction of the bound, so pruning is not constant
 
@@ -88,38 +87,6 @@ def _write_atomic(path: Path, text: str) -> bool:
     return True
 
 
-# --- (de)serialisation: pure -------------------------------------------------------------
-
-def encode(findings: Sequence[Finding]) -> list[dict[str, Any]]:
-    out = []
-    for f in findings:
-        item = asdict(f)
-        item["severity"] = f.severity.label
-        out.append(item)
-    return out
-
-
-def _span(raw: dict[str, Any]) -> Span:
-    return Span(int(raw["line"]), int(raw["column"]), int(raw["end_line"]), int(raw["end_column"]))
-
-
-def _fix(raw: dict[str, Any] | None) -> Fix | None:
-    if raw is None:
-        return None
-    edits = tuple(Edit(str(e["path"]), _span(e["span"]), str(e["new_text"])) for e in raw["edits"])
-    applicability = raw["applicability"]
-    if applicability not in ("safe", "unsafe", "display"):
-        raise ValueError(f"bad applicability {applicability!r}")
-    return Fix(str(raw["description"]), edits, applicability)
-
-
-def decode(items: Sequence[dict[str, Any]]) -> tuple[Finding, ...]:
-    return tuple(
-        Finding(str(i["tool"]), str(i["rule"]), Severity.parse(i["severity"]), str(i["message"]),
-                str(i["path"]), _span(i["span"]), i["url"], _fix(i["fix"]), bool(i["file_level"]))
-        for i in items)
-
-
 # --- the store: I/O ----------------------------------------------------------------------
 
 class FindingsCache:
@@ -137,7 +104,7 @@ class FindingsCache:
             data = json.loads(entry.read_text("utf-8"))
             if data.get("key") != key:
                 raise ValueError("key mismatch")
-            findings = decode(data["findings"])
+            findings = codec.decode_findings(data["findings"])
         except FileNotFoundError:
             return None
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
@@ -150,7 +117,7 @@ class FindingsCache:
 
     def put(self, key: str, findings: Sequence[Finding]) -> None:
         """Best effort: a cache that cannot be written only costs time."""
-        payload = json.dumps({"key": key, "findings": encode(findings)}, separators=(",", ":"))
+        payload = json.dumps({"key": key, "findings": codec.encode_findings(findings)}, separators=(",", ":"))
         if _write_atomic(self._entry(key), payload):
             self.writes += 1
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import cache
+from bot import cache, codec
 from bot.analyzer import Resolution, Target
 from bot.linters import golangci, ruff
 from bot.linters.base import LinterSpec
@@ -37,6 +38,22 @@ def test_round_trip_keeps_every_field(tmp_path: Path) -> None:
     store.put("k" * 64, [FINDING, other])
     assert store.get("k" * 64) == (FINDING, other)
     assert store.get("j" * 64) is None
+
+
+def test_entries_hold_the_codecs_shape_and_old_layouts_are_misses(tmp_path: Path) -> None:
+    store = cache.FindingsCache(tmp_path)
+    key = "e" * 64
+    store.put(key, [FINDING])
+    entry = tmp_path / cache.FORMAT / "ee" / f"{key}.json"
+    stored = json.loads(entry.read_text())
+    assert stored == {"key": key, "findings": codec.encode_findings([FINDING])}
+    # The v1 layout (a nested "span", written by dataclasses.asdict) is not read as v2.
+    old = {**codec.encode_finding(FINDING), "span": {"line": 1, "column": 8, "end_line": 1,
+                                                      "end_column": 10}, "fix": None}
+    for name in ("line", "column", "end_line", "end_column"):
+        del old[name]
+    entry.write_text(json.dumps({"key": key, "findings": [old]}))
+    assert store.get(key) is None and not entry.exists()
 
 
 @pytest.mark.parametrize("content", [b"", b"{not json", b'{"key": "other", "findings": []}',

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from bot import codec
 from bot.gate import decide
 from bot.model import ReviewResult, Verdict
 
@@ -12,17 +13,11 @@ SCHEMA_VERSION = 1
 
 
 def verdict_dict(v: Verdict) -> dict[str, Any]:
-    f = v.finding
-    return {
-        "tool": f.tool, "rule": f.rule, "severity": f.severity.label, "message": f.message,
-        "path": f.path, "line": f.span.line, "column": f.span.column,
-        "end_line": f.span.end_line, "end_column": f.span.end_column,
-        "scope": v.scope, "where": v.where, "touched": v.touched,
-        "base": {"path": v.base.path, "line": v.base.line} if v.base is not None else None,
-        "fingerprint": v.fingerprint, "fixable": f.fix is not None,
-        "fix_applicability": f.fix.applicability if f.fix else None,
-        "url": f.url, "reasons": list(v.reasons), "matched_by": v.matched_by,
-    }
+    """The codec's verdict (so `base` is the whole base finding and `fix` its edits) plus two
+    keys derived for readers that only want to know whether a fix exists."""
+    fix = v.finding.fix
+    return {**codec.encode_verdict(v), "fixable": fix is not None,
+            "fix_applicability": fix.applicability if fix else None}
 
 
 def to_dict(result: ReviewResult) -> dict[str, Any]:
@@ -32,8 +27,7 @@ def to_dict(result: ReviewResult) -> dict[str, Any]:
         "base": result.merge_base,
         "head": result.head,
         "target": result.base_ref,
-        "tools": [{"name": t.name, "version": t.version, "status": t.status, "message": t.message,
-                   "failed_at": list(t.failed_at)} for t in result.tools],
+        "tools": [codec.encode_tool_run(t) for t in result.tools],
         "findings": [verdict_dict(v) for v in result.findings],
         "fixed": [verdict_dict(v) for v in result.fixed],
         "summary": {s: result.count(s) for s in
