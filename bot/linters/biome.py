@@ -55,9 +55,13 @@ def _diagnostics(result: proc.Result) -> Iterator[dict[str, Any]]:
 
 
 def parse(result: proc.Result, unit: Unit, target: Target) -> Iterator[Finding]:
+    paths: dict[str, str | None] = {}  # resolving a path costs system calls: once per file
     for diag in _diagnostics(result):
         location = diag.get("location") or {}
-        path = relpath(target.root, str(location.get("path") or ""), unit.cwd)
+        name = str(location.get("path") or "")
+        if name not in paths:
+            paths[name] = relpath(target.root, name, unit.cwd)
+        path = paths[name]
         code = diag.get("code") or {}
         rule = str(code.get("value") or "biome").removeprefix("lint/")
         if path is None or rule == "format":

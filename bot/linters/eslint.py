@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -22,7 +23,7 @@ from bot.linters.base import (
     version_tuple,
 )
 from bot.model import Edit, Finding, Fix, Severity, Span
-from bot.positions import offset_to_position, split_lines, utf16_to_column
+from bot.positions import split_lines, utf16_length, utf16_to_column
 from bot.toolpath import npm_version
 
 JS_EXTENSIONS = frozenset({".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"})
@@ -36,17 +37,35 @@ def command(exe: str, unit: Unit, target: Target) -> list[str]:
     return [exe, "-f", "json-with-metadata", "--no-warn-ignored", "--", *unit.paths]
 
 
-def _edit(path: str, lines: list[str], raw: dict[str, object]) -> Edit:
+class _Source:
+    """A file's lines with the UTF-16 offset each starts at: an offset's position in
+    O(log lines), where a file with thousands of fixes would otherwise cost lines x fixes."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.starts = [0]
+        for line in lines[:-1]:
+            self.starts.append(self.starts[-1] + utf16_length(line))
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """(line, column), 1-based, of a 0-based UTF-16 offset (past the end: the last line)."""
+        if not self.lines:
+            return 1, 1
+        index = max(0, bisect_right(self.starts, offset) - 1)
+        return index + 1, utf16_to_column(self.lines[index], offset - self.starts[index])
+
+
+def _edit(path: str, lines: _Source, raw: dict[str, object]) -> Edit:
     rng = raw["range"]
     assert isinstance(rng, list) and len(rng) == 2
     start, end = int(rng[0]), int(rng[1])
     # ESLint ranges are JavaScript string indices: UTF-16 code units from the file start.
-    sl, sc = offset_to_position(lines, int(start), utf16=True)
-    el, ec = offset_to_position(lines, int(end), utf16=True)
+    sl, sc = lines.position(start)
+    el, ec = lines.position(end)
     return Edit(path, Span(sl, sc, el, ec), str(raw.get("text") or ""))
 
 
-def _fix(path: str, lines: list[str], message: dict[str, object]) -> Fix | None:
+def _fix(path: str, lines: _Source, message: dict[str, object]) -> Fix | None:
     fix = message.get("fix")
     if isinstance(fix, dict):
         return Fix(f"eslint --fix ({message.get('ruleId')})", (_edit(path, lines, fix),), "safe")
@@ -101,18 +120,23 @@ def _messages(result: proc.Result) -> Iterator[tuple[str, dict[str, Any]]]:
 
 def parse(result: proc.Result, unit: Unit, target: Target) -> Iterator[Finding]:
     urls = _urls(result)
-    sources: dict[str, list[str]] = {}
+    sources: dict[str, _Source] = {}
+    paths: dict[str, str | None] = {}  # resolving a path costs system calls: once per file
     for file_path, message in _messages(result):
-        path = relpath(target.root, file_path, unit.cwd)
+        if file_path not in paths:
+            paths[file_path] = relpath(target.root, file_path, unit.cwd)
+        path = paths[file_path]
         if path is None:
             continue
         if path not in sources:
             # The output's `source` comes after the messages; the file is what ESLint read.
             try:
-                sources[path] = split_lines((target.root / path).read_text("utf-8", "replace"))
+                text = (target.root / path).read_text("utf-8", "replace")
             except OSError:
-                sources[path] = []
-        lines = sources[path]
+                text = ""
+            sources[path] = _Source(split_lines(text))
+        source = sources[path]
+        lines = source.lines
         rule = message.get("ruleId") or ("parse-error" if message.get("fatal") else "eslint")
         line = int(message.get("line") or 1)
         end_line = int(message.get("endLine") or line)
@@ -121,7 +145,7 @@ def parse(result: proc.Result, unit: Unit, target: Target) -> Iterator[Finding]:
         severity = Severity.ERROR if message.get("severity") == 2 else Severity.WARNING
         yield Finding("eslint", str(rule), severity, str(message["message"]), path,
                       Span(line, column, end_line, end_column), urls.get(str(rule)),
-                      _fix(path, lines, message), message.get("line") is None)
+                      _fix(path, source, message), message.get("line") is None)
 
 
 SPEC = LinterSpec(

@@ -49,6 +49,7 @@ def _fix(item: dict[str, object], path: str) -> Fix | None:
 
 
 def parse(result: proc.Result, unit: Unit, target: Target) -> Iterator[Finding]:
+    paths: dict[str, str | None] = {}  # resolving a path costs system calls: once per file
     for raw in result.lines():
         if not raw.strip():
             continue
@@ -58,15 +59,15 @@ def parse(result: proc.Result, unit: Unit, target: Target) -> Iterator[Finding]:
             raise GarbageOutput(f"not JSON: {raw[:200]}") from exc
         if not isinstance(item, dict):
             raise GarbageOutput("expected one JSON object per line")
-        finding = _finding(item, unit, target)
-        if finding is not None:
-            yield finding
+        name = str(item["filename"])
+        if name not in paths:
+            paths[name] = relpath(target.root, name, unit.cwd)
+        path = paths[name]
+        if path is not None:
+            yield _finding(item, path)
 
 
-def _finding(item: dict[str, object], unit: Unit, target: Target) -> Finding | None:
-    path = relpath(target.root, str(item["filename"]), unit.cwd)
-    if path is None:
-        return None
+def _finding(item: dict[str, object], path: str) -> Finding:
     # ruff >= 0.17 emits some diagnostics with "code": null; the name is their identity.
     rule = item.get("code") or item.get("name") or "ruff"
     severity = Severity.parse(str(item.get("severity") or "error"))

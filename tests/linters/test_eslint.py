@@ -109,3 +109,15 @@ def test_install_command_follows_the_lock_file(tmp_path: Path) -> None:
         root = write(tmp_path / str(i), {name: "" for name in files})
         root.mkdir(exist_ok=True)
         assert install_command(root) == expected, files
+
+
+def test_a_file_past_the_per_file_cap_fails_closed(tmp_path: Path) -> None:
+    """ESLint's JSON is one document: read as it streams, and a file with more findings than
+    the bot reads is failed, not reported as cut short."""
+    write(tmp_path, {"eslint.config.mjs": CONFIG, "ok.js": "export const y = 1;\nif (y == 2) {}\n",
+                     "big.js": "export let x = 1;\n" + "if (x == 1) {}\n" * 10_050})
+    outcome = lint(eslint.SPEC, tmp_path, ["ok.js", "big.js"])
+    assert outcome.status == "failed"
+    assert outcome.failed_paths == {"big.js"}
+    assert "big.js: 10051 findings, more than the 10000 per file" in outcome.message
+    assert [(f.path, f.rule) for f in outcome.findings] == [("ok.js", "eqeqeq")]

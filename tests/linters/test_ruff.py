@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.linters import ruff
+import pytest
+
+from bot.linters import ruff, runner
 from bot.model import Severity, Span
 from tests.linters.conftest import lint, write
 
@@ -34,3 +36,15 @@ def test_syntax_error_is_a_finding(tmp_path: Path) -> None:
     outcome = lint(ruff.SPEC, tmp_path, ["bad.py"])
     assert outcome.status == "ok"
     assert outcome.findings and all(f.severity == Severity.ERROR for f in outcome.findings)
+
+
+def test_findings_past_the_run_cap_fail_their_files(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(runner, "MAX_PER_RUN", 5)
+    write(tmp_path, {"ruff.toml": 'lint.select = ["F821"]\n', "a.py": "a, a, a\n",
+                     "b.py": "b, b, b\n", "c.py": "c\n"})
+    outcome = lint(ruff.SPEC, tmp_path, ["a.py", "b.py", "c.py"])
+    assert outcome.status == "failed"
+    assert outcome.failed_paths == {"b.py", "c.py"}
+    assert "2 file(s) not checked: more than 5 findings in one run (b.py, c.py)" in outcome.message
+    assert [f.path for f in outcome.findings] == ["a.py"] * 3
