@@ -16,8 +16,9 @@ from typing import Literal
 from bot.forges.base import Draft, Forge, Posted, ReadOnly, Rejected, State, Uncertain
 from bot.gate import Gate
 from bot.model import ReviewResult
+from bot.placement import Item, Placed
 from bot.render import summary as summary_md
-from bot.review import Item, Placed, Policy, cap, demote, place
+from bot.review import Policy, cap, demote, place
 
 RETRIES = 3  # attempts after an uncertain write before giving up
 Status = Literal["published", "read-only", "closed", "stale"]
@@ -75,18 +76,20 @@ def reconcile(items: Sequence[Item], state: State, policy: Policy) -> Plan:
 
 def draft(item: Item) -> Draft:
     assert item.body is not None
-    line = item.line if item.kind == "inline" else None
-    start = item.start_line if item.kind == "inline" else None
-    return Draft(item.key, item.verdict.finding.path, item.body.text, line, start)
+    inline = item.kind == "inline"
+    return Draft(item.key, item.verdict.finding.path, item.body.text,
+                 item.line if inline else None, item.start_line if inline else None,
+                 item.old_path, item.old_line if inline else None)
 
 
 def review(forge: Forge, result: ReviewResult, texts: Mapping[str, Sequence[str]], policy: Policy,
            gate: Gate, *, settle: float = 2.0,
            sleep: Callable[[float], None] = time.sleep) -> Outcome:
     """Place every finding, then publish with the sticky summary."""
-    items = place(result, texts, policy)
+    items = place(result, texts, policy, dialect=forge.dialect)
+    limit = forge.dialect.body_limit - 500
     return publish(forge, result, items, texts, policy,
-                   lambda placed: summary_md.render(result, placed, gate, texts),
+                   lambda placed: summary_md.render(result, placed, gate, texts, limit=limit),
                    settle=settle, sleep=sleep)
 
 
@@ -142,13 +145,15 @@ def _post_all(forge: Forge, result: ReviewResult, plan: Plan, texts: Mapping[str
     retry: list[Item] = []
     for refused in rejected:
         item = by_key[refused.draft.key]
-        by_key[item.key] = demote(item, refused.reason, policy, texts.get(item.verdict.finding.path, ()))
+        by_key[item.key] = demote(item, refused.reason, texts.get(item.verdict.finding.path, ()),
+                                  dialect=forge.dialect)
         if by_key[item.key].kind == "file":
             retry.append(by_key[item.key])
     if retry:
         for refused in _post_safely(forge, result.head, body, [draft(i) for i in retry], settle, sleep,
                                     uncertain):
-            by_key[refused.draft.key] = demote(by_key[refused.draft.key], refused.reason, policy, ())
+            by_key[refused.draft.key] = demote(by_key[refused.draft.key], refused.reason, (),
+                                               dialect=forge.dialect)
     return tuple(by_key[item.key] for item in plan.items), bool(uncertain)
 
 

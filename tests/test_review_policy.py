@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
-from bot.forges.base import Posted, State
+from bot.forges.base import Posted, State, status_annotations
+from bot.forges.github import DIALECT
+from bot.model import Severity, Verdict
+from bot.placement import Item
 from bot.publish import reconcile
 from bot.render.markdown import parse_marker
 from bot.render.suggestion import NoSuggestion, split_lines
-from bot.review import Policy, cap, check_annotations, place
+from bot.review import Policy, cap, place
 from tests.forges.builders import change, finding, result, verdict
 
 TEXT = split_lines("".join(f"v{n} = {n}\n" for n in range(1, 41)))
+
+
+def placed(found: list[Verdict]) -> tuple[Item, ...]:
+    """`found` placed for GitHub in a file whose lines 1-10 are in the diff."""
+    return place(result("c" * 40, found, [change("a.py", range(1, 11))]), {"a.py": TEXT},
+                 dialect=DIALECT)
 
 
 def test_placement() -> None:
@@ -22,8 +31,7 @@ def test_placement() -> None:
         verdict(finding("a.py", 4, fix=((4, 1, 5, 1, ""), (12, 1, 13, 1, ""))), "fix-too-wide"),
         verdict(finding("a.py", 7, end_line=9), "multi"),
     ]
-    items = {i.key: i for i in place(result("c" * 40, found, [change("a.py", range(1, 11))]),
-                                     {"a.py": TEXT})}
+    items = {i.key: i for i in placed(found)}
     assert set(items) == {"in-hunk", "outside-hunk", "not-in-diff", "fix-too-wide", "multi"}
     assert (items["in-hunk"].kind, items["in-hunk"].line, items["in-hunk"].start_line) == ("inline", 3, None)
     assert items["outside-hunk"].kind == "file"
@@ -35,16 +43,15 @@ def test_placement() -> None:
 
 
 def test_worst_first_and_duplicate_fingerprints_get_distinct_keys() -> None:
-    from bot.model import Severity
     found = [verdict(finding("a.py", 2, severity=Severity.INFO), "same"),
              verdict(finding("a.py", 3), "same")]
-    items = place(result("c" * 40, found, [change("a.py", range(1, 11))]), {"a.py": TEXT})
+    items = placed(found)
     assert [(i.key, i.verdict.finding.line) for i in items] == [("same", 3), ("same~2", 2)]
 
 
 def test_caps_bound_the_comments_on_the_pr() -> None:
     found = [verdict(finding("a.py", n), f"fp{n}") for n in range(1, 8)]
-    items = place(result("c" * 40, found, [change("a.py", range(1, 11))]), {"a.py": TEXT})
+    items = placed(found)
     capped = cap(items, frozenset({"fp1", "fp2"}), Policy(max_inline=3))
     assert [i.kind for i in capped] == ["inline"] * 3 + ["summary"] * 4  # 2 earlier + 1 new
     assert "over the cap of 3" in capped[-1].reason
@@ -54,7 +61,7 @@ def test_caps_bound_the_comments_on_the_pr() -> None:
 
 def test_reconcile_edits_only_changed_text_and_resolves_fixed() -> None:
     found = [verdict(finding("a.py", n), f"fp{n}") for n in (1, 2)]
-    items = place(result("c" * 40, found, [change("a.py", range(1, 11))]), {"a.py": TEXT})
+    items = placed(found)
     marker = parse_marker(items[0].body.text)  # type: ignore[union-attr]
     assert marker is not None
     state = State("c" * 40, True, (
@@ -72,14 +79,14 @@ def test_reconcile_edits_only_changed_text_and_resolves_fixed() -> None:
 def test_check_annotations_skip_preexisting() -> None:
     found = [verdict(finding("a.py", 1), "a"), verdict(finding("a.py", 2), "b", scope="preexisting"),
              verdict(finding("a.py", 3), "c", scope="changed")]
-    notes = check_annotations(result("c" * 40, found, []))
-    assert [(a.start_line, a.level) for a in notes] == [(1, "failure"), (3, "failure")]
+    notes = status_annotations(result("c" * 40, found, []))
+    assert [(a.start_line, a.severity) for a in notes] == [(1, Severity.ERROR), (3, Severity.ERROR)]
 
 
 def test_display_only_fix_is_described_not_suggested() -> None:
     found = [verdict(finding("a.py", 2, fix=((2, 1, 2, 3, "x"),)), "fp")]
     res = result("c" * 40, found, [change("a.py", range(1, 11))])
     object.__setattr__(res.findings[0].finding.fix, "applicability", "display")
-    [item] = place(res, {"a.py": TEXT})
+    [item] = place(res, {"a.py": TEXT}, dialect=DIALECT)
     assert "not offered here" in item.body.text  # type: ignore[union-attr]
     assert isinstance(NoSuggestion("x"), NoSuggestion)

@@ -17,13 +17,13 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "forges")]
 from builders import change, finding, result, verdict  # noqa: E402
 from fakegithub import FakeGitHub  # noqa: E402
 
-from bot.forges.base import CheckReport  # noqa: E402
+from bot.forges.base import StatusReport, status_annotations  # noqa: E402
 from bot.forges.github import GitHubForge, Settings  # noqa: E402
 from bot.gate import Gate  # noqa: E402
 from bot.model import ReviewResult  # noqa: E402
 from bot.publish import review  # noqa: E402
 from bot.render.suggestion import split_lines  # noqa: E402
-from bot.review import Policy, check_annotations  # noqa: E402
+from bot.review import Policy  # noqa: E402
 
 HEAD = "c" * 40
 
@@ -43,7 +43,7 @@ def one_run(fake: FakeGitHub, res: ReviewResult, texts: dict[str, list[str]]) ->
                                  timeout=5.0, write_spacing=0.0), sleep=lambda s: None)
     outcome = review(forge, res, texts, Policy(), Gate(1, "error"), settle=0)
     assert outcome.status == "published", outcome
-    forge.check(CheckReport("reviewbot", HEAD, "failure", "t", "s", check_annotations(res)))
+    forge.check(StatusReport("reviewbot", HEAD, "failure", "t", "s", status_annotations(res)))
     return fake.count(write=False), fake.count(write=True)
 
 

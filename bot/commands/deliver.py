@@ -15,13 +15,13 @@ from pathlib import Path
 
 from bot.commands import common
 from bot.forges import github
-from bot.forges.base import CheckReport, Forge
+from bot.forges.base import Forge, StatusReport, status_annotations
 from bot.gate import Gate, decide
 from bot.model import ReviewResult
 from bot.publish import Outcome
 from bot.publish import review as publish_review
 from bot.render import summary
-from bot.review import Policy, check_annotations
+from bot.review import Policy
 from bot.triggers import github_actions
 
 CHECK_NAME = "reviewbot"
@@ -66,15 +66,15 @@ def deliver(forge: Forge | github.DryRun, result: ReviewResult,
 
 
 def check_report(result: ReviewResult, gate: Gate, outcome: Outcome,
-                 texts: Mapping[str, Sequence[str]]) -> CheckReport:
+                 texts: Mapping[str, Sequence[str]]) -> StatusReport:
     introduced = result.count("introduced") + result.count("changed")
     title = (f"{'failing' if gate.failed else 'passing'}: {introduced} new or changed finding"
              f"{'s' * (introduced != 1)}, {result.count('preexisting')} pre-existing")
     if gate.unchecked:
         title += f"; not fully checked: {gate.unchecked[0]}" + (" …" if len(gate.unchecked) > 1 else "")
     body = summary.render(result, outcome.placed, gate, texts, marker=False, limit=60_000)
-    return CheckReport(CHECK_NAME, result.head, "failure" if gate.failed else "success",
-                       title, body, check_annotations(result))
+    return StatusReport(CHECK_NAME, result.head, "failure" if gate.failed else "success",
+                        title, body, status_annotations(result))
 
 
 def _log(outcome: Outcome, number: int) -> None:

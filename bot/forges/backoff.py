@@ -1,48 +1,63 @@
-"""How long to wait before retrying a forge request: GitHub's documented rate-limit rules.
+"""The one retry loop every forge request goes through, REST or GraphQL.
 
-Pure. A rate-limited request was not processed, so waiting and sending it again is safe even
-for a write; a 5xx or a timeout is different (the write may have happened) and is the
-caller's business.
+Neutral and small: the caller sends, a `judge` classifies what came back (done, wait N
+seconds and send again, or raise), and the loop keeps count. What counts as retryable, and
+for how long to wait, is the forge's own rule (GitHub's are in `github_limits.py`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Generic, TypeVar
 
-SECONDARY_WAIT = 60.0  # "Otherwise, wait for at least one minute" (GitHub REST docs)
-SERVER_WAIT = 1.0
-
-
-def header(headers: Mapping[str, str] | None, name: str) -> str | None:
-    for key, value in (headers or {}).items():
-        if key.lower() == name:
-            return value
-    return None
+T = TypeVar("T")
 
 
-def rate_limit_wait(status: int, headers: Mapping[str, str] | None, message: str, attempt: int,
-                    now: float) -> float | None:
-    """Seconds to wait for a rate-limited response, or None when it is not one."""
-    if status not in (403, 429):
-        return None
-    retry_after = header(headers, "retry-after")
-    if retry_after is not None:
+@dataclass(frozen=True)
+class Sent(Generic[T]):
+    """The request was answered (the answer may still be a failure the judge retries)."""
+
+    attempt: int  # 0 for the first
+    value: T
+
+
+@dataclass(frozen=True)
+class Failed:
+    """The request raised."""
+
+    attempt: int
+    error: Exception
+
+
+@dataclass(frozen=True)
+class Wait:
+    """Send again after `seconds`; `why` is kept for the message when every attempt fails."""
+
+    seconds: float
+    why: str
+
+
+def retry(send: Callable[[], T], judge: Callable[[Sent[T] | Failed], Wait | None], *,
+          retries: int, sleep: Callable[[float], None],
+          exhausted: Callable[[str], Exception]) -> T:
+    """`send()` until `judge` accepts its outcome (None), at most `retries` more times.
+
+    An accepted failure is raised as it was; `judge` may raise an error of its own instead.
+    After the last attempt nothing is waited for: `exhausted(last reason)` is raised.
+    """
+    for attempt in range(retries + 1):
+        outcome: Sent[T] | Failed
         try:
-            return max(0.0, float(retry_after))
-        except ValueError:
-            pass
-    reset = header(headers, "x-ratelimit-reset")
-    if header(headers, "x-ratelimit-remaining") == "0" and reset is not None:
-        try:
-            return max(0.0, float(reset) - now) + 1.0
-        except ValueError:
-            pass
-    text = message.lower()
-    if status == 429 or "rate limit" in text or "abuse" in text or "too quickly" in text:
-        return float(SECONDARY_WAIT * 2**attempt)
-    return None
-
-
-def server_wait(attempt: int) -> float:
-    """Exponential backoff for 5xx and timeouts on requests that are safe to repeat."""
-    return float(SERVER_WAIT * 2**attempt)
+            outcome = Sent(attempt, send())
+        except Exception as exc:  # the judge decides; what it does not know is raised below
+            outcome = Failed(attempt, exc)
+        wait = judge(outcome)
+        if wait is None:
+            if isinstance(outcome, Failed):
+                raise outcome.error
+            return outcome.value
+        if attempt == retries:
+            raise exhausted(wait.why)
+        sleep(wait.seconds)
+    raise AssertionError("unreachable")

@@ -1,10 +1,6 @@
-"""GitHub through PyGithub (REST) and `graphql.py` (threads): the only PyGithub importer.
-
-Retries are ours, not the library's: PyGithub's default retry re-sends a POST after a 502 that
-already took effect. Here a rate-limited request (403/429 with retry-after, reset or a
-secondary-limit message) is waited out and sent again, because GitHub did not process it; a
-5xx or a timeout on a read is retried with backoff; on a write that is not idempotent it
-raises `Uncertain`, and the publish flow reads the state again before writing.
+"""GitHub's pull request side through PyGithub (REST) and `graphql.py` (threads), its markdown
+dialect, and a dry run. The connection and its retry rules are `github_api.py`; the
+repository side (replies, reactions, permissions, labels, issues) is `github_repository.py`.
 """
 
 from __future__ import annotations
@@ -12,30 +8,38 @@ from __future__ import annotations
 import contextlib
 import time
 import uuid
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
-import requests
-from github import Auth, Github, GithubException
 from github.CheckRun import CheckRun
 from github.Commit import Commit
 from github.IssueComment import IssueComment
 from github.PullRequest import PullRequest
 from github.PullRequestComment import PullRequestComment
 
-from bot.errors import BotError, Exit
-from bot.forges.backoff import rate_limit_wait, server_wait
-from bot.forges.base import CheckReport, Draft, Posted, ReadOnly, Rejected, State, Uncertain
-from bot.forges.graphql import GraphQL, GraphQLError
+from bot.forges.base import Annotation, Draft, Posted, ReadOnly, Rejected, State, StatusReport, Uncertain
+from bot.forges.github_api import PER_PAGE, RETRIES, Api, NotFound, Refused, Settings
+from bot.forges.github_limits import server_wait
+from bot.forges.graphql import GraphQLError
+from bot.forges.hunks import head_lines
+from bot.model import Severity
+from bot.placement import Dialect
 from bot.render.markdown import SUMMARY_MARKER, clip, parse_marker
-from bot.review import Annotation
 
-T = TypeVar("T")
-API_VERSION = "2022-11-28"
-RETRIES = 3
+__all__ = ["DIALECT", "DryRun", "GitHubForge", "NotFound", "Refused", "Settings"]
+
 ANNOTATIONS_PER_REQUEST = 50  # Checks API maxItems
 CHECK_TEXT_LIMIT = 65_535
+MAX_FILES = 3000  # "Responses include a maximum of 3000 files" (pulls/list-files)
+LEVELS = {Severity.INFO: "notice", Severity.WARNING: "warning", Severity.ERROR: "failure"}
+
+
+def _fence(start: int, end: int, anchor: int) -> str:
+    return "suggestion"  # the block replaces the commented lines, start_line..line
+
+
+# Bodies over 65,536 characters are refused (422 "Body is too long").
+DIALECT = Dialect("github", body_limit=65_536, ranges=True, fence=_fence)
 
 THREADS = """
 query($owner: String!, $name: String!, $number: Int!, $after: String) {
@@ -56,64 +60,46 @@ UNRESOLVE = ("mutation($id: ID!) { unresolveReviewThread(input: {threadId: $id})
              "{ thread { id isResolved } } }")
 
 
-@dataclass(frozen=True)
-class Settings:
-    api_url: str
-    graphql_url: str
-    token: str
-    repository: str  # owner/name
-    number: int
-    timeout: float = 15.0
-    read_spacing: float = 0.0
-    write_spacing: float = 1.0  # GitHub: "wait at least one second between mutative requests"
-    max_wait: float = 300.0  # the longest rate-limit wait we accept before giving up
-
-
-class Refused(Exception):
-    """GitHub validated the request and refused it (422)."""
-
-
-class NotFound(BotError):
-    def __init__(self, message: str) -> None:
-        super().__init__(message, Exit.FORGE)
-
-
 class GitHubForge:
-    def __init__(self, settings: Settings, *, sleep: Callable[[float], None] = time.sleep,
-                 clock: Callable[[], float] = time.time) -> None:
-        self._s = settings
-        self._sleep = sleep
-        self._clock = clock
-        self._gh = Github(auth=Auth.Token(settings.token), base_url=settings.api_url,
-                          timeout=int(max(1, settings.timeout)), retry=None, per_page=100,
-                          seconds_between_requests=settings.read_spacing or None,
-                          seconds_between_writes=settings.write_spacing or None,
-                          lazy=True, api_version=API_VERSION)
-        self._repo = self._gh.get_repo(settings.repository)  # lazy: no request
-        self._gql = GraphQL(settings.graphql_url, settings.token, timeout=settings.timeout,
-                            write_spacing=settings.write_spacing, max_wait=settings.max_wait,
-                            sleep=sleep, clock=clock)
+    """One pull request: `Settings.number`, or `number` when given."""
+
+    dialect = DIALECT
+
+    def __init__(self, settings: Settings, *, number: int | None = None,
+                 sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.time, api: Api | None = None) -> None:
+        pr_number = settings.number if number is None else number
+        if pr_number is None:
+            raise ValueError("GitHubForge needs a pull request number")
+        self._number = pr_number
+        self._api = api or Api(settings, sleep=sleep, clock=clock)
+        self._sleep = self._api.sleep
         self._pr: PullRequest | None = None
         self._review_comments: dict[str, PullRequestComment] = {}
         self._summary: IssueComment | None = None
         self._max_batch = 1_000_000  # lowered when GitHub fails on a large review
 
+    @property
+    def api(self) -> Api:
+        """The connection, to share with the repository side (`github_repository.py`)."""
+        return self._api
+
     # -- reads -------------------------------------------------------------------------
 
     def pull(self) -> PullRequest:
-        self._pr = self._call(lambda: self._repo.get_pull(self._s.number), write=False)
+        self._pr = self._api.call(lambda: self._api.repo.get_pull(self._number), write=False)
         return self._pr
 
     def load(self) -> State:
         pr = self.pull()
-        head, is_open = self._call(lambda: (pr.head.sha, pr.state == "open"), write=False)
-        raw = self._list(f"{pr.url}/comments")
+        head, is_open = self._api.call(lambda: (pr.head.sha, pr.state == "open"), write=False)
+        raw = self._api.list(f"{pr.url}/comments")
         replies = {str(c["in_reply_to_id"]) for c in raw
                    if c.get("in_reply_to_id") and parse_marker(c.get("body") or "") is None}
         ours = [(c, m) for c in raw
                 if (m := parse_marker(c.get("body") or "")) and not c.get("in_reply_to_id")]
         self._review_comments = {str(c["id"]): PullRequestComment(
-            self._gh.requester, {}, c, completed=True) for c, _ in ours}
+            self._api.requester, {}, c, completed=True) for c, _ in ours}
         threads, known = self._threads() if ours else ({}, True)
         posted = []
         for comment, found in ours:
@@ -126,15 +112,24 @@ class GitHubForge:
         return State(head, is_open, tuple(posted),
                      str(self._summary.id) if self._summary else None, known)
 
+    def diff_lines(self) -> Mapping[str, frozenset[int]]:
+        files = self._api.list(f"{self._api.url}/pulls/{self._number}/files",
+                               max_pages=MAX_FILES // PER_PAGE)
+        if len(files) >= MAX_FILES:
+            print(f"reviewbot: GitHub lists at most {MAX_FILES} files of a pull request; "
+                  "comments on the others are not checked against GitHub's diff")
+        # A file without `patch` (binary, or too large to show) takes no line comments.
+        return {str(f["filename"]): head_lines(str(f.get("patch") or "")) for f in files}
+
     def _threads(self) -> tuple[dict[str, tuple[str, bool, bool]], bool]:
         """Our comments' threads by REST comment id: (thread id, resolved, resolved by us)."""
-        owner, name = self._s.repository.split("/", 1)
+        owner, name = self._api.settings.repository.split("/", 1)
         out: dict[str, tuple[str, bool, bool]] = {}
         after: str | None = None
         try:
             while True:
-                data = self._gql.run(THREADS, {"owner": owner, "name": name,
-                                               "number": self._s.number, "after": after})
+                data = self._api.gql.run(THREADS, {"owner": owner, "name": name,
+                                                   "number": self._number, "after": after})
                 page = data["repository"]["pullRequest"]["reviewThreads"]
                 for node in page["nodes"]:
                     first = (node["comments"]["nodes"] or [None])[0]
@@ -153,25 +148,9 @@ class GitHubForge:
             return out, False
 
     def _find_summary(self, pr: PullRequest) -> IssueComment | None:
-        found = next((c for c in self._list(f"{pr.issue_url}/comments")
+        found = next((c for c in self._api.list(f"{pr.issue_url}/comments")
                       if SUMMARY_MARKER in (c.get("body") or "")), None)
-        return IssueComment(self._gh.requester, {}, found, completed=True) if found else None
-
-    def _list(self, url: str) -> list[dict[str, Any]]:
-        """Every page of a list endpoint, as JSON.
-
-        PyGithub's list items are incomplete objects: reading a field GitHub omits (a root
-        comment has no `in_reply_to_id`) would cost one GET per comment.
-        """
-        out: list[dict[str, Any]] = []
-        page = 1
-        while True:
-            headers, data = self._call(lambda p=page: self._gh.requester.requestJsonAndCheck(  # type: ignore[misc]
-                "GET", url, parameters={"per_page": 100, "page": p}), write=False)
-            out += data if isinstance(data, list) else []
-            if 'rel="next"' not in str(headers.get("link", "")):
-                return out
-            page += 1
+        return IssueComment(self._api.requester, {}, found, completed=True) if found else None
 
     # -- writes ------------------------------------------------------------------------
 
@@ -183,7 +162,7 @@ class GitHubForge:
             rejected += self._review(commit, body, lines[start:start + size])
         for draft in (d for d in drafts if d.line is None):
             try:
-                self._call(lambda d=draft: self._pr_now().create_review_comment(  # type: ignore[misc]
+                self._api.call(lambda d=draft: self._pr_now().create_review_comment(  # type: ignore[misc]
                     body=d.body, commit=commit, path=d.path, subject_type="file"), write=True)
             except Refused as exc:
                 rejected.append(Rejected(draft, str(exc)))
@@ -195,7 +174,7 @@ class GitHubForge:
             return []
         comments = [_comment(d) for d in drafts]
         try:
-            self._call(lambda: self._pr_now().create_review(
+            self._api.call(lambda: self._pr_now().create_review(
                 commit=self._commit(commit), body=body, event="COMMENT",
                 comments=comments), write=True)  # type: ignore[arg-type]
             return []
@@ -214,7 +193,7 @@ class GitHubForge:
         if target is None:
             return
         try:
-            self._call(lambda: target.edit(body), write=True, idempotent=True)
+            self._api.call(lambda: target.edit(body), write=True, idempotent=True)
         except NotFound:
             print(f"reviewbot: comment {comment.id} was deleted meanwhile; not edited")
 
@@ -223,13 +202,14 @@ class GitHubForge:
         if target is None:
             return
         with contextlib.suppress(NotFound):  # already gone: what was wanted
-            self._call(target.delete, write=True, idempotent=True)
+            self._api.call(target.delete, write=True, idempotent=True)
 
     def resolve(self, comment: Posted, resolved: bool) -> None:
         if comment.thread is None:
             return
         try:
-            self._gql.run(RESOLVE if resolved else UNRESOLVE, {"id": comment.thread}, mutation=True)
+            self._api.gql.run(RESOLVE if resolved else UNRESOLVE, {"id": comment.thread},
+                              mutation=True)
         except GraphQLError as exc:  # the thread stays as it was; the next run tries again
             print(f"reviewbot: could not {'resolve' if resolved else 'reopen'} a thread: "
                   f"{exc.message}")
@@ -238,12 +218,12 @@ class GitHubForge:
         current = self._summary
         if current is not None:
             if (current.body or "") != body:
-                self._call(lambda: current.edit(body), write=True, idempotent=True)
+                self._api.call(lambda: current.edit(body), write=True, idempotent=True)
             return
         for attempt in range(RETRIES + 1):
             try:
-                self._summary = self._call(lambda: self._pr_now().create_issue_comment(body),
-                                           write=True)
+                self._summary = self._api.call(
+                    lambda: self._pr_now().create_issue_comment(body), write=True)
                 return
             except Uncertain:
                 if attempt == RETRIES:
@@ -255,10 +235,10 @@ class GitHubForge:
                     self.summary(state, body)
                     return
 
-    def check(self, report: CheckReport) -> bool:
-        batches = [report.annotations[i:i + ANNOTATIONS_PER_REQUEST]
-                   for i in range(0, len(report.annotations), ANNOTATIONS_PER_REQUEST)] or [()]
-        output = {"title": clip(report.title, 255), "summary": clip(report.summary, CHECK_TEXT_LIMIT)}
+    def check(self, report: StatusReport) -> bool:
+        """The report as a check run; its annotations go 50 per request (they append)."""
+        batches = _batches(report.annotations)
+        output = _output(report)
         first = {**output, "annotations": [_annotation(a) for a in batches[0]]}
         # Names this run's check run, so a creation whose answer was lost is found, not repeated.
         marker = uuid.uuid4().hex
@@ -267,16 +247,16 @@ class GitHubForge:
         except ReadOnly as exc:
             print(f"reviewbot: cannot create a check run ({exc.message})")
             return False
-        for batch in batches[1:]:  # further annotations append (Checks API)
-            self._call(lambda b=batch: run.edit(  # type: ignore[misc]
+        for batch in batches[1:]:
+            self._api.call(lambda b=batch: run.edit(  # type: ignore[misc]
                 output={**output, "annotations": [_annotation(a) for a in b]}),
                 write=True, idempotent=False)
         return True
 
-    def _create_check(self, report: CheckReport, output: dict[str, Any], marker: str) -> CheckRun:
+    def _create_check(self, report: StatusReport, output: dict[str, Any], marker: str) -> CheckRun:
         for attempt in range(RETRIES + 1):
             try:
-                return self._call(lambda: self._repo.create_check_run(
+                return self._api.call(lambda: self._api.repo.create_check_run(
                     name=report.name, head_sha=report.head, status="completed",
                     conclusion=report.conclusion, external_id=marker, output=output), write=True)
             except Uncertain:
@@ -288,13 +268,13 @@ class GitHubForge:
                     return found
         raise AssertionError("unreachable")
 
-    def _find_check(self, report: CheckReport, marker: str) -> CheckRun | None:
-        _, data = self._call(lambda: self._gh.requester.requestJsonAndCheck(
-            "GET", f"{self._repo.url}/commits/{report.head}/check-runs",
-            parameters={"check_name": report.name, "filter": "all", "per_page": 100}), write=False)
+    def _find_check(self, report: StatusReport, marker: str) -> CheckRun | None:
+        _, data = self._api.request("GET", f"{self._api.url}/commits/{report.head}/check-runs",
+                                    parameters={"check_name": report.name, "filter": "all",
+                                                "per_page": PER_PAGE})
         runs = data.get("check_runs", []) if isinstance(data, dict) else []
         found = next((r for r in runs if r.get("external_id") == marker), None)
-        return CheckRun(self._gh.requester, {}, found, completed=True) if found else None
+        return CheckRun(self._api.requester, {}, found, completed=True) if found else None
 
     # -- plumbing ----------------------------------------------------------------------
 
@@ -303,55 +283,8 @@ class GitHubForge:
 
     def _commit(self, sha: str) -> Commit:
         # A complete Commit from what we know: PyGithub would GET it to read its sha.
-        return Commit(self._gh.requester, {}, {"sha": sha, "url": f"{self._repo.url}/commits/{sha}"},
-                      completed=True)
-
-    def _call(self, fn: Callable[[], T], *, write: bool, idempotent: bool = False) -> T:
-        last = ""
-        for attempt in range(RETRIES + 1):
-            try:
-                return fn()
-            except GithubException as exc:
-                message = _message(exc)
-                wait = rate_limit_wait(exc.status, exc.headers, message, attempt, self._clock())
-                if wait is not None and wait <= self._s.max_wait:
-                    self._sleep(wait)  # not processed: safe to send again, writes included
-                    last = f"rate limited ({message})"
-                    continue
-                _raise_for(exc, message, write)
-                if write and not idempotent:
-                    raise Uncertain(f"GitHub answered {exc.status} ({message})") from exc
-                last = f"{exc.status} {message}"
-            except requests.RequestException as exc:
-                if write and not idempotent:
-                    raise Uncertain(f"no answer from GitHub ({type(exc).__name__})") from exc
-                last = type(exc).__name__
-            self._sleep(server_wait(attempt))
-        raise BotError(f"GitHub API failed after {RETRIES + 1} attempts: {last}", Exit.FORGE)
-
-
-def _message(exc: GithubException) -> str:
-    data = exc.data if isinstance(exc.data, dict) else {}
-    text = str(data.get("message") or exc.message or "")
-    errors = data.get("errors")
-    if isinstance(errors, list) and errors:
-        text += ": " + "; ".join(str(e.get("message", e)) if isinstance(e, dict) else str(e)
-                                 for e in errors)
-    return text
-
-
-def _raise_for(exc: GithubException, message: str, write: bool) -> None:
-    """Errors no retry can fix."""
-    if exc.status == 401:
-        raise BotError(f"GitHub refused the token (401 {message}); check GITHUB_TOKEN", Exit.FORGE)
-    if exc.status == 403 and write:
-        raise ReadOnly(f"the token may not write here (403 {message})")
-    if exc.status == 422:
-        raise Refused(message)
-    if exc.status == 404:
-        raise NotFound(f"GitHub API error 404: {message}")
-    if 400 <= exc.status < 500:
-        raise BotError(f"GitHub API error {exc.status}: {message}", Exit.FORGE)
+        return Commit(self._api.requester, {},
+                      {"sha": sha, "url": f"{self._api.url}/commits/{sha}"}, completed=True)
 
 
 def _comment(draft: Draft) -> dict[str, Any]:
@@ -364,7 +297,16 @@ def _comment(draft: Draft) -> dict[str, Any]:
 
 def _annotation(a: Annotation) -> dict[str, Any]:
     return {"path": a.path, "start_line": a.start_line, "end_line": a.end_line,
-            "annotation_level": a.level, "title": a.title, "message": a.message}
+            "annotation_level": LEVELS[a.severity], "title": a.title, "message": a.message}
+
+
+def _batches(annotations: Sequence[Annotation]) -> list[Sequence[Annotation]]:
+    return [annotations[i:i + ANNOTATIONS_PER_REQUEST]
+            for i in range(0, len(annotations), ANNOTATIONS_PER_REQUEST)] or [()]
+
+
+def _output(report: StatusReport) -> dict[str, Any]:
+    return {"title": clip(report.title, 255), "summary": clip(report.summary, CHECK_TEXT_LIMIT)}
 
 
 class DryRun:
@@ -372,6 +314,8 @@ class DryRun:
 
     It reads nothing either (no token needed), so it shows a first run on a fresh PR.
     """
+
+    dialect = DIALECT
 
     def __init__(self, repository: str, number: int, head: str) -> None:
         self._prefix = f"/repos/{repository}"
@@ -384,6 +328,9 @@ class DryRun:
 
     def load(self) -> State:
         return State(self._head, True)
+
+    def diff_lines(self) -> Mapping[str, frozenset[int]]:
+        return {}  # reads nothing: GitHub's view of the diff is unknown here
 
     def post(self, commit: str, body: str, drafts: Sequence[Draft]) -> list[Rejected]:
         lines = [_comment(d) for d in drafts if d.line is not None]
@@ -408,10 +355,9 @@ class DryRun:
     def summary(self, state: State, body: str) -> None:
         self._record("POST", f"/issues/{self._number}/comments", {"body": body})
 
-    def check(self, report: CheckReport) -> bool:
-        batches = [report.annotations[i:i + ANNOTATIONS_PER_REQUEST]
-                   for i in range(0, len(report.annotations), ANNOTATIONS_PER_REQUEST)] or [()]
-        output = {"title": clip(report.title, 255), "summary": clip(report.summary, CHECK_TEXT_LIMIT)}
+    def check(self, report: StatusReport) -> bool:
+        batches = _batches(report.annotations)
+        output = _output(report)
         self._record("POST", "/check-runs", {
             "name": report.name, "head_sha": report.head, "status": "completed",
             "conclusion": report.conclusion,

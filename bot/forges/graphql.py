@@ -1,7 +1,8 @@
 """A small GitHub GraphQL client over httpx: what REST cannot do (review threads).
 
 Only idempotent operations go through it (queries, resolve/unresolve a thread), so a 5xx or
-a timeout is retried; rate limits are waited out; mutations are spaced like REST writes.
+a timeout is retried; rate limits are waited out (GitHub's rules, `github_limits.py`, in the
+one retry loop, `backoff.py`); mutations are spaced like REST writes.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from typing import Any
 import httpx
 
 from bot.errors import BotError, Exit
-from bot.forges.backoff import rate_limit_wait, server_wait
+from bot.forges.backoff import Failed, Sent, Wait, retry
+from bot.forges.github_limits import rate_limit_wait, server_wait
 
 RETRIES = 3
 
@@ -45,23 +47,26 @@ class GraphQL:
         """The `data` of a successful response; raises GraphQLError after the retries."""
         if mutation:
             self._pace()
-        last = ""
-        for attempt in range(RETRIES + 1):
-            try:
-                self.requests += 1
-                response = self._client.post(self._url, json={"query": document,
-                                                              "variables": dict(variables)})
-            except httpx.TransportError as exc:  # timeouts included
-                last = f"{type(exc).__name__}: {exc}"
-                self._sleep(server_wait(attempt))
-                continue
-            wait = self._wait(response, attempt)
-            if wait is not None:
-                last = f"HTTP {response.status_code}"
-                self._sleep(wait)
-                continue
-            return self._data(response)
-        raise GraphQLError(f"GitHub GraphQL failed after {RETRIES + 1} attempts: {last}")
+
+        def send() -> httpx.Response:
+            self.requests += 1
+            return self._client.post(self._url, json={"query": document,
+                                                      "variables": dict(variables)})
+
+        response = retry(send, self._judge, retries=RETRIES, sleep=self._sleep,
+                         exhausted=lambda last: GraphQLError(
+                             f"GitHub GraphQL failed after {RETRIES + 1} attempts: {last}"))
+        return self._data(response)
+
+    def _judge(self, outcome: Sent[httpx.Response] | Failed) -> Wait | None:
+        """Only idempotent documents come here, so a 5xx or a timeout is sent again."""
+        if isinstance(outcome, Failed):
+            if isinstance(outcome.error, httpx.TransportError):  # timeouts included
+                error = outcome.error
+                return Wait(server_wait(outcome.attempt), f"{type(error).__name__}: {error}")
+            return None
+        wait = self._wait(outcome.value, outcome.attempt)
+        return None if wait is None else Wait(wait, f"HTTP {outcome.value.status_code}")
 
     def _wait(self, response: httpx.Response, attempt: int) -> float | None:
         if response.status_code >= 500:

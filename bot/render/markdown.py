@@ -13,10 +13,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.model import Finding, Severity, Verdict
+from bot.placement import Body, Dialect
 from bot.render.frame import frame_lines, render_frame
 from bot.render.suggestion import NoSuggestion, Suggestion, block
 
-BODY_LIMIT = 65_536  # GitHub's cap on a comment body, in characters
+# A body length every forge we publish to accepts, for pages that are not tied to one forge;
+# a comment on a forge is bounded by its own `Dialect.body_limit`.
+BODY_LIMIT = 65_536
 MESSAGE_LIMIT = 4_000
 LINE_LIMIT = 300  # characters kept per frame line
 SUMMARY_MARKER = "<!-- reviewbot:summary -->"
@@ -28,13 +31,6 @@ BADGES = {"introduced": "🆕 **Introduced**", "changed": "🔁 **Changed**",
           "unclassified": "❔ **Unclassified**"}
 SEVERITY_ICONS = {Severity.ERROR: "🔴 error", Severity.WARNING: "🟠 warning",
                   Severity.INFO: "🔵 info"}
-
-
-@dataclass(frozen=True)
-class Body:
-    text: str
-    fingerprint: str
-    digest: str
 
 
 @dataclass(frozen=True)
@@ -117,22 +113,29 @@ def frame_digest(lines: Sequence[str], finding: Finding) -> str:
     return "\n".join(("█" if row.flagged else " ") + row.text for row in rows)
 
 
-def suggestion_part(result: Suggestion | NoSuggestion | None, fence_info: str) -> str:
+def suggestion_part(result: Suggestion | NoSuggestion | None, dialect: Dialect,
+                    anchor: int | None = None) -> str:
+    """The suggested fix, fenced as `dialect` wants for a comment on `anchor` (default: the
+    first replaced line)."""
     if result is None:
         return ""
     if isinstance(result, NoSuggestion):
         return f"<sub>A fix exists but is not offered here: {escape(result.reason)}.</sub>"
     note = " — review it before applying" if result.applicability == "unsafe" else ""
     title = escape(result.description) or "Suggested fix"
-    return f"**{title}**{note}\n\n{block(result.lines, fence_info)}"
+    info = dialect.fence(result.start_line, result.end_line,
+                         result.start_line if anchor is None else anchor)
+    return f"**{title}**{note}\n\n{block(result.lines, info)}"
 
 
 def comment_body(verdict: Verdict, lines: Sequence[str], fingerprint: str,
                  suggestion: Suggestion | NoSuggestion | None = None,
-                 note: str = "", fence_info: str = "suggestion") -> Body:
-    """The full body of an inline or file-level comment for one finding.
+                 note: str = "", *, dialect: Dialect, anchor: int | None = None) -> Body:
+    """The full body of an inline or file-level comment for one finding, within the
+    dialect's body limit.
 
-    `note` says where the comment sits when it is not on the flagged line (file-level).
+    `note` says where the comment sits when it is not on the flagged line (file-level);
+    `anchor` is the line the comment sits on (it places a relative suggestion fence).
     """
     finding = verdict.finding
     parts = [headline(verdict), escape(clip(finding.message, MESSAGE_LIMIT))]
@@ -141,13 +144,14 @@ def comment_body(verdict: Verdict, lines: Sequence[str], fingerprint: str,
     shown = frame(lines, finding)
     if shown:
         parts.append(shown)
-    tail = suggestion_part(suggestion, fence_info)
+    tail = suggestion_part(suggestion, dialect, anchor)
     if tail:
         parts.append(tail)
     digest = _digest(parts[0], parts[1], note, frame_digest(lines, finding), tail)
     text = "\n\n".join(parts)
-    if len(text) > BODY_LIMIT - 200:  # keep the marker: without it a re-run would repost
-        text = clip("\n\n".join(parts[:2]), BODY_LIMIT - 200)
+    room = dialect.body_limit - 200
+    if len(text) > room:  # keep the marker: without it a re-run would repost
+        text = clip("\n\n".join(parts[:2]), room)
     return Body(f"{text}\n\n{marker(fingerprint, digest)}", safe_fingerprint(fingerprint), digest)
 
 

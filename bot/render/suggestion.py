@@ -1,7 +1,7 @@
 """A finding's fix as a whole-line replacement: what a forge's suggestion block carries.
 
-Forge-neutral and pure. GitHub wraps the text in ```suggestion, GitLab in ```suggestion:-0+N;
-both replace whole lines, so every edit of a fix is widened to the lines it touches, adjacent
+Forge-neutral and pure. Each forge fences the text its own way (its `Dialect`); all of them
+replace whole lines, so every edit of a fix is widened to the lines it touches, adjacent
 edits of one fix are merged into one range, and the range is extended when an edit removes a
 line break (the next line then belongs to the replaced text).
 """

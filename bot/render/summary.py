@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 
 from bot.gate import Gate
 from bot.model import ReviewResult, Scope, Verdict
+from bot.placement import Item, Placed, priority
 from bot.render.markdown import (
     BODY_LIMIT,
     SUMMARY_MARKER,
@@ -20,7 +21,6 @@ from bot.render.markdown import (
     headline,
     location,
 )
-from bot.review import Item, Placed, priority
 
 MAX_FRAMES = 25  # entries shown with a code frame; the rest are one line each
 MAX_ENTRIES = 200

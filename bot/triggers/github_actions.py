@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from bot.errors import BotError, Exit
-from bot.model import Trigger, TriggerKind
-from bot.review import Annotation
+from bot.forges.base import Annotation
+from bot.model import Severity, Trigger, TriggerKind
 
 SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
 REVIEW_ACTIONS = ("opened", "synchronize", "reopened", "ready_for_review")
@@ -168,11 +168,11 @@ def unhandled(trigger: Trigger, handled: Collection[TriggerKind]) -> str:
 
 def annotate(annotations: Sequence[Annotation]) -> None:
     """Workflow commands: annotations the runner shows without any token."""
-    commands = {"failure": "error", "warning": "warning", "notice": "notice"}
+    commands = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
     for a in annotations:
         message = a.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
         props = f"file={_prop(a.path)},line={a.start_line},endLine={a.end_line},title={_prop(a.title)}"
-        print(f"::{commands[a.level]} {props}::{message}")
+        print(f"::{commands[a.severity]} {props}::{message}")
     if len(annotations) > 10:
         print("reviewbot: GitHub shows at most 10 annotations of each level per step; "
               "all findings are in the job summary")

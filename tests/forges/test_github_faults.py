@@ -8,7 +8,7 @@ import pytest
 
 from bot.forges.github import GitHubForge
 from bot.gate import Gate
-from bot.model import ReviewResult
+from bot.model import ReviewResult, Severity
 from bot.publish import Outcome, review
 from bot.review import Policy
 from tests.forges.builders import change, finding, result, texts, verdict
@@ -141,12 +141,11 @@ def test_resolve_failing_for_good_is_retried_next_run(  # type: ignore[no-untype
 def test_an_uncertain_check_run_creation_leaves_one_check_run(
         fake: FakeGitHub, forge_for: Callable[[], GitHubForge], sleeps: Sleeps, kind: str) -> None:
     """A lost answer to the creation: the run is looked up by its external id, not repeated."""
-    from bot.forges.base import CheckReport
-    from bot.review import Annotation
-    notes = tuple(Annotation("a.py", n, n, "warning", "ruff F841", f"m{n}") for n in range(1, 61))
+    from bot.forges.base import Annotation, StatusReport
+    notes = tuple(Annotation("a.py", n, n, Severity.WARNING, "ruff F841", f"m{n}") for n in range(1, 61))
     fault = Fault(r"POST /check-runs$", kind)
     fake.faults.append(fault)
-    assert forge_for().check(CheckReport("reviewbot", fake.s.head, "failure", "t", "s", notes))
+    assert forge_for().check(StatusReport("reviewbot", fake.s.head, "failure", "t", "s", notes))
     assert fault.hit == 1
     [run] = fake.s.check_runs.values()
     assert len(run["annotations"]) == 60 and run["conclusion"] == "failure"

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from bot.forges.github import GitHubForge
 from bot.gate import Gate
-from bot.model import ReviewResult
+from bot.model import ReviewResult, Severity
 from bot.publish import Outcome, review
 from bot.review import Policy
 from tests.forges.builders import change, finding, result, texts, verdict
@@ -114,10 +114,9 @@ def test_regressed_finding_reopens_only_threads_we_resolved(  # type: ignore[no-
 
 def test_check_run_annotations_go_in_batches_of_50(fake: FakeGitHub,
                                                    forge_for: Callable[[], GitHubForge]) -> None:
-    from bot.forges.base import CheckReport
-    from bot.review import Annotation
-    notes = tuple(Annotation("a.py", n, n, "warning", "ruff F841", f"m{n}") for n in range(1, 121))
-    assert forge_for().check(CheckReport("reviewbot", fake.s.head, "failure", "t", "s", notes))
+    from bot.forges.base import Annotation, StatusReport
+    notes = tuple(Annotation("a.py", n, n, Severity.WARNING, "ruff F841", f"m{n}") for n in range(1, 121))
+    assert forge_for().check(StatusReport("reviewbot", fake.s.head, "failure", "t", "s", notes))
     [run] = fake.s.check_runs.values()
     assert len(run["annotations"]) == 120 and run["conclusion"] == "failure"
     assert [(c.method, c.path.rsplit("/", 1)[-1]) for c in fake.calls] == [

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+from bot.forges.github import DIALECT
 from bot.gate import Gate
+from bot.placement import Placed
 from bot.positions import split_lines
 from bot.render.markdown import (
     BODY_LIMIT,
@@ -10,7 +12,7 @@ from bot.render.markdown import (
     safe_fingerprint,
 )
 from bot.render.summary import render
-from bot.review import Placed, place
+from bot.review import place
 from tests.forges.builders import change, finding, result, verdict
 
 
@@ -22,7 +24,7 @@ def test_marker_round_trip_and_unsafe_fingerprints() -> None:
     assert safe_fingerprint("abc:1") == "abc:1"
     assert safe_fingerprint("a-->b").startswith("h")
     f = finding("a.py", 2, message="m")
-    body = comment_body(verdict(f, "fp"), split_lines("x\ny\nz\n"), "fp")
+    body = comment_body(verdict(f, "fp"), split_lines("x\ny\nz\n"), "fp", dialect=DIALECT)
     marker = parse_marker(body.text)
     assert marker is not None and (marker.fingerprint, marker.digest) == ("fp", body.digest)
 
@@ -30,7 +32,7 @@ def test_marker_round_trip_and_unsafe_fingerprints() -> None:
 def test_body_has_badge_link_message_frame_suggestion() -> None:
     f = finding("a.py", 2, message="`y` is unused", fix=((2, 1, 3, 1, ""),))
     text = comment_body(verdict(f, "fp"), split_lines("x = 1\ny = 2\nz = 3\n"), "fp",
-                        suggestion=None).text
+                        suggestion=None, dialect=DIALECT).text
     assert text.startswith("🆕 **Introduced** · 🔴 error · [`ruff` `F841`](https://docs.astral.sh/")
     assert "`y` is unused" in text
     assert "█ 2 | y = 2" in text and "  1 | x = 1" in text and "  3 | z = 3" in text
@@ -40,16 +42,16 @@ def test_digest_ignores_line_numbers_but_not_code() -> None:
     text = split_lines("a\nb = 1\nc\n")
     moved = split_lines("new\nnew\na\nb = 1\nc\n")
     changed = split_lines("a\nb = 1\nd\n")
-    one = comment_body(verdict(finding("a.py", 2), "fp"), text, "fp")
-    two = comment_body(verdict(finding("a.py", 4), "fp"), moved, "fp")
-    three = comment_body(verdict(finding("a.py", 2), "fp"), changed, "fp")
+    one = comment_body(verdict(finding("a.py", 2), "fp"), text, "fp", dialect=DIALECT)
+    two = comment_body(verdict(finding("a.py", 4), "fp"), moved, "fp", dialect=DIALECT)
+    three = comment_body(verdict(finding("a.py", 2), "fp"), changed, "fp", dialect=DIALECT)
     assert one.digest == two.digest != three.digest
     assert one.text != two.text  # the frame shows the new numbers
 
 
 def test_huge_message_keeps_the_marker_under_the_limit() -> None:
     f = finding("a.py", 1, message="x" * 200_000)
-    body = comment_body(verdict(f, "fp"), ["y\n" * 10], "fp")
+    body = comment_body(verdict(f, "fp"), ["y\n" * 10], "fp", dialect=DIALECT)
     assert len(body.text) < BODY_LIMIT and parse_marker(body.text) is not None
 
 
@@ -59,7 +61,8 @@ def test_summary_sections() -> None:
              verdict(finding("a.py", 9, message="broke it"), "b", where="elsewhere"),
              verdict(finding("a.py", 5, message="old one"), "c", scope="preexisting")]
     res = result("c" * 40, found, [change("a.py", range(1, 4))])
-    page = render(res, Placed(place(res, {"a.py": text})), Gate(1, "error"), {"a.py": text})
+    page = render(res, Placed(place(res, {"a.py": text}, dialect=DIALECT)), Gate(1, "error"),
+                  {"a.py": text})
     assert page.startswith("<!-- reviewbot:summary -->")
     assert "Gate ❌ **fails**" in page and "merge base `bbbbbbbbbbbb`" in page
     assert "| findings | 2 | 0 | 1 | 0 |" in page
