@@ -72,8 +72,9 @@ def review(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str]) -
     repository = env.get("GITHUB_REPOSITORY") or trigger.repository or ""
     forge = (github.DryRun(repository, trigger.number, trigger.head_sha) if args.dry_run
              else _forge(repository, trigger, token or "", env))
-    return deliver.deliver(forge, result, texts(repo, result), deliver.options(args), env,
-                           trigger.number)
+    gate, _ = deliver.deliver(forge, result, texts(repo, result), deliver.options(args), env,
+                              trigger.number)
+    return int(gate.exit)
 
 
 ACTIONS: dict[TriggerKind, Action] = {"review": review}

@@ -41,9 +41,9 @@ class Options:
 
 def deliver(forge: Forge | github.DryRun, result: ReviewResult,
             texts: Mapping[str, Sequence[str]], options: Options, env: Mapping[str, str],
-            number: int) -> int:
-    """Publish `result` on pull request `number`; the gate's exit status. A dry run (a
-    `DryRun` forge) prints the requests it would send, as JSON, and nothing else."""
+            number: int) -> tuple[Gate, Outcome]:
+    """Publish `result` on pull request `number`: the gate, and what was published. A dry run
+    (a `DryRun` forge) prints the requests it would send, as JSON, and nothing else."""
     gate = decide(result)
     common.write_sarif(options.sarif, result)
     outcome = publish_review(forge, result, texts, Policy(max_inline=options.max_inline,
@@ -56,13 +56,13 @@ def deliver(forge: Forge | github.DryRun, result: ReviewResult,
                                    "fail_level": gate.fail_level, "unchecked": list(gate.unchecked)},
                           "requests": forge.requests}, indent=2))
         common.report_gate(gate)
-        return int(gate.exit)
+        return gate, outcome
     if outcome.status == "read-only" or not forge.check(report):
         github_actions.annotate(report.annotations)
     _log(outcome, number)
     common.report_gate(gate)
     github_actions.job_summary(env, summary.job_summary(result, outcome.placed, gate, texts))
-    return int(gate.exit)
+    return gate, outcome
 
 
 def check_report(result: ReviewResult, gate: Gate, outcome: Outcome,
