@@ -8,7 +8,8 @@ refused, so a shape change is a visible version change for each user: the findin
 (`bot.artifact`, whose JSON Schema is `bot/schemas/analysis-v1.schema.json`).
 
 Shapes: a Span's four keys sit flat in the object that owns it (a finding, an edit); a
-verdict is its finding's keys plus its own; sets are sorted lists.
+verdict is its finding's keys plus its own; sets are sorted lists, a FileChange's
+`base_lines` a sorted list of [head line, base line] pairs.
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ FINDING_KEYS = ("tool", "rule", "severity", "message", "path", *SPAN_KEYS, "url"
 VERDICT_KEYS = (*FINDING_KEYS, "scope", "fingerprint", "where", "touched", "base", "reasons",
                 "matched_by")
 TOOL_RUN_KEYS = ("name", "version", "status", "message", "failed_at")
-CHANGE_KEYS = ("path", "old_path", "status", "changed_lines", "hunk_lines", "binary", "similarity")
+CHANGE_KEYS = ("path", "old_path", "status", "changed_lines", "hunk_lines", "binary", "similarity",
+               "base_lines")
 POLICY_KEYS = ("fail_level", "tool_errors")
 RESULT_KEYS = ("base_ref", "merge_base", "head", "tools", "findings", "fixed", "changes", "notes",
                "unbaselined", "unchecked", "policy")
@@ -106,7 +108,8 @@ def encode_tool_run(run: ToolRun) -> JsonObject:
 def encode_change(change: FileChange) -> JsonObject:
     return {"path": change.path, "old_path": change.old_path, "status": change.status,
             "changed_lines": sorted(change.changed_lines), "hunk_lines": sorted(change.hunk_lines),
-            "binary": change.binary, "similarity": change.similarity}
+            "binary": change.binary, "similarity": change.similarity,
+            "base_lines": [[head, base] for head, base in sorted(change.base_lines.items())]}
 
 
 def encode_policy(policy: GatePolicy) -> JsonObject:
@@ -268,10 +271,22 @@ def decode_change(raw: object, path: str = "change") -> FileChange:
     if similarity is not None and (not isinstance(similarity, int) or isinstance(similarity, bool)
                                    or not 0 <= similarity <= 100):
         raise CodecError(obj.at("similarity"), "expected an integer from 0 to 100, or null")
+    base_lines: dict[int, int] = {}
+    for head, base in obj.many("base_lines", _line_pair):
+        if head in base_lines:
+            raise CodecError(obj.at("base_lines"), f"head line {head} is mapped twice")
+        base_lines[head] = base
     return FileChange(obj.text("path"), obj.optional_text("old_path"),
                       obj.choice("status", FILE_STATUSES),
                       frozenset(obj.many("changed_lines", _positive)),
-                      frozenset(obj.many("hunk_lines", _positive)), obj.flag("binary"), similarity)
+                      frozenset(obj.many("hunk_lines", _positive)), obj.flag("binary"), similarity,
+                      base_lines)
+
+
+def _line_pair(raw: object, path: str) -> tuple[int, int]:
+    if not isinstance(raw, list) or len(raw) != 2:
+        raise CodecError(path, "expected a [head line, base line] pair")
+    return _positive(raw[0], f"{path}[0]"), _positive(raw[1], f"{path}[1]")
 
 
 def decode_policy(raw: object, path: str = "policy") -> GatePolicy:

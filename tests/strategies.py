@@ -62,7 +62,8 @@ def changes(paths: st.SearchStrategy[str]) -> st.SearchStrategy[FileChange]:
     lines = st.frozensets(positions, max_size=8)
     return st.builds(FileChange, paths, st.none() | paths,
                      st.sampled_from(["added", "modified", "deleted", "renamed", "copied"]),
-                     lines, lines, st.booleans(), st.none() | st.integers(0, 100))
+                     lines, lines, st.booleans(), st.none() | st.integers(0, 100),
+                     st.dictionaries(positions, positions, max_size=4))
 
 
 def policies() -> st.SearchStrategy[GatePolicy]:

@@ -70,7 +70,7 @@ BASE = Finding("ruff", "F401", Severity.WARNING, "`os` imported but unused", "ol
 VERDICT = Verdict(FINDING, "changed", "0123456789abcdef0123", None, True, BASE, ("severity-up",), "P1")
 RESULT = ReviewResult("main", "a" * 40, "b" * 40, (ToolRun("ruff", "0.17.6", "ok"),), (VERDICT,), (),
                       (FileChange("a.py", "old.py", "renamed", frozenset({1}), frozenset({1, 2}),
-                                  similarity=90),))
+                                  similarity=90, base_lines={2: 1}),))
 
 
 def _encoded() -> dict[str, Any]:
@@ -101,6 +101,10 @@ def _encoded() -> dict[str, Any]:
     (lambda d: d["changes"][0].update(similarity=101), "changes[0].similarity", "0 to 100"),
     (lambda d: d["changes"][0].update(hunk_lines=[1, 0]), "changes[0].hunk_lines[1]", "positive integer"),
     (lambda d: d["changes"][0].update(status="moved"), "changes[0].status", "expected one of"),
+    (lambda d: d["changes"][0].update(base_lines=[[2]]), "changes[0].base_lines[0]", "[head line, base"),
+    (lambda d: d["changes"][0].update(base_lines=[[2, 0]]), "changes[0].base_lines[0][1]", "positive"),
+    (lambda d: d["changes"][0].update(base_lines=[[2, 1], [2, 3]]), "changes[0].base_lines",
+     "head line 2 is mapped twice"),
     (lambda d: d["policy"].update(fail_level="fatal"), "policy.fail_level", "expected one of none"),
     (lambda d: d.pop("unbaselined"), "unbaselined", "missing"),
     (lambda d: d.update(merge_base=None), "merge_base", "expected a string, not null"),
@@ -134,6 +138,7 @@ def test_the_encoded_shape_is_the_documented_one() -> None:
     assert verdict["base"]["path"] == "old.py" and verdict["base"]["severity"] == "warning"
     change = _encoded()["changes"][0]
     assert change["hunk_lines"] == [1, 2] and change["old_path"] == "old.py"
+    assert change["base_lines"] == [[2, 1]]
 
 
 # The keys the README's "JSON output" section documents for each finding, with their meaning.
