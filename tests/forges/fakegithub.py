@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 
 from graphql import graphql_sync
 
@@ -67,6 +67,11 @@ class State:
     reviews: list[dict[str, Any]] = field(default_factory=list)
     issue_comments: dict[int, dict[str, Any]] = field(default_factory=dict)
     check_runs: dict[int, dict[str, Any]] = field(default_factory=dict)
+    no_patch: set[str] = field(default_factory=set)  # diff files GitHub lists without `patch`
+    labels: dict[int, list[str]] = field(default_factory=dict)  # issue or PR number ->
+    issues: dict[int, dict[str, Any]] = field(default_factory=dict)  # number -> (not the PR)
+    reactions: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # issue comment ->
+    users: dict[str, dict[str, Any]] = field(default_factory=dict)  # login -> grant
 
 
 class FakeGitHub:
@@ -79,6 +84,7 @@ class FakeGitHub:
         self.faults: list[Fault] = []
         self.late = late  # how long a "timeout" answer takes (> the client's timeout)
         self._ids = itertools.count(1001)
+        self._numbers = itertools.count(number + 1)
         self._deferred: list[tuple[str, str, dict[str, list[str]], Any]] = []
         self._lock = threading.RLock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
@@ -126,6 +132,26 @@ class FakeGitHub:
     def summaries(self) -> list[dict[str, Any]]:
         return [c for c in self.s.issue_comments.values()
                 if "<!-- reviewbot:summary -->" in c["body"]]
+
+    def grant(self, login: str, role: str, bot: bool = False) -> None:
+        """`login` gets `role` (admin, maintain, write, triage, read) on the repository."""
+        order = ["read", "triage", "write", "maintain", "admin"]
+        flags = {"pull": "read", "triage": "triage", "push": "write", "maintain": "maintain",
+                 "admin": "admin"}
+        rank = order.index(role)
+        with self._lock:
+            self.s.users[login] = {
+                "role_name": role, "bot": bot,
+                # the legacy field: maintain reads as write, triage as read
+                "permission": {"maintain": "write", "triage": "read"}.get(role, role),
+                "permissions": {k: order.index(v) <= rank for k, v in flags.items()}}
+
+    def comment_by(self, user: str, body: str) -> int:
+        """An issue comment on the PR written by `user` (a slash command, say)."""
+        with self._lock:
+            cid = self._create_issue_comment({"body": body})[1]["id"]
+            self.s.issue_comments[cid]["user"] = self._user(user)
+            return int(cid)
 
     def count(self, *, write: bool) -> int:
         return sum(1 for c in self.calls if c.write == write)
@@ -236,6 +262,17 @@ class FakeGitHub:
                 ("GET", r"/commits/([0-9a-f]{40})/check-runs", lambda m: (200, self._check_runs(
                     m.group(1), query))),
                 ("PATCH", r"/check-runs/(\d+)", lambda m: self._check_run(int(m.group(1)), body)),
+                ("GET", f"/pulls/{n}/files", lambda m: (200, self._page(self._files(), query))),
+                ("POST", r"/issues/comments/(\d+)/reactions",
+                 lambda m: self._react(int(m.group(1)), body)),
+                ("GET", r"/collaborators/([^/]+)/permission",
+                 lambda m: self._permission(unquote(m.group(1)))),
+                ("POST", r"/issues/(\d+)/labels", lambda m: self._add_labels(int(m.group(1)), body)),
+                ("DELETE", r"/issues/(\d+)/labels/([^/]+)",
+                 lambda m: self._remove_label(int(m.group(1)), unquote(m.group(2)))),
+                ("GET", "/issues", lambda m: (200, self._page(self._list_issues(query), query))),
+                ("POST", "/issues", lambda m: self._create_issue(body)),
+                ("PATCH", r"/issues/(\d+)", lambda m: self._update_issue(int(m.group(1)), body)),
             ]
             for verb, pattern, action in routes:
                 match = re.fullmatch(pattern, rest)
@@ -260,18 +297,18 @@ class FakeGitHub:
                 "head": {"sha": self.s.head, "ref": "feature", "repo": repo},
                 "base": {"sha": "0" * 40, "ref": "main", "repo": repo}, "draft": False}
 
-    def _page(self, items: list[dict[str, Any]], query: dict[str, list[str]]) -> list[dict[str, Any]]:
+    def _page(self, items: list[dict[str, Any]], query: dict[str, list[str]]) -> Page:
         size, page = int(query.get("per_page", ["30"])[0]), int(query.get("page", ["1"])[0])
-        return items[(page - 1) * size: page * size]
+        return Page(items[(page - 1) * size: page * size], len(items))
 
     def _links(self, path: str, query: dict[str, list[str]], payload: Any) -> dict[str, str]:
-        if not isinstance(payload, list):
+        if not isinstance(payload, Page):
             return {}
-        total = len(self.s.comments if "/pulls/" in path else self.s.issue_comments)
         size, page = int(query.get("per_page", ["30"])[0]), int(query.get("page", ["1"])[0])
-        if page * size >= total:
+        if page * size >= payload.total:
             return {}
-        return {"link": f'<{self.api_url}{path}?per_page={size}&page={page + 1}>; rel="next"'}
+        following = {**query, "per_page": [str(size)], "page": [str(page + 1)]}
+        return {"link": f'<{self.api_url}{path}?{urlencode(following, doseq=True)}>; rel="next"'}
 
     def _check_lines(self, path: str, line: int | None, start: int | None) -> str | None:
         if path not in self.s.diff:
@@ -384,6 +421,105 @@ class FakeGitHub:
         run["annotations"] = run["annotations"] + output.get("annotations", [])  # they append
         return (201 if "head_sha" in body else 200), self._check_run_json(run)
 
+    # -- files, reactions, permissions, labels, issues ---------------------------------------
+
+    def _files(self) -> list[dict[str, Any]]:
+        """The PR's files as GitHub lists them; each `patch` has exactly the configured lines
+        inside its hunks (consecutive runs become hunks of unchanged lines)."""
+        out = []
+        for path in sorted(self.s.diff):
+            lines = sorted(self.s.diff[path])
+            entry: dict[str, Any] = {
+                "sha": "0" * 40, "filename": path, "status": "modified", "additions": 0,
+                "deletions": 0, "changes": 0, "blob_url": "", "raw_url": "", "contents_url": ""}
+            if path not in self.s.no_patch:
+                entry["patch"] = "\n".join(_hunk(run) for run in _runs(lines))
+            out.append(entry)
+        return out
+
+    def _react(self, comment_id: int, body: dict[str, Any]) -> tuple[int, Any]:
+        if comment_id not in self.s.issue_comments:
+            return 404, {"message": "Not Found"}
+        given = self.s.reactions.setdefault(comment_id, [])
+        for reaction in given:
+            if reaction["content"] == body["content"]:
+                return 200, reaction  # already there: GitHub answers 200, not a second one
+        reaction = {"id": next(self._ids), "node_id": "REA_x", "user": self._user(BOT_REST),
+                    "content": body["content"], "created_at": NOW}
+        given.append(reaction)
+        return 201, reaction
+
+    def _permission(self, login: str) -> tuple[int, Any]:
+        grant = self.s.users.get(login)
+        if grant is None:
+            return 404, {"message": "Not Found"}
+        user = {**self._user(login), "type": "Bot" if grant["bot"] else "User",
+                "permissions": grant["permissions"], "role_name": grant["role_name"]}
+        return 200, {"permission": grant["permission"], "role_name": grant["role_name"],
+                     "user": user}
+
+    def _label(self, name: str) -> dict[str, Any]:
+        return {"id": 1, "node_id": "LA_x", "url": self._url(f"/labels/{name}"), "name": name,
+                "color": "ededed", "default": False, "description": None}
+
+    def _known(self, number: int) -> bool:
+        return number == self.number or number in self.s.issues
+
+    def _add_labels(self, number: int, body: dict[str, Any]) -> tuple[int, Any]:
+        if not self._known(number):
+            return 404, {"message": "Not Found"}
+        labels = self.s.labels.setdefault(number, [])
+        labels += [name for name in body["labels"] if name not in labels]
+        return 200, [self._label(name) for name in labels]
+
+    def _remove_label(self, number: int, name: str) -> tuple[int, Any]:
+        labels = self.s.labels.get(number, [])
+        if name not in labels:
+            return 404, {"message": "Label does not exist"}
+        labels.remove(name)
+        return 200, [self._label(n) for n in labels]
+
+    def _issue_json(self, number: int) -> dict[str, Any]:
+        issue = self.s.issues.get(number) or {"title": "the pull request", "body": "",
+                                              "state": self.s.state}
+        out = {"id": number, "node_id": f"I_{number}", "number": number, "url":
+               self._url(f"/issues/{number}"), "html_url": "", "title": issue["title"],
+               "body": issue["body"], "state": issue["state"], "user": self._user(BOT_REST),
+               "labels": [self._label(n) for n in self.s.labels.get(number, [])],
+               "created_at": NOW, "updated_at": NOW}
+        if number == self.number:
+            out["pull_request"] = {"url": self._url(f"/pulls/{number}")}
+        return out
+
+    def _list_issues(self, query: dict[str, list[str]]) -> list[dict[str, Any]]:
+        state = query.get("state", ["open"])[0]
+        wanted = [n for n in (query.get("labels", [""])[0]).split(",") if n]
+        out = []
+        for number in sorted({self.number, *self.s.issues}):
+            issue = self._issue_json(number)
+            if state != "all" and issue["state"] != state:
+                continue
+            if all(n in self.s.labels.get(number, []) for n in wanted):
+                out.append(issue)
+        return out
+
+    def _create_issue(self, body: dict[str, Any]) -> tuple[int, Any]:
+        number = next(self._numbers)
+        self.s.issues[number] = {"title": body["title"], "body": body.get("body") or "",
+                                 "state": "open"}
+        self.s.labels[number] = [str(n) for n in body.get("labels", [])]
+        return 201, self._issue_json(number)
+
+    def _update_issue(self, number: int, body: dict[str, Any]) -> tuple[int, Any]:
+        issue = self.s.issues.get(number)
+        if issue is None:
+            return 404, {"message": "Not Found"}
+        issue.update({k: body[k] for k in ("title", "body", "state") if k in body})
+        if "labels" in body:
+            self.s.labels[number] = [str(n) for n in body["labels"]]
+        issue["edits"] = issue.get("edits", 0) + 1
+        return 200, self._issue_json(number)
+
     # -- GraphQL ------------------------------------------------------------------------
 
     def _graphql(self, body: bytes) -> tuple[int, dict[str, str], Any]:
@@ -453,6 +589,29 @@ class FakeGitHub:
                 thread.update(resolved=resolved, resolved_by=BOT_GRAPHQL if resolved else None)
                 return {"thread": self._gql_thread(root)}
         raise ValueError(f"Could not resolve to a node with the global id of '{data['threadId']}'")
+
+
+class Page(list[dict[str, Any]]):
+    """One page of a list endpoint, knowing how many items all pages hold."""
+
+    def __init__(self, items: list[dict[str, Any]], total: int) -> None:
+        super().__init__(items)
+        self.total = total
+
+
+def _runs(lines: list[int]) -> list[list[int]]:
+    out: list[list[int]] = []
+    for n in lines:
+        if out and out[-1][-1] == n - 1:
+            out[-1].append(n)
+        else:
+            out.append([n])
+    return out
+
+
+def _hunk(run: list[int]) -> str:
+    body = "\n".join(f" line {n}" for n in run)
+    return f"@@ -{run[0]},{len(run)} +{run[0]},{len(run)} @@\n{body}"
 
 
 def _json(body: bytes | None) -> Any:
