@@ -3,13 +3,13 @@
 The pipeline asks each registered analyzer whether it applies to the head checkout, resolves
 its binary, then asks it to collect findings for a `Target` (one revision's checkout and the
 changed paths there). Linters implement it through `bot.linters.base.LinterSpec`, language
-servers through `bot.lsp`.
+servers through `bot.lsp`, the repository's rules through `bot.structural.analyzer`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -48,10 +48,11 @@ class Target:
     side: str  # "base" or "head"
     timeout: float = 300.0
     cache_dir: Path | None = None  # findings cache, when enabled
-    # Head-only knowledge some tools need at both revisions: the full list of changed head
-    # paths, and the repository the worktrees belong to.
+    # Head-only knowledge some tools need at both revisions: the repository the worktrees
+    # belong to, and every path the change touched at either revision, sorted (a language
+    # server checks the importers of a module the head deleted or renamed too).
     repo: Path | None = None
-    extra: dict[str, str] = field(default_factory=dict)
+    changed: tuple[str, ...] = ()
     # The base checkout is made on first need: analyzers that can answer from the cache
     # (keys from `view`, no files read) call `ready()` only before reading under `root`.
     # For every other analyzer the pipeline makes the checkout beforehand.
@@ -92,10 +93,33 @@ class Resolution:
 
 
 class Analyzer(Protocol):
-    """A tool the review can run: a linter or a language server."""
+    """A tool the review can run: a linter, a language server or the repository's rules.
+
+    `name`, `applies`, `resolve` and `collect` have no default. The other members are what the
+    pipeline may ask beyond them, with the answer that is safe for any tool: an implementer
+    inherits from this class to take those defaults and overrides only what differs.
+    """
 
     @property
     def name(self) -> str: ...
+
+    @property
+    def config_files(self) -> tuple[str, ...]:
+        """Root-level files the base checkout takes from the head, so that both revisions are
+        checked with the head's configuration."""
+        return ()
+
+    @property
+    def read_only(self) -> bool:
+        """It never writes into the files of the checkout it runs on, so the base may share
+        the head's files (see bot.linked). A tool that might write must say False."""
+        return False
+
+    @property
+    def lazy_checkout(self) -> bool:
+        """It calls `Target.ready()` before reading under the root, so the pipeline may hand it
+        a base checkout that is made only when something misses the cache."""
+        return False
 
     def applies(self, root: Path, changed: Sequence[str]) -> bool:
         """Its config/root marker exists in the head checkout and some changed path is its kind."""
@@ -109,3 +133,9 @@ class Analyzer(Protocol):
     def collect(self, target: Target, resolution: Resolution) -> Outcome:
         """Run on `target` and return its findings, paths repo-relative to `target.root`."""
         ...
+
+    def collect_pair(self, base: Target, head: Target,
+                     resolution: Resolution) -> tuple[Outcome, Outcome] | None:
+        """Both revisions in one run, (base, head); None when this tool cannot here, and the
+        pipeline then calls `collect` once per revision."""
+        return None

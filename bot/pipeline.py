@@ -6,10 +6,9 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bot import config as config_mod
@@ -19,6 +18,7 @@ from bot.classify import FileSide, Inputs, classify
 from bot.diff import LineMap, identity_map
 from bot.errors import BotError
 from bot.linters.registry import CONFIG_FILES, LINTERS
+from bot.lsp.registry import SERVERS
 from bot.model import Finding, GatePolicy, ReviewResult, Side, ToolRun, ToolStatus
 from bot.structural import TOOL as RULES_TOOL
 
@@ -38,27 +38,19 @@ class ReviewOptions:
     timeout: float | None = None  # overrides the configuration
     cache_dir: Path | None = None
     analyzers: Mapping[str, Analyzer] | None = None  # replaces the registry (tests)
-    extra: dict[str, str] = field(default_factory=dict)
     # The command line's choices on top of the configured gate policy.
     policy: Callable[[GatePolicy], GatePolicy] | None = None
 
 
 def registry() -> dict[str, Analyzer]:
-    tools: dict[str, Analyzer] = dict(LINTERS)
-    try:
-        servers = importlib.import_module("bot.lsp.registry")
-    except ModuleNotFoundError as exc:
-        if exc.name not in ("bot.lsp.registry", "bot.lsp"):
-            raise
-    else:
-        tools.update(servers.SERVERS)
-    return tools
+    """Every linter and language server the bot knows, by tool name."""
+    return {**LINTERS, **SERVERS}
 
 
 def _config_files(analyzers: Mapping[str, Analyzer]) -> list[str]:
     names = list(CONFIG_FILES)
     for analyzer in analyzers.values():
-        names += [n for n in getattr(analyzer, "config_files", ()) if n not in names]
+        names += [n for n in analyzer.config_files if n not in names]
     return names
 
 
@@ -86,16 +78,14 @@ def check_only(only: Sequence[str] | None, known: frozenset[str]) -> None:
 
 def _collect(analyzer: Analyzer, resolution: Resolution, base: Target, head: Target
              ) -> tuple[Outcome, Outcome]:
-    pair = getattr(analyzer, "collect_pair", None)  # one run for both revisions, where it can
-    if pair is not None:
-        try:
-            both: tuple[Outcome, Outcome] | None = pair(base, head, resolution)
-        except Exception as exc:  # a broken adapter must not take the other tools down
-            failed = [Outcome(analyzer.name, "failed", message=f"{type(exc).__name__}: {exc}",
-                              failed_paths=frozenset(t.paths)) for t in (base, head)]
-            return failed[0], failed[1]
-        if both is not None:
-            return both
+    try:  # one run for both revisions, where the tool can
+        both = analyzer.collect_pair(base, head, resolution)
+    except Exception as exc:  # a broken adapter must not take the other tools down
+        failed = [Outcome(analyzer.name, "failed", message=f"{type(exc).__name__}: {exc}",
+                          failed_paths=frozenset(t.paths)) for t in (base, head)]
+        return failed[0], failed[1]
+    if both is not None:
+        return both
     with ThreadPoolExecutor(max_workers=2) as pool:
         futures = [pool.submit(_safe_collect, analyzer, t, resolution) for t in (base, head)]
         return futures[0].result(), futures[1].result()
@@ -140,7 +130,7 @@ def run_review(opts: ReviewOptions) -> ReviewResult:
         applicable = [a for _, a in sorted(analyzers.items())
                       if a.applies(head_root, head_paths + base_paths)]
         # Tools that never write into the files they check let the base share the head's.
-        trees.read_only = all(getattr(a, "read_only", False) for a in applicable)
+        trees.read_only = all(a.read_only for a in applicable)
         if not applicable and not changes.patches:
             notes.append("no changes between the merge base and the head")
         elif not applicable:
@@ -151,13 +141,10 @@ def run_review(opts: ReviewOptions) -> ReviewResult:
                 runs.append(ToolRun(analyzer.name, None, "missing",
                                     f"{resolution.message}; install it with: {resolution.install_hint}"))
                 continue
-            # Every path the change touched, at either side: servers check the importers of a
-            # module the head deleted or renamed too.
-            changed = "\n".join(sorted(set(head_paths) | set(base_paths)))
             head_t = Target(head_root, rev.head, tuple(head_paths), "head", timeout=timeout,
                             cache_dir=opts.cache_dir, repo=rev.repo,
-                            extra={"changed_paths": changed})
-            if getattr(analyzer, "lazy_checkout", False):
+                            changed=tuple(sorted(set(head_paths) | set(base_paths))))
+            if analyzer.lazy_checkout:
                 # Made only if something misses the cache (see Target.ready).
                 base_t = replace(head_t, root=trees.base_root, rev=rev.merge_base,
                                  paths=tuple(base_paths), side="base", prepare=trees.base,

@@ -8,14 +8,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bot import git
-from bot.analyzer import Outcome, Resolution, Target
+from bot.analyzer import Analyzer, Outcome, Resolution, Target
 from bot.linters.ruff import SPEC as RUFF
 from bot.linters.runner import LinterAnalyzer
 from bot.pipeline import ReviewOptions, run_review
 from tests.conftest import GitRepo
 
 
-class Writer:
+class Writer(Analyzer):
     """Writes into the checkout it analyses at the head, as gopls once did to a go.mod."""
 
     name = "writer"

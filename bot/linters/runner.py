@@ -9,10 +9,10 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import ClassVar, Literal
+from typing import Literal
 
 from bot import proc
-from bot.analyzer import Outcome, Resolution, Target, TreeView
+from bot.analyzer import Analyzer, Outcome, Resolution, Target, TreeView
 from bot.cache import FindingsCache, binary_stamp, blobs_hash, make_key
 from bot.linters.base import GarbageOutput, LinterSpec, Unit, owner, parse_version
 from bot.linters.bisect import Attempt, Failure, isolate
@@ -61,18 +61,24 @@ class _Run:
 
 
 @dataclass(frozen=True)
-class LinterAnalyzer:
+class LinterAnalyzer(Analyzer):
     """Adapts a `LinterSpec` to the `Analyzer` protocol."""
 
     spec: LinterSpec
-    # Calls `Target.ready()` before reading a checkout (see Target): the pipeline may hand it
-    # a base that is made only when something misses the cache.
-    lazy_checkout: ClassVar[bool] = True
+
+    @property
+    def config_files(self) -> tuple[str, ...]:
+        return self.spec.config_files
 
     @property
     def read_only(self) -> bool:
-        """Never writes into the files of the checkout it runs on (see bot.linked)."""
         return self.spec.read_only
+
+    @property
+    def lazy_checkout(self) -> bool:
+        # Keys come from blob ids (`Target.view`) and every read of the checkout is preceded
+        # by `Target.ready()`: a base whose entries all hit is never made.
+        return True
 
     @property
     def name(self) -> str:

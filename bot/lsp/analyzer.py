@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot import proc
-from bot.analyzer import Outcome, Resolution, Target
+from bot.analyzer import Analyzer, Outcome, Resolution, Target
 from bot.lsp import servers
 from bot.lsp.diagnostics import findings_for, setup_notes
 from bot.lsp.servers import ServerSpec
@@ -46,7 +46,7 @@ def group_by_project(checkout: Path, paths: Sequence[str], spec: ServerSpec
 
 
 @dataclass(frozen=True)
-class LspAnalyzer:
+class LspAnalyzer(Analyzer):
     spec: ServerSpec
     # Whether this repository chose this server (pyright vs basedpyright); None = always.
     chosen: Callable[[Path], bool] | None = None
@@ -62,8 +62,8 @@ class LspAnalyzer:
                                                                           "Cargo.toml"))
 
     def applies(self, root: Path, changed: Sequence[str]) -> bool:
-        """Root marker above a changed file of its language AND a binary that resolves
-        (design §2: a server offered but always failing is worse than one absent)."""
+        """Root marker above a changed file of its language AND a binary that resolves: a
+        server offered but always failing is worse than one absent."""
         if self.chosen is not None and not self.chosen(root):
             return False
         # One probe per directory: a large change has many files in few folders.
@@ -92,7 +92,9 @@ class LspAnalyzer:
         repo = target.repo or target.root
         spec = servers.variant(self.spec, repo)
         deadline = time.monotonic() + target.timeout
-        changed = _changed(target)
+        # Changed paths at either revision: importers of a module deleted at the head must be
+        # checked at the head too.
+        changed = sorted({*target.paths, *target.changed})
         findings: list[Finding] = []
         failed: set[str] = set()
         extra: set[str] = set()
@@ -146,10 +148,3 @@ def _probe(spec: ServerSpec, executable: str) -> Resolution:
 def _prefix(checkout: Path, project: Path) -> str:
     rel = project.resolve().relative_to(checkout.resolve()).as_posix()
     return "" if rel == "." else rel + "/"
-
-
-def _changed(target: Target) -> list[str]:
-    """Changed paths at either revision: importers of a module deleted at the head must be
-    checked at the head too. The pipeline may pass the union in `extra["changed_paths"]`."""
-    more = target.extra.get("changed_paths", "")
-    return sorted({*target.paths, *(p for p in more.split("\n") if p)})

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from bot.analyzer import Outcome, Resolution, Target
+from bot.analyzer import Analyzer, Outcome, Resolution, Target
 from bot.errors import BotError, Exit
 from bot.model import Edit, Finding, Fix, Severity, ToolStatus
 from bot.structural import TOOL, rules
@@ -34,13 +34,16 @@ def _version() -> str:
 
 
 @dataclass(frozen=True)
-class RulesAnalyzer:
+class RulesAnalyzer(Analyzer):
     configs: tuple[rules.RuleConfig, ...]
-    read_only = True  # reads files, never writes them
 
     @property
     def name(self) -> str:
         return TOOL
+
+    @property
+    def read_only(self) -> bool:
+        return True  # reads files, never writes them
 
     @classmethod
     def from_settings(cls, entries: Sequence[Any], read: Callable[[str], bytes | None]

@@ -83,12 +83,12 @@ def test_no_marker_no_server(repo: GitRepo) -> None:
 
 def test_importers_of_a_deleted_module_are_checked_at_the_head(repo: GitRepo) -> None:
     """At the head the deleted module is not among Target.paths; the union of changed paths
-    (extra["changed_paths"]) still leads the scan to its importers."""
+    (Target.changed) still leads the scan to its importers."""
     repo.commit({"pyrightconfig.json": "{}\n", "pkg/__init__.py": "", "pkg/b.py": B,
                  "pkg/c.py": "x: int = 1\n"})
     analyzer = SERVERS["basedpyright"]
     target = Target(repo.path, "HEAD", ("pkg/c.py",), "head",
-                    extra={"changed_paths": "pkg/a.py\npkg/c.py"})
+                    changed=("pkg/a.py", "pkg/c.py"))
     outcome = analyzer.collect(target, analyzer.resolve(repo.path))
     assert outcome.extra_paths == {"pkg/b.py"}
     assert ("reportMissingImports", "pkg/b.py", 1) in [
