@@ -14,26 +14,30 @@ from types import FrameType
 from bot import proc
 from bot.errors import BotError, Exit
 
-# Each module exposes `register(subparsers)`, which adds its parser and sets `func(args) -> int`.
-COMMANDS = ("review", "ast_grep", "ast_edit", "ci")
+# Command name -> the module that implements it. Each module exposes `register(subparsers)`,
+# which adds its parser and sets `func(args) -> int`. Modules are imported only when their
+# command is built (a local review must not load PyGithub or tree-sitter), and every one of
+# them is part of the package: a missing module is an ImportError, never a missing command.
+COMMANDS: dict[str, str] = {
+    "review": "bot.commands.review",
+    "analyze": "bot.commands.analyze",
+    "publish": "bot.commands.publish",
+    "ci": "bot.commands.ci",
+    "ast-grep": "bot.commands.ast_grep",
+    "ast-edit": "bot.commands.ast_edit",
+}
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The parser; `only` registers just that command (importing every command's module would
-    load PyGithub and tree-sitter for a local review)."""
+    """The parser; `only` (a key of COMMANDS) registers just that command."""
     parser = argparse.ArgumentParser(
         prog="reviewbot",
         description="Review a change with the repository's own linters; report what it made worse.",
     )
+    parser.set_defaults(func=None)  # no command given
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS if only is None else (only,):
-        try:
-            module = importlib.import_module(f"bot.commands.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"bot.commands.{name}":
-                continue  # command not built into this checkout
-            raise
-        module.register(sub)
+        importlib.import_module(COMMANDS[name]).register(sub)
     return parser
 
 
@@ -68,10 +72,10 @@ def _cancellable() -> Iterator[None]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    first = argv[0].replace("-", "_") if argv else None
+    first = argv[0] if argv else None
     parser = build_parser(first if first in COMMANDS else None)
     args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
+    if args.func is None:
         parser.print_help(sys.stderr)
         return int(Exit.USAGE)
     try:

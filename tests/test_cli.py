@@ -1,0 +1,49 @@
+"""The command registry: an explicit name -> module mapping, imported on demand, where a
+missing module is an import error and a local review loads no forge SDK or parser."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+
+import pytest
+
+from bot.cli import COMMANDS, build_parser, main
+from tests.conftest import ROOT
+
+
+def _python(code: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+
+
+def test_the_commands() -> None:
+    assert set(COMMANDS) == {"review", "analyze", "publish", "ci", "ast-grep", "ast-edit"}
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_every_command_module_imports_and_registers_its_name(name: str) -> None:
+    parser = build_parser(name)
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert list(sub.choices) == [name]
+
+
+def test_no_command_prints_help_and_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    assert "COMMAND" in capsys.readouterr().err
+
+
+def test_a_missing_command_module_is_an_import_error() -> None:
+    out = _python("import sys; sys.modules['bot.commands.ci'] = None\n"
+                  "from bot.cli import main; main(['ci', '--help'])")
+    assert out.returncode != 0
+    assert "ModuleNotFoundError" in out.stderr and "bot.commands.ci" in out.stderr
+
+
+def test_a_local_review_loads_neither_pygithub_nor_tree_sitter() -> None:
+    out = _python("import sys\nfrom bot.cli import main\n"
+                  "try:\n    main(['review', '--help'])\nexcept SystemExit:\n    pass\n"
+                  "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+                  "('github', 'tree_sitter', 'tree_sitter_language_pack')), file=sys.stderr)")
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.strip().endswith("[]")
