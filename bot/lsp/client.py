@@ -37,6 +37,7 @@ class ServerState:
     finished: list[tuple[str, str]] = field(default_factory=list)  # (token, title) ended
     begun: list[str] = field(default_factory=list)  # every token that began, in order
     quiescent: bool = False  # rust-analyzer's experimental/serverStatus
+    health: str = "ok"  # its "ok" | "warning" | "error"
     status_message: str = ""
     registrations: dict[str, str] = field(default_factory=dict)  # registration id -> method
     logs: deque[str] = field(default_factory=lambda: deque(maxlen=LOG_LINES))
@@ -230,6 +231,7 @@ class LspClient:
             state.logs.append(str(params.get("message", "")))
         elif method == "experimental/serverStatus":
             state.quiescent = bool(params.get("quiescent"))
+            state.health = str(params.get("health") or "ok")
             state.status_message = str(params.get("message") or "")
         elif method == "$/closed":
             state.closed = str(params.get("detail", "the server exited"))

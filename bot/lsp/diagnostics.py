@@ -39,6 +39,8 @@ def to_finding(spec: ServerSpec, diagnostic: dict[str, Any], path: str,
     message = str(diagnostic.get("message", "")).replace("\u00a0", " ").rstrip()
     if severity is None or any(re.search(p, message) for p in spec.ignore):
         return None
+    if spec.sources and diagnostic.get("source") not in spec.sources:
+        return None
     rng = diagnostic.get("range") or {}
     start, end = rng.get("start") or {}, rng.get("end") or {}
     span = positions.lsp_range_to_span(

@@ -62,6 +62,18 @@ class ServerSpec:
     vague_codes: tuple[str, ...] = ()
     # Synthetic diagnostics about the setup, not the code (gopls orphaned files, ...).
     ignore: tuple[str, ...] = ()
+    # Only diagnostics from these sources are findings (empty: every source).
+    sources: tuple[str, ...] = ()
+    # What says the server could not load the project at all (a diagnostic's message, or
+    # rust-analyzer's status message): the run failed, its diagnostics are not findings.
+    load_errors: tuple[str, ...] = ()
+    # Files its build tool creates when missing, in the project or a folder above it (cargo
+    # writes a workspace's Cargo.lock, and has no stable flag against it): removed after the
+    # session when it created them, so the checkout is left as it was found.
+    created_files: tuple[str, ...] = ()
+    # Its cargo builds into a folder of the session (`with_scratch`), not `target/` in the
+    # checkout.
+    scratch_target: bool = False
     # Where the repository says which checker it uses, and the word that claims it.
     claim_files: tuple[str, ...] = ()
     claim: str | None = None
@@ -165,16 +177,23 @@ GOPLS = ServerSpec(
     settings={"gopls": {"diagnosticsDelay": "0s"}},
     init_options={"diagnosticsDelay": "0s"},
     vague_codes=("default",),
+    # The go command could not list the packages (a toolchain too old, a broken go.mod).
+    load_errors=(r"packages\.Load error",),
     ignore=(r"^No active builds contain", r"which is not included in your workspace",
             r"^This file is within module .*, which is not included"),
     import_language="go",
     ready_timeout=180.0,
 )
 
-# No automatic check: the session requests its own (see session._flycheck).
+# No automatic check: the session requests its own (see session._flycheck). No native
+# diagnostics: rust-analyzer's own analysis reports what cargo does not ("Variable `None`
+# should have snake_case name", `unresolved-extern-crate` on a crate that builds) whenever it
+# resolves less than the compiler (no standard library sources, macros it cannot expand);
+# only the check's (cargo's) diagnostics are findings.
+# The build output goes to the session's own folder (`with_scratch`), never the checkout.
 _RA_CONFIG = {"checkOnSave": False, "check": {"command": "check", "allTargets": True},
               "cachePriming": {"enable": False}, "cargo": {"targetDir": True},
-              "procMacro": {"enable": True}, "diagnostics": {"enable": True}}
+              "procMacro": {"enable": True}, "diagnostics": {"enable": False}}
 
 RUST_ANALYZER = ServerSpec(
     name="rust-analyzer",
@@ -189,6 +208,12 @@ RUST_ANALYZER = ServerSpec(
     settings={"rust-analyzer": _RA_CONFIG},
     init_options=_RA_CONFIG,
     env={"CARGO_TERM_COLOR": "never"},
+    sources=("rustc", "clippy"),
+    created_files=("Cargo.lock",),
+    scratch_target=True,
+    # Its status when cargo could not load the workspace, or the check could not run.
+    load_errors=(r"Failed to (load|discover) workspace", r"Failed to read Cargo metadata",
+                 r"Failed to run build scripts", r"cargo check failed to start"),
     import_language="rust",
     probe=("--version",),
     ready_timeout=600.0,
@@ -286,6 +311,21 @@ def launch(spec: ServerSpec, repo: Path, executable: str, project: Path | None =
             # The base worktree has no virtualenv of its own: both revisions use the head's.
             settings["python"] = {**settings.get("python", {}), "pythonPath": str(python)}
     return Launch(spec, (executable, *spec.args), init, settings, env)
+
+
+def with_scratch(launch: Launch, scratch: Path) -> Launch:
+    """`launch` with its build output in `scratch`, the session's own temporary folder:
+    rust-analyzer's `cargo.targetDir: true` would write `target/` inside the checkout."""
+    if not launch.spec.scratch_target:
+        return launch
+    target = str(scratch / "target")
+
+    def moved(config: Mapping[str, Any]) -> dict[str, Any]:
+        return {**config, "cargo": {**config.get("cargo", {}), "targetDir": target}}
+
+    settings = {**launch.settings, "rust-analyzer": moved(launch.settings.get("rust-analyzer", {}))}
+    return Launch(launch.spec, launch.argv, moved(launch.init_options), settings,
+                  {**launch.env, "CARGO_TARGET_DIR": target})
 
 
 def _repo_python(repo: Path) -> Path | None:

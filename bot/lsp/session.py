@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -16,10 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from bot import positions, proc
+from bot.lsp import servers
 from bot.lsp.client import LspClient, ServerState
 from bot.lsp.diagnostics import from_tsserver
 from bot.lsp.rpc import RequestTimeout, RpcError, ServerGone
-from bot.lsp.servers import Launch
+from bot.lsp.servers import Launch, ServerSpec
 from bot.model import ToolStatus
 
 MAX_PER_FILE = 2000  # more diagnostics than this for one file is a flood, not a review
@@ -64,9 +66,29 @@ def run(launch: Launch, checkout: Path, project: Path, files: Sequence[str],
     servers leave things in theirs (typescript-language-server a folder per start for
     tsserver's cancellation pipes) and never clean up.
     """
+    missing = [p for p in _above(project, checkout, launch.spec.created_files) if not p.exists()]
     with tempfile.TemporaryDirectory(prefix="reviewbot-lsp-", ignore_cleanup_errors=True) as tmp:
+        launch = servers.with_scratch(launch, Path(tmp))
         env = {**launch.env, "TMPDIR": tmp, "TMP": tmp, "TEMP": tmp}
-        return _run(launch, env, checkout, project, files, deadline)
+        try:
+            return _run(launch, env, checkout, project, files, deadline)
+        except SessionError as exc:
+            # The checkout is a temporary worktree: name files as the repository does.
+            raise SessionError(exc.status, relative(exc.message, checkout)) from exc
+        finally:
+            for path in missing:  # the server is gone: nothing writes them any more
+                path.unlink(missing_ok=True)
+
+
+def _above(project: Path, checkout: Path, names: Sequence[str]) -> list[Path]:
+    """`names` in `project` and every folder above it up to the checkout's root."""
+    if not names:
+        return []
+    top = checkout.resolve()
+    folders = [project]
+    while folders[-1].resolve() != top and folders[-1] != folders[-1].parent:
+        folders.append(folders[-1].parent)
+    return [folder / name for folder in folders for name in names]
 
 
 def _run(launch: Launch, env: dict[str, str], checkout: Path, project: Path,
@@ -88,10 +110,13 @@ def _run(launch: Launch, env: dict[str, str], checkout: Path, project: Path,
             language = spec.language_id(rel) or "plaintext"
             client.open(uri, language, text)
             uris[rel], result.texts[rel] = uri, text
-        _COMPLETIONS[spec.completion](client, uris, clock, result)
+        _COMPLETIONS[spec.completion](client, spec, uris, clock, result)
         _late_version(client, result)
         if spec.completion == "flycheck":
+            _check_health(client, spec.load_errors)  # the check itself may have failed to run
             _take_workspace(client, checkout, result)
+        else:
+            _check_loaded(client, spec.name, spec.load_errors)
         _check_flood(result)
         return result
     except RequestTimeout as exc:
@@ -105,8 +130,72 @@ def _run(launch: Launch, env: dict[str, str], checkout: Path, project: Path,
 
 
 def _tail(client: LspClient) -> str:
-    tail = client.conn.stderr_tail()
-    return f"; stderr:\n{tail}" if tail else ""
+    gist = stderr_gist(client.conn.stderr_tail(50))
+    return f"; stderr: {gist}" if gist else ""
+
+
+_MEANINGFUL = re.compile(r"error|fail|panic|fatal|cannot|could not|not found|invalid", re.I)
+
+
+def stderr_gist(text: str, lines: int = 2) -> str:
+    """The lines of a server's stderr that say what went wrong (else its last lines)."""
+    candidates = [line.strip() for line in text.splitlines() if line.strip()]
+    meaningful = [line for line in candidates if _MEANINGFUL.search(line)]
+    return " | ".join((meaningful or candidates)[-lines:])
+
+
+def relative(text: str, checkout: Path) -> str:
+    """`text` with the checkout's absolute paths (also as file URIs) made repository-relative."""
+    for root in sorted({str(checkout), str(checkout.resolve())}, key=len, reverse=True):
+        for form in (positions.path_to_uri(Path(root)), root):
+            text = text.replace(form + "/", "").replace(form, ".")
+    return text
+
+
+def _check_health(client: LspClient, patterns: Sequence[str]) -> None:
+    """rust-analyzer says in its status when it could not load the workspace (a broken
+    Cargo.toml, no cargo metadata) or could not run the check: that is the tool failing,
+    whatever it published."""
+    with client.cond:
+        health, message = client.state.health, client.state.status_message
+    if health == "error" or any(re.search(p, message) for p in patterns):
+        why = _workspace_error(client.conn.stderr_tail(200)) or " ".join(
+            part for part in (_status_gist(message), stderr_gist(client.conn.stderr_tail(50)))
+            if part)
+        raise SessionError("failed", f"rust-analyzer could not load the project: {why}")
+
+
+def _workspace_error(stderr: str) -> str | None:
+    """cargo's own words from rust-analyzer's log line about the failed load (the log line
+    also holds the whole command it ran, which says nothing to a reader)."""
+    for line in reversed(stderr.splitlines()):
+        if "FetchWorkspaceError" not in line:
+            continue
+        manifest = re.search(r"the project at (\S+?):", line)
+        why = line.rsplit("error: ", 1)[-1].strip()
+        return f"{manifest[1]}: {why}" if manifest else why
+    return None
+
+
+def _status_gist(message: str) -> str:
+    """The first two sentences of a status message, without its advice about settings."""
+    lines = [line.strip() for line in message.splitlines()
+             if line.strip() and "linkedProjects" not in line and "language server logs" not in line]
+    return " ".join(lines[:2])
+
+
+def _check_loaded(client: LspClient, name: str, patterns: Sequence[str]) -> None:
+    """gopls publishes "packages.Load error" (on go.mod, or on an open file) when the go
+    command cannot list the packages at all: nothing was type-checked, so the run failed."""
+    with client.cond:
+        published = [item for items in client.state.diagnostics.values() for item in items]
+    for item in published:
+        message = str(item.get("message", ""))
+        if any(re.search(p, message) for p in patterns):
+            # The go command's own words come after its stderr marker.
+            said = message.rsplit("stderr:", 1)[-1]
+            raise SessionError("failed", f"{name} could not load the project: "
+                                         f"{stderr_gist(said)}")
 
 
 def _version(client: LspClient) -> str | None:
@@ -142,7 +231,8 @@ def _wait(client: LspClient, predicate: Callable[[ServerState], bool], clock: _C
 # -- completion signals (lsp.md §1) --------------------------------------------------------
 
 
-def _pull(client: LspClient, uris: dict[str, str], clock: _Clock, result: SessionResult) -> None:
+def _pull(client: LspClient, spec: ServerSpec, uris: dict[str, str], clock: _Clock,
+          result: SessionResult) -> None:
     """pyright and tsc --lsp: the pull answer is final for that document."""
     if not client.server_capabilities.get("diagnosticProvider"):
         # pyright registers pull diagnostics dynamically, right after `initialized`.
@@ -155,7 +245,7 @@ def _pull(client: LspClient, uris: dict[str, str], clock: _Clock, result: Sessio
             result.failed[rel] = str(exc)
 
 
-def _tsserver(client: LspClient, uris: dict[str, str], clock: _Clock,
+def _tsserver(client: LspClient, spec: ServerSpec, uris: dict[str, str], clock: _Clock,
               result: SessionResult) -> None:
     """typescript-language-server pushes with no completion marker; tsserver's synchronous
     diagnostics requests (through `typescript.tsserverRequest`) return the final lists."""
@@ -182,14 +272,14 @@ def _why(answer: Any) -> str:
     return "no answer (tsserver not running)"
 
 
-def _diagnose_files(client: LspClient, uris: dict[str, str], clock: _Clock,
+def _diagnose_files(client: LspClient, spec: ServerSpec, uris: dict[str, str], clock: _Clock,
                     result: SessionResult) -> None:
     """gopls: `gopls.diagnose_files` returns once the files are diagnosed and published."""
     client.execute("gopls.diagnose_files", [{"Files": list(uris.values())}], clock.left())
     _take_pushed(client, uris, result)
 
 
-def _flycheck(client: LspClient, uris: dict[str, str], clock: _Clock,
+def _flycheck(client: LspClient, spec: ServerSpec, uris: dict[str, str], clock: _Clock,
               result: SessionResult) -> None:
     """rust-analyzer: once the workspace is loaded (quiescent), ask for a `cargo check` and wait
     for a check that began after the request to end, with the server still quiescent.
@@ -202,6 +292,8 @@ def _flycheck(client: LspClient, uris: dict[str, str], clock: _Clock,
     """
     for _ in range(FLYCHECK_ROUNDS):
         _wait(client, lambda s: s.quiescent, clock, "rust-analyzer quiescence")
+        # A workspace that failed to load is quiescent too, and a check would never start.
+        _check_health(client, spec.load_errors)
         with client.cond:
             mark = len(client.state.begun)
         client.conn.notify("rust-analyzer/runFlycheck", {"textDocument": None})
@@ -251,7 +343,8 @@ def _take_workspace(client: LspClient, checkout: Path, result: SessionResult) ->
         result.diagnostics[rel] = list(items)
 
 
-_COMPLETIONS: dict[str, Callable[[LspClient, dict[str, str], _Clock, SessionResult], None]] = {
+_COMPLETIONS: dict[str, Callable[[LspClient, ServerSpec, dict[str, str], _Clock, SessionResult],
+                                None]] = {
     "pull": _pull,
     "tsserver": _tsserver,
     "diagnose_files": _diagnose_files,

@@ -138,3 +138,20 @@ def test_a_run_leaves_nothing_in_the_temporary_folder(repo: GitRepo, private_tmp
     assert status(result, "gopls")[0] == "ok", status(result, "gopls")[1]
     assert ("WrongArgCount", "main.go", 10, "introduced", "elsewhere") in table(result)
     assert leftovers(private_tmpdir) == []
+
+
+def test_a_project_the_go_command_cannot_load_is_a_failure(repo: GitRepo) -> None:
+    """A go.mod asking for a newer Go than the installed one (no toolchain is downloaded):
+    gopls type-checks nothing, so the run failed; its one "initialization failed"
+    diagnostic is neither a finding nor a pass, and the message names what went wrong."""
+    start(repo)
+    repo.commit({"go.mod": GO_MOD.replace("go 1.22", "go 1.99"),
+                 "pkg/calc/calc.go": CALC.replace("a + b", "a + b + 0")})
+    before = porcelain(repo)
+    result = review(repo, {"gopls": SERVERS["gopls"]})
+    state, message = status(result, "gopls")
+    assert state == "failed", table(result)
+    assert "go.mod requires go >= 1.99" in message and "GOTOOLCHAIN=local" in message, message
+    assert str(repo.path) not in message and "/tmp" not in message, message
+    assert not [v for v in result.findings if v.scope == "introduced"], table(result)
+    assert porcelain(repo) == before

@@ -3,6 +3,7 @@ transcript of a real session (so the completion logic is exercised everywhere)."
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from bot.lsp import servers
 from bot.lsp.analyzer import LspAnalyzer
 from bot.lsp.registry import SERVERS
 from tests.conftest import GitRepo
-from tests.lsp.conftest import review, status, table
+from tests.lsp.conftest import leftovers, review, status, table
 
 CARGO = '[package]\nname = "demo"\nversion = "0.1.0"\nedition = "2021"\n'
 LIB = ("pub mod calc;\n\n"
@@ -75,3 +76,93 @@ def test_a_stub_that_does_not_run_is_not_offered(tmp_path: Path) -> None:
     resolution = SERVERS["rust-analyzer"].resolve(tmp_path)
     assert resolution.executable is None and "Unknown binary" in resolution.message
     assert not SERVERS["rust-analyzer"].applies(tmp_path, ["src/calc.rs"])
+
+
+def real(repo: GitRepo) -> None:
+    resolution = SERVERS["rust-analyzer"].resolve(repo.path)
+    if resolution.executable is None:
+        pytest.skip(f"rust-analyzer does not run here ({resolution.message})")
+
+
+# Patterns and crates that rust-analyzer's own analysis gets wrong where cargo does not
+# (seen on real commits): `None` taken for a binding, an extern crate it cannot resolve.
+MATCHES = """extern crate alloc;
+
+pub fn or_zero(x: Option<i32>) -> i32 {
+    match x {
+        Some(v) => v,
+        None => 0,
+    }
+}
+
+pub fn first(v: &alloc::vec::Vec<i32>) -> i32 {
+    let unused = 1;
+    v[0]
+}
+"""
+
+
+def without_sysroot() -> LspAnalyzer:
+    """rust-analyzer as configured, but blind to the standard library (as on a toolchain
+    without rust-src): its own analysis then calls `None` a binding and `alloc` unresolved."""
+    spec = servers.RUST_ANALYZER
+    config = spec.settings["rust-analyzer"]
+    blind = {**config, "cargo": {**config["cargo"], "sysroot": None}}
+    return LspAnalyzer(dataclasses.replace(spec, settings={"rust-analyzer": blind},
+                                           init_options=blind))
+
+
+# A dependency and no Cargo.lock: `cargo check` writes one (cargo has no stable flag against
+# it), and a target/ of its own unless told otherwise.
+WITH_DEP = {"Cargo.toml": CARGO + '\n[dependencies]\ndep = { path = "dep" }\n',
+            "dep/Cargo.toml": CARGO.replace('"demo"', '"dep"'),
+            "dep/src/lib.rs": "pub fn g() -> i32 {\n    1\n}\n",
+            ".gitignore": "target/\n", "src/lib.rs": "pub mod m;\n",
+            "src/m.rs": "pub fn one() -> i32 {\n    dep::g()\n}\n"}
+
+
+def test_only_cargos_diagnostics_are_findings(repo: GitRepo) -> None:
+    real(repo)
+    repo.commit(WITH_DEP, "base")
+    repo.branch("feature")
+    repo.commit({"src/m.rs": MATCHES})
+    before = repo.git("status", "--porcelain", "--ignored")
+    result = review(repo, {"rust-analyzer": without_sysroot()})
+    assert status(result, "rust-analyzer")[0] == "ok", status(result, "rust-analyzer")[1]
+    rows = table(result)
+    # The one thing cargo says about this file.
+    assert [r for r in rows if r[3] == "introduced"] == [
+        ("unused_variables", "src/m.rs", 11, "introduced", "diff")], rows
+    # Nothing written into the checkout: no Cargo.lock, no target/ (not even ignored ones).
+    assert repo.git("status", "--porcelain", "--ignored") == before
+
+
+def test_a_project_cargo_cannot_load_is_a_failure(repo: GitRepo) -> None:
+    real(repo)
+    repo.commit({"Cargo.toml": CARGO, ".gitignore": "target/\n",
+                 "src/lib.rs": "pub fn one() -> i32 {\n    1\n}\n"}, "base")
+    repo.branch("feature")
+    repo.commit({"Cargo.toml": CARGO.replace('edition = "2021"', "edition = 2021 ="),
+                 "src/lib.rs": "pub fn one() -> i32 {\n    let x = 1;\n    1\n}\n"})
+    result = review(repo, {"rust-analyzer": SERVERS["rust-analyzer"]})
+    state, message = status(result, "rust-analyzer")
+    assert state == "failed", (message, table(result))
+    assert "could not load the project" in message and "Cargo.toml" in message, message
+    assert str(repo.path) not in message and "/tmp/" not in message, message
+    assert len(message.splitlines()) <= 2, message
+    assert not [v for v in result.findings if v.scope == "introduced"], table(result)
+
+
+def test_a_session_leaves_the_checkout_as_it_found_it(repo: GitRepo, private_tmpdir: Path) -> None:
+    """Any checkout, the base worktree too: no Cargo.lock, no target/ left behind (and
+    nothing in the temporary folder, where the build went)."""
+    real(repo)
+    repo.commit({**WITH_DEP, "src/m.rs": MATCHES}, "base")
+    before = repo.git("status", "--porcelain", "--ignored")
+    analyzer = SERVERS["rust-analyzer"]
+    outcome = analyzer.collect(Target(repo.path, "HEAD", ("src/m.rs",), "base", timeout=120),
+                               analyzer.resolve(repo.path))
+    assert outcome.status == "ok", outcome.message
+    assert [(f.rule, f.line) for f in outcome.findings] == [("unused_variables", 11)]
+    assert repo.git("status", "--porcelain", "--ignored") == before
+    assert leftovers(private_tmpdir) == []
