@@ -2,9 +2,9 @@
 
 Every request is validated against GitHub's published descriptions (`validate.py`); an invalid
 one is answered 400 and recorded in `errors`, which the `github` fixture asserts empty. It
-keeps the state a review bot touches (PR, review comments and threads, reviews, issue
-comments, check runs), refuses review comments outside its diff as GitHub does (422, whole
-review), and injects faults on demand.
+keeps the state a review bot touches (PR and its files, review comments and threads, reviews,
+issue comments and reactions, check runs, labels, issues, collaborators), refuses review
+comments outside its diff as GitHub does (422, whole review), and injects faults on demand.
 """
 
 from __future__ import annotations

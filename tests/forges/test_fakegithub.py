@@ -60,3 +60,18 @@ def test_faults_answer_as_configured(kind: str, status: int) -> None:
         second = post(fake, "/repos/octo/demo/issues/7/comments", {"body": "x"})
     assert (first.status_code, second.status_code) == (status, 201)
     assert len(fake.s.issue_comments) == 1
+
+
+def test_repository_endpoints_are_validated_too() -> None:
+    with FakeGitHub("a" * 40, {"a.py": {1}}) as fake:
+        command = fake.comment_by("alice", "/review")
+        bad_reaction = post(fake, f"/repos/octo/demo/issues/comments/{command}/reactions",
+                            {"content": "thumbs"})
+        bad_state = httpx.patch(fake.api_url + "/repos/octo/demo/issues/7", json={"state": "done"},
+                                headers={"Authorization": "token t"})
+        bad_issue = post(fake, "/repos/octo/demo/issues", {"body": "no title", "assignee_ids": [1]})
+    assert [r.status_code for r in (bad_reaction, bad_state, bad_issue)] == [400] * 3
+    text = "\n".join(fake.errors)
+    for expected in ("'thumbs' is not one of", "'done' is not one of", "undeclared key 'assignee_ids'"):
+        assert expected in text
+    assert fake.s.reactions == {} and fake.s.issues == {}
