@@ -1,0 +1,125 @@
+"""`reviewbot analyze`: review a change and write the analysis artifact (`bot.artifact`) that
+`reviewbot publish` posts from another job. Needs no token and reads none: it is the half of
+the fork-safe pair that runs the pull request's code (its linters), so no write token may be in
+reach; it talks to no forge (git may fetch PR commits a shallow checkout lacks).
+
+Inside GitHub Actions on `pull_request` the pull request (number, repository, base and head
+sha, target branch) comes from the event (`bot.triggers.github_actions`); a pull_request event
+that asks for no review (closed) writes nothing. Elsewhere the change comes from --base/--head,
+with no number and the repository read from the `origin` remote's URL when it names
+owner/name (else null).
+Exit statuses: 0 once the artifact is written, whatever the gate (publishing decides it); 2
+bad usage (an --out that cannot be written, bad revisions, configuration or event).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot import artifact, atomic, git, workspace
+from bot.commands import common
+from bot.commands.ci import ensure_commits
+from bot.errors import BotError, Exit
+from bot.model import ReviewResult
+from bot.pipeline import ReviewOptions, run_review
+from bot.triggers import github_actions
+
+PR_EVENTS = ("pull_request", "pull_request_target")
+# scheme://[user@]host[:port]/PATH or scp-like user@host:PATH; local paths name no repository.
+REMOTE_URL = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*://(?:[^@/]*@)?[^/@]+/|[^@/:]+@[^/:]+:)"
+                        r"(?P<path>[^?#]+?)(?:\.git)?/?")
+
+
+@dataclass(frozen=True)
+class Change:
+    """What to analyse and what the artifact says it is."""
+
+    repo: Path
+    base: str | None
+    head: str
+    repository: str | None
+    number: int | None
+    target_ref: str | None  # None: what --base resolved to (the result's base_ref)
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("analyze", help="review a change and write the analysis artifact (no token)",
+                       description="Review the change between the merge base and the head, as "
+                                   "`review` does, and write the result with the source lines its "
+                                   "comments need to one JSON artifact for `reviewbot publish`. "
+                                   "Needs no token.")
+    p.add_argument("--repo", type=Path,
+                   help="checkout (default: $GITHUB_WORKSPACE inside Actions, else the current dir)")
+    p.add_argument("--base", help="target branch or commit, outside a pull_request event "
+                                  "(default: the remote's default branch, else main)")
+    p.add_argument("--head", help="revision to analyse, outside a pull_request event (default: HEAD)")
+    p.add_argument("--out", type=Path, required=True, metavar="FILE",
+                   help="where to write the artifact (replaced all at once)")
+    common.add_tool_options(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
+    env = os.environ if env is None else env
+    common.writable_output(args.out, "--out")
+    change = _change(args, env)
+    if change is None:
+        return int(Exit.OK)
+    result = run_review(ReviewOptions(repo=change.repo, base=change.base, head=change.head,
+                                      config=args.config, timeout=args.timeout,
+                                      only=tuple(args.only) if args.only else None))
+    base_sha = git.rev_parse(change.repo, change.base or result.base_ref) or result.merge_base
+    texts = workspace.texts(change.repo, result.head, [v.finding.path for v in result.findings])
+    analysis = artifact.build(result, texts, repository=change.repository, number=change.number,
+                              base_sha=base_sha, target_ref=change.target_ref or result.base_ref)
+    data = artifact.dump(analysis)
+    try:
+        atomic.write(args.out, data)
+    except OSError as exc:
+        raise BotError(f"--out {args.out}: cannot write: {exc.strerror or exc}") from exc
+    print(f"reviewbot: wrote {args.out} ({len(data)} bytes): {_counts(result)}"
+          + (f" for {change.repository}#{change.number}" if change.number else ""), file=sys.stderr)
+    return int(Exit.OK)
+
+
+def _change(args: argparse.Namespace, env: Mapping[str, str]) -> Change | None:
+    """What to analyse; None for a pull_request event that asks for no review (closed, ...)."""
+    if env.get("GITHUB_EVENT_NAME") not in PR_EVENTS:
+        repo = git.toplevel(args.repo or Path.cwd())
+        return Change(repo, args.base, args.head or "HEAD", origin_repository(repo), None, None)
+    if args.base or args.head:
+        raise BotError("--base and --head come from the pull_request event here; drop them "
+                       "(or unset GITHUB_EVENT_NAME to analyse other revisions)", Exit.USAGE)
+    trigger = github_actions.from_env(env)  # refuses pull_request_target
+    if trigger.number is None or not trigger.base_sha or not trigger.head_sha:
+        print(f"reviewbot: nothing to analyse: {trigger.reason}", file=sys.stderr)
+        return None
+    repo = git.toplevel(args.repo or Path(env.get("GITHUB_WORKSPACE") or "."))
+    ensure_commits(repo, (trigger.head_sha, trigger.base_sha))
+    return Change(repo, trigger.base_sha, trigger.head_sha, trigger.repository, trigger.number,
+                  trigger.target_ref)
+
+
+def repository_from_url(url: str) -> str | None:
+    """owner/name (or a GitLab group path) from a remote URL; None for local paths."""
+    found = REMOTE_URL.fullmatch(url.strip())
+    if found is None:
+        return None
+    path = found.group("path").strip("/")
+    return path if artifact.REPOSITORY.fullmatch(path) else None
+
+
+def origin_repository(repo: Path) -> str | None:
+    result = git.git(repo, "remote", "get-url", "origin", check=False)
+    return repository_from_url(result.out) if result.returncode == 0 else None
+
+
+def _counts(result: ReviewResult) -> str:
+    return ", ".join(f"{result.count(s)} {s}" for s in ("introduced", "changed", "preexisting",
+                                                         "fixed", "unclassified"))
