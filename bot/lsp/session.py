@@ -122,7 +122,10 @@ def _run(launch: Launch, env: dict[str, str], checkout: Path, project: Path,
     except RequestTimeout as exc:
         raise SessionError("timeout", f"{spec.name}: {exc}{_tail(client)}") from exc
     except ServerGone as exc:
-        raise SessionError("failed", f"{spec.name} exited: {exc.detail}") from exc
+        why, _, stderr = exc.detail.partition("; stderr:\n")
+        gist = stderr_gist(stderr)
+        raise SessionError("failed", f"{spec.name} exited: {why}"
+                                     + (f"; stderr: {gist}" if gist else "")) from exc
     except RpcError as exc:
         raise SessionError("failed", f"{spec.name}: {exc}{_tail(client)}") from exc
     finally:

@@ -53,6 +53,9 @@ def test_crash_mid_message(py_repo: GitRepo) -> None:
     (state, message), rules = run(py_repo, "crash")
     assert state == "failed"
     assert "in the middle of a message" in message and "exit status 3" in message
+    # Its stderr in a line or two that say what went wrong, with no temporary checkout path.
+    assert "panic: runtime error: index out of range [3]" in message, message
+    assert len(message.splitlines()) <= 2 and str(py_repo.path) not in message, message
     assert not [r for r in rules if r.startswith("F")]
 
 

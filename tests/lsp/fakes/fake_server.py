@@ -92,6 +92,12 @@ def main() -> None:
                       "result": {"kind": "full", "items": items}})
             elif method == "textDocument/diagnostic":
                 if MODE == "crash":
+                    # What a Go server prints as it dies: noise around one meaningful line.
+                    for line in ("starting", "panic: runtime error: index out of range [3]",
+                                 "", "goroutine 1 [running]:", "main.check(...)",
+                                 f"\t{os.getcwd()}/a.py:3 +0x1d", "exit"):
+                        sys.stderr.write(line + "\n")
+                    sys.stderr.flush()
                     out.write(b"Content-Length: 500\r\n\r\n{\"jsonrpc\":")
                     out.flush()
                     os._exit(3)
