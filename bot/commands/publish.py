@@ -1,0 +1,137 @@
+"""`reviewbot publish FILE...`: publish analyses that `reviewbot analyze` wrote, from a job that
+holds a write token (normally on `workflow_run`).
+
+It checks out, imports and runs nothing of the pull request, and works in an empty folder.
+The artifacts are untrusted data: capped in bytes before they are read, schema-checked, every
+path clean, every inline position checked against the pull request's diff as GitHub reports it
+(a finding whose line is not there goes to the summary, never to a refused review), and the
+analysed head checked against the pull request's current head (if it moved, nothing is posted
+inline and the exit status is 0). Several files (shards of one analysis) publish as one review.
+
+Exit statuses: the gate (0, 1, 4); 2 a bad artifact or usage (the message says which field and
+why); 3 the GitHub API failed after retries.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from bot import artifact
+from bot.commands import common, deliver
+from bot.errors import BotError, Exit
+from bot.forges import github
+from bot.forges.base import Forge
+from bot.gate import override
+from bot.model import FileChange, ReviewResult
+from bot.triggers import github_actions
+
+DEFAULT_MAX_BYTES = 10_000_000
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("publish", help="publish analyses written by `reviewbot analyze`",
+                       description="Publish one or more analysis artifacts of one pull request: "
+                                   "one review, a sticky summary and a check run. Reads no checkout.")
+    p.add_argument("files", nargs="+", type=Path, metavar="FILE", help="analysis artifact(s)")
+    p.add_argument("--token", help="GitHub token (default: $GITHUB_TOKEN)")
+    p.add_argument("--max-bytes", type=_positive, default=DEFAULT_MAX_BYTES, metavar="N",
+                   help=f"refuse an artifact larger than this (default {DEFAULT_MAX_BYTES})")
+    common.add_gate_options(p)
+    deliver.add_options(p)
+    p.set_defaults(func=run)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of bytes, not {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive, not {value}")
+    return value
+
+
+def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
+    env = os.environ if env is None else env
+    token = args.token or env.get("GITHUB_TOKEN")
+    if not token:
+        raise BotError("no GitHub token: pass --token or set GITHUB_TOKEN "
+                       "(env: GITHUB_TOKEN: ${{ github.token }})", Exit.USAGE)
+    common.writable_output(args.sarif, "--sarif")
+    analysis = artifact.merge([read(path, args.max_bytes) for path in args.files])
+    repository = env.get("GITHUB_REPOSITORY") or analysis.repository
+    if analysis.number is None or not repository:
+        raise BotError("the analysis names no pull request: run `reviewbot analyze` on a "
+                       "pull_request event", Exit.USAGE)
+    if analysis.repository is not None and analysis.repository != repository:
+        raise BotError(f"the analysis is of {analysis.repository}, but this run publishes to "
+                       f"{repository}", Exit.USAGE)
+    check_run_event(env, analysis.head_sha, analysis.number)
+    forge = _forge(repository, analysis.number, token, env)
+    commentable = forge.diff_lines()
+    result = replace(analysis.result, policy=override(analysis.result.policy, args.fail_level,
+                                                      args.tool_errors))
+    result = within_diff(result, commentable)
+    gate, outcome = deliver.deliver(forge, result, analysis.texts, deliver.options(args), env,
+                                    analysis.number)
+    # The head moved: this analysis is history, and the run of the new head decides.
+    return int(Exit.OK) if outcome.status == "stale" else int(gate.exit)
+
+
+def read(path: Path, max_bytes: int) -> artifact.Analysis:
+    """One artifact, refused before it is read when it is over the cap."""
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise BotError(f"{path}: {size} bytes, over the cap of {max_bytes} (--max-bytes)",
+                           Exit.USAGE)
+        with path.open("rb") as handle:
+            data = handle.read(max_bytes + 1)  # the file may grow after the stat
+    except OSError as exc:
+        raise BotError(f"cannot read {path}: {exc.strerror or exc}", Exit.USAGE) from exc
+    try:
+        return artifact.load(data, max_bytes=max_bytes)
+    except artifact.ArtifactError as exc:
+        raise BotError(f"{path}: {exc}", Exit.USAGE) from exc
+
+
+def check_run_event(env: Mapping[str, str], head: str, number: int) -> None:
+    """On `workflow_run`, the artifact must be of the run that triggered this one: its head is
+    the one GitHub names in the (trusted) event payload."""
+    if env.get("GITHUB_EVENT_NAME") != "workflow_run" or not env.get("GITHUB_EVENT_PATH"):
+        return
+    try:
+        payload: Any = json.loads(Path(env["GITHUB_EVENT_PATH"]).read_text(encoding="utf-8"))
+        run = payload["workflow_run"]
+        expected, prs = run["head_sha"], run.get("pull_requests") or []
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise BotError(f"cannot read the workflow_run event payload: {exc}", Exit.USAGE) from exc
+    if expected != head:
+        raise BotError(f"the analysis is of {head[:12]}, but the workflow run that triggered "
+                       f"this one analysed {str(expected)[:12]}", Exit.USAGE)
+    numbers = {pr["number"] for pr in prs if isinstance(pr, dict) and isinstance(pr.get("number"), int)}
+    if numbers and number not in numbers:  # empty for fork pull requests
+        raise BotError(f"the analysis is of pull request #{number}, but the workflow run was for "
+                       f"#{', #'.join(str(n) for n in sorted(numbers))}", Exit.USAGE)
+
+
+def within_diff(result: ReviewResult, commentable: Mapping[str, frozenset[int]]
+                ) -> ReviewResult:
+    """The result with its hunks cut to the lines GitHub lets a comment sit on: a file the
+    pull request does not show is dropped (its findings go to the summary)."""
+    changes: Sequence[FileChange] = [
+        replace(c, hunk_lines=c.hunk_lines & commentable[c.path])
+        for c in result.changes if c.path in commentable]
+    return replace(result, changes=tuple(changes))
+
+
+def _forge(repository: str, number: int, token: str, env: Mapping[str, str]) -> Forge:
+    api, graphql = github_actions.api_urls(env)
+    return github.GitHubForge(github.Settings(api_url=api, graphql_url=graphql, token=token,
+                                              repository=repository, number=number))

@@ -1,0 +1,243 @@
+"""The fork-safe pair end to end: `analyze` in the pull request's checkout with no token, then
+`publish` in an empty folder against the validating fake GitHub, as `workflow_run` runs it."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot import artifact, cli
+from bot.commands import publish
+from bot.forges import github
+from tests.forges.conftest import Sleeps
+from tests.forges.fakegithub import FakeGitHub
+from tests.forges.test_ci import BASE, HEAD, open_pr
+from tests.triggers.test_github_actions import examples
+
+DIFF = {"app.py": set(range(1, 8))}
+
+
+@pytest.fixture
+def split(repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+          sleeps: Sleeps) -> Iterator[tuple[Any, FakeGitHub, dict[str, str]]]:
+    with open_pr(repo, tmp_path, monkeypatch, sleeps, BASE, HEAD, DIFF) as (repo, fake, env):
+        def quick_forge(repository: str, number: int, token: str, env: Any) -> github.GitHubForge:
+            return github.GitHubForge(github.Settings(
+                api_url=fake.api_url, graphql_url=fake.graphql_url, token=token,
+                repository=repository, number=number, timeout=1.0, write_spacing=0.0),
+                sleep=sleeps)
+        monkeypatch.setattr(publish, "_forge", quick_forge)
+        yield repo, fake, env
+
+
+def analyze(repo: Any, out: Path, monkeypatch: pytest.MonkeyPatch, fake: FakeGitHub) -> None:
+    """The unprivileged half: no token anywhere in its environment, and no request sent."""
+    with monkeypatch.context() as m:
+        m.delenv("GITHUB_TOKEN")
+        before = len(fake.calls)
+        assert cli.main(["analyze", "--repo", str(repo.path), "--out", str(out)]) == 0
+        assert len(fake.calls) == before
+
+
+def workflow_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, head: str) -> None:
+    """The privileged half's environment: a workflow_run event naming the analysed head."""
+    payload = copy.deepcopy(examples()["workflow_run"][0])
+    payload["workflow_run"].update(head_sha=head, pull_requests=[])  # empty for forks
+    event = tmp_path / "workflow_run.json"
+    event.write_text(json.dumps(payload))
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "workflow_run")
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(event))
+
+
+def in_empty_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    empty = tmp_path / "publish-here"
+    empty.mkdir()
+    monkeypatch.chdir(empty)
+    return empty
+
+
+def test_three_runs_in_split_mode(split, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    repo, fake, env = split
+    out = tmp_path / "analysis.json"
+    analyze(repo, out, monkeypatch, fake)
+    doc = json.loads(out.read_text())
+    assert doc["kind"] == "reviewbot-analysis" and doc["number"] == 7
+    workflow_run(tmp_path, monkeypatch, fake.s.head)
+    empty = in_empty_folder(tmp_path, monkeypatch)
+    sarif = empty / "out.sarif"
+
+    # 1: a fresh pull request gets one review, the summary and a check run.
+    assert cli.main(["publish", str(out), "--fail-level", "info", "--sarif", str(sarif)]) == 1
+    assert sorted(p.name for p in empty.iterdir()) == ["out.sarif"]
+    bodies = [c["body"] for c in fake.bot_comments()]
+    assert any("F401" in b and "```suggestion" in b for b in bodies)
+    assert any("F841" in b for b in bodies)
+    assert len(fake.s.reviews) == 1 and len(fake.summaries()) == 1
+    [run] = fake.s.check_runs.values()
+    assert run["conclusion"] == "failure" and run["head_sha"] == fake.s.head
+
+    # 2: the same analysis again changes nothing but a new check run.
+    fake.reset_calls()
+    assert cli.main(["publish", str(out), "--fail-level", "info"]) == 1
+    assert [(c.method, c.path) for c in fake.calls if c.write] == [
+        ("POST", "/repos/octo/demo/check-runs")]
+
+    # 3: a push that fixes the unused variable: its thread is resolved, nothing is re-posted.
+    head2 = repo.commit({"app.py": "import os\nimport sys\n\n\ndef main():\n    return sys.argv\n"})
+    fake.push(head2, {"app.py": set(range(1, 7))})
+    payload = json.loads(Path(env["GITHUB_EVENT_PATH"]).read_text())
+    payload["pull_request"]["head"]["sha"] = head2
+    Path(env["GITHUB_EVENT_PATH"]).write_text(json.dumps(payload))
+    with monkeypatch.context() as m:
+        m.setenv("GITHUB_EVENT_NAME", "pull_request")
+        m.setenv("GITHUB_EVENT_PATH", env["GITHUB_EVENT_PATH"])
+        analyze(repo, out, monkeypatch, fake)
+    workflow_run(tmp_path, monkeypatch, head2)
+    fake.reset_calls()
+    assert cli.main(["publish", str(out), "--fail-level", "info"]) == 1
+    f841 = next(c for c in fake.bot_comments() if "F841" in c["body"])
+    assert fake.s.threads[f841["id"]]["resolved"] is True  # fixed: resolved, not deleted
+    assert len(fake.s.reviews) == 1  # the F401 comment was already there
+
+
+def test_publish_posts_exactly_what_ci_posts(repo, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                             monkeypatch: pytest.MonkeyPatch,
+                                             sleeps: Sleeps) -> None:
+    with open_pr(repo, tmp_path, monkeypatch, sleeps, BASE, HEAD, DIFF) as (repo, fake, _env):
+        assert cli.main(["ci", "--repo", str(repo.path), "--fail-level", "info"]) == 1
+        by_ci = sorted(c["body"] for c in fake.bot_comments())
+        summary_ci = fake.summaries()[0]["body"]
+        out = tmp_path / "analysis.json"
+        analyze(repo, out, monkeypatch, fake)
+    with FakeGitHub(fake.s.head, DIFF) as other:
+        def quick_forge(repository: str, number: int, token: str, env: Any) -> github.GitHubForge:
+            return github.GitHubForge(github.Settings(
+                api_url=other.api_url, graphql_url=other.graphql_url, token=token,
+                repository=repository, number=number, timeout=1.0, write_spacing=0.0), sleep=sleeps)
+        monkeypatch.setattr(publish, "_forge", quick_forge)
+        monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
+        workflow_run(tmp_path, monkeypatch, fake.s.head)
+        in_empty_folder(tmp_path, monkeypatch)
+        assert cli.main(["publish", str(out), "--fail-level", "info"]) == 1
+        assert sorted(c["body"] for c in other.bot_comments()) == by_ci
+        assert other.summaries()[0]["body"] == summary_ci
+        assert other.errors == []
+
+
+def test_a_line_outside_the_pull_requests_diff_goes_to_the_summary(  # type: ignore[no-untyped-def]
+        split, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo, fake, _ = split
+    out = tmp_path / "analysis.json"
+    analyze(repo, out, monkeypatch, fake)
+    fake.push(fake.s.head, {"app.py": {1, 2}})  # GitHub shows fewer lines than the local diff
+    workflow_run(tmp_path, monkeypatch, fake.s.head)
+    in_empty_folder(tmp_path, monkeypatch)
+    assert cli.main(["publish", str(out), "--fail-level", "info"]) == 1
+    inline = {c["line"]: c["body"] for c in fake.bot_comments() if c.get("line")}
+    assert set(inline) == {1} and "F401" in inline[1]
+    # Line 6 is in the local diff but not in GitHub's: a comment on the file, as ci places a
+    # finding outside the diff, never a line GitHub would refuse.
+    [on_file] = [c for c in fake.bot_comments() if not c.get("line")]
+    assert "F841" in on_file["body"] and on_file["subject_type"] == "file"
+    assert fake.errors == [] and not any(c.status == 422 for c in fake.calls)
+
+
+def test_a_head_that_moved_posts_nothing_inline(  # type: ignore[no-untyped-def]
+        split, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    repo, fake, _ = split
+    out = tmp_path / "analysis.json"
+    analyze(repo, out, monkeypatch, fake)
+    analysed = fake.s.head
+    fake.push("f" * 40, fake.s.diff)
+    workflow_run(tmp_path, monkeypatch, analysed)
+    in_empty_folder(tmp_path, monkeypatch)
+    assert cli.main(["publish", str(out), "--fail-level", "info"]) == 0
+    assert fake.bot_comments() == [] and fake.summaries() == []
+    assert "head moved" in capsys.readouterr().out
+
+
+def tampered(out: Path, change: Any) -> bytes:
+    doc = json.loads(out.read_text())
+    change(doc)
+    return json.dumps(doc).encode()
+
+
+@pytest.mark.parametrize(("change", "says"), [
+    (lambda d: d["result"]["findings"][0].update(path="../victim.py"), "../victim.py"),
+    (lambda d: d["result"]["findings"][0].update(path="/etc/passwd"), "/etc/passwd"),
+    (lambda d: d.update(kind="something-else"), "kind"),
+    (lambda d: d.update(version=2), "version"),
+    (lambda d: d.update(head_sha="HEAD"), "head_sha"),
+])
+def test_tampered_artifacts_are_refused(split, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                        monkeypatch: pytest.MonkeyPatch,
+                                        capsys: pytest.CaptureFixture[str],
+                                        change: Any, says: str) -> None:
+    repo, fake, _ = split
+    out = tmp_path / "analysis.json"
+    analyze(repo, out, monkeypatch, fake)
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(tampered(out, change))
+    workflow_run(tmp_path, monkeypatch, fake.s.head)
+    fake.reset_calls()
+    capsys.readouterr()
+    assert cli.main(["publish", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err and err.count("\n") == 1
+    assert fake.calls == []
+
+
+def test_bad_files_are_refused_before_any_request(split, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                  monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    repo, fake, _ = split
+    out = tmp_path / "analysis.json"
+    analyze(repo, out, monkeypatch, fake)
+    workflow_run(tmp_path, monkeypatch, fake.s.head)
+    fake.reset_calls()
+    not_json = tmp_path / "not.json"
+    not_json.write_text("{nope")
+    capsys.readouterr()
+    assert cli.main(["publish", str(not_json)]) == 2
+    assert "JSON" in capsys.readouterr().err
+    size = out.stat().st_size
+    assert cli.main(["publish", str(out), "--max-bytes", str(size - 1)]) == 2
+    assert f"{size} bytes, over the cap of {size - 1}" in capsys.readouterr().err
+    assert cli.main(["publish", str(tmp_path / "missing.json")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+    workflow_run(tmp_path, monkeypatch, "e" * 40)  # the artifact is not of the triggering run
+    assert cli.main(["publish", str(out)]) == 2
+    assert "the workflow run that triggered this one analysed eeeeeeeeeeee" in capsys.readouterr().err
+    monkeypatch.setenv("GITHUB_REPOSITORY", "someone/else")
+    workflow_run(tmp_path, monkeypatch, fake.s.head)
+    assert cli.main(["publish", str(out)]) == 2
+    assert "publishes to someone/else" in capsys.readouterr().err
+    assert fake.calls == []
+
+
+def test_shards_publish_as_one_review(split, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    repo, fake, _ = split
+    out = tmp_path / "analysis.json"
+    analyze(repo, out, monkeypatch, fake)
+    whole = artifact.load(out.read_bytes())
+    halves = []
+    for index, rules in enumerate(({"F401"}, {"F841"})):
+        part = replace(whole.result, findings=tuple(v for v in whole.result.findings
+                                                    if v.finding.rule in rules))
+        path = tmp_path / f"part{index}.json"
+        path.write_bytes(artifact.dump(replace(whole, result=part)))
+        halves.append(str(path))
+    workflow_run(tmp_path, monkeypatch, fake.s.head)
+    in_empty_folder(tmp_path, monkeypatch)
+    assert cli.main(["publish", *halves, "--fail-level", "info"]) == 1
+    rules = sorted(b for c in fake.bot_comments() for b in ("F401", "F841") if b in c["body"])
+    assert rules == ["F401", "F841"] and len(fake.s.reviews) == 1
