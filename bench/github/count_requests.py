@@ -1,15 +1,21 @@
-"""Count the HTTP requests reviewbot sends to publish N findings on a GitHub pull request.
+"""Count the HTTP requests reviewbot sends to publish N findings on a GitHub pull request, the
+way `ci` publishes (from the review in memory) and the way `publish` does (from the analysis
+artifact, in a folder with no checkout), side by side.
 
-Runs the real publish flow (PyGithub + httpx) against the validating fake GitHub of the test
-suite, on a fresh PR and on an unchanged re-run, and prints a Markdown table.
+Both run the real publishing code (PyGithub + httpx) against the validating fake GitHub of the
+test suite, on a fresh PR and on an unchanged re-run, and print a Markdown table.
 
     .venv/bin/python bench/github/count_requests.py [N ...]     (default: 1 30 300)
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "forges")]
@@ -17,15 +23,14 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "forges")]
 from builders import change, finding, result, verdict  # noqa: E402
 from fakegithub import FakeGitHub  # noqa: E402
 
-from bot.forges.base import StatusReport, status_annotations  # noqa: E402
+from bot import artifact  # noqa: E402
+from bot.commands import deliver, publish  # noqa: E402
 from bot.forges.github import GitHubForge, Settings  # noqa: E402
-from bot.gate import Gate  # noqa: E402
 from bot.model import ReviewResult  # noqa: E402
-from bot.publish import review  # noqa: E402
 from bot.render.suggestion import split_lines  # noqa: E402
-from bot.review import Policy  # noqa: E402
 
 HEAD = "c" * 40
+Counts = tuple[int, int]
 
 
 def build(count: int) -> tuple[ReviewResult, dict[str, list[str]]]:
@@ -37,35 +42,55 @@ def build(count: int) -> tuple[ReviewResult, dict[str, list[str]]]:
     return result(HEAD, found, [change("a.py", range(1, lines + 1))]), {"a.py": text}
 
 
-def one_run(fake: FakeGitHub, res: ReviewResult, texts: dict[str, list[str]]) -> tuple[int, int]:
-    fake.reset_calls()
-    forge = GitHubForge(Settings(fake.api_url, fake.graphql_url, "t", "octo/demo", 7,
-                                 timeout=5.0, write_spacing=0.0), sleep=lambda s: None)
-    outcome = review(forge, res, texts, Policy(), Gate(1, "error"), settle=0)
-    assert outcome.status == "published", outcome
-    forge.check(StatusReport("reviewbot", HEAD, "failure", "t", "s", status_annotations(res)))
-    return fake.count(write=False), fake.count(write=True)
+def forge_for(fake: FakeGitHub) -> Callable[..., GitHubForge]:
+    def make(*_: Any) -> GitHubForge:
+        return GitHubForge(Settings(fake.api_url, fake.graphql_url, "t", "octo/demo", 7,
+                                    timeout=5.0, write_spacing=0.0), sleep=lambda s: None)
+    return make
 
 
-def measure(count: int) -> tuple[tuple[int, int], tuple[int, int]]:
+def as_ci(fake: FakeGitHub, res: ReviewResult, texts: dict[str, list[str]], _: Path) -> None:
+    deliver.deliver(forge_for(fake)(), res, texts, deliver.Options(), {}, 7)
+
+
+def as_publish(fake: FakeGitHub, res: ReviewResult, texts: dict[str, list[str]], folder: Path
+               ) -> None:
+    path = folder / "analysis.json"
+    path.write_bytes(artifact.dump(artifact.build(res, texts, repository="octo/demo", number=7,
+                                                  base_sha="b" * 40, target_ref="main")))
+    publish._forge = forge_for(fake)  # type: ignore[assignment]
+    args = argparse.Namespace(files=[path], token="t", max_bytes=publish.DEFAULT_MAX_BYTES,
+                              fail_level=None, tool_errors=None, max_comments=50,
+                              max_file_comments=10, sarif=None)
+    publish.run(args, {"GITHUB_REPOSITORY": "octo/demo"})
+
+
+def measure(count: int, how: Callable[[FakeGitHub, ReviewResult, dict[str, list[str]], Path], None]
+            ) -> tuple[Counts, Counts]:
     res, texts = build(count)
-    with FakeGitHub(HEAD, {"a.py": set(range(1, count + 11))}) as fake:
-        fresh = one_run(fake, res, texts)
-        again = one_run(fake, res, texts)
+    runs = []
+    with FakeGitHub(HEAD, {"a.py": set(range(1, count + 11))}) as fake, \
+            tempfile.TemporaryDirectory() as folder:
+        for _ in range(2):  # a fresh PR, then an unchanged re-run
+            fake.reset_calls()
+            how(fake, res, texts, Path(folder))
+            runs.append((fake.count(write=False), fake.count(write=True)))
         assert fake.errors == [], fake.errors
-    return fresh, again
+    return runs[0], runs[1]
 
 
 def main(argv: list[str]) -> None:
     counts = [int(a) for a in argv] or [1, 30, 300]
-    print("| findings | fresh PR: reads | fresh PR: writes | re-run: reads | re-run: writes |")
-    print("|---:|---:|---:|---:|---:|")
+    print("| findings | mode | fresh PR: reads | fresh PR: writes | re-run: reads | re-run: writes |")
+    print("|---:|---|---:|---:|---:|---:|")
     for count in counts:
-        (r1, w1), (r2, w2) = measure(count)
-        print(f"| {count} | {r1} | {w1} | {r2} | {w2} |")
+        for name, how in (("ci", as_ci), ("publish", as_publish)):
+            (r1, w1), (r2, w2) = measure(count, how)
+            print(f"| {count} | {name} | {r1} | {w1} | {r2} | {w2} |")
     print("\nReads: GET requests and GraphQL queries. Writes: POST/PATCH and GraphQL mutations. "
           "Default policy: at most 50 inline comments on the PR, the rest in the summary; "
-          "the check run is written on every run (50 annotations per request).")
+          "the check run is written on every run (50 annotations per request). publish also "
+          "reads the PR's files (GitHub's own diff) to check every inline position.")
 
 
 if __name__ == "__main__":
