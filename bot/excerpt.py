@@ -53,7 +53,7 @@ class Excerpt(Sequence[str]):
             return (self.size, self.known) == (other.size, other.known)
         return NotImplemented
 
-    __hash__ = None  # type: ignore[assignment]  # mutable-looking mapping inside: unhashable
+    __hash__ = None  # type: ignore[assignment]  # equal to others by content, like a list
 
     def __repr__(self) -> str:
         return f"Excerpt({self.size}, {self.known!r})"

@@ -269,6 +269,9 @@ FINDING0 = "result.findings[0]"
     (lambda d: d["result"]["changes"][0].update(old_path=".."), "result.changes[0].old_path", "`..`"),
     (lambda d: d["result"]["changes"][0].update(path="C:\\x"), "result.changes[0].path", "backslash"),
     (lambda d: d["result"].update(unbaselined=["/abs"]), "result.unbaselined[0]", "absolute"),
+    # Caught by the schema only (the decoder would collapse the set):
+    (lambda d: d["result"]["changes"][0].update(hunk_lines=[1, 1]), "result.changes[0].hunk_lines",
+     "non-unique"),
     (lambda d: d["texts"].update({"../a.py": {"line_count": 0, "lines": {}}}), "texts['../a.py']",
      "`..`"),
     (lambda d: d["texts"]["src/a.py"].update(line_count=10**9), "texts['src/a.py'].line_count",
