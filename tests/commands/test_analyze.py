@@ -19,7 +19,7 @@ from bot.commands import analyze
 from bot.commands.analyze import repository_from_url
 from bot.gate import decide
 from tests.conftest import GitRepo, require_tool
-from tests.forges.test_event import examples
+from tests.triggers.test_github_actions import examples
 
 RUFF = '[lint]\nselect = ["F"]\n'
 BASE = {"ruff.toml": RUFF,

@@ -16,8 +16,8 @@ from bot.commands import ci
 from bot.forges import github
 from tests.forges.conftest import Sleeps
 from tests.forges.fakegithub import FakeGitHub, Fault
-from tests.forges.test_event import examples
 from tests.forges.validate import rest_errors
+from tests.triggers.test_github_actions import examples
 
 BASE = {"pyproject.toml": "[tool.ruff]\nline-length = 100\n",
         "app.py": "import sys\n\n\ndef main():\n    return sys.argv\n"}
