@@ -7,6 +7,8 @@ path clean, every inline position checked against the pull request's diff as Git
 (a finding whose line is not there goes to the summary, never to a refused review), and the
 analysed head checked against the pull request's current head (if it moved, nothing is posted
 inline and the exit status is 0). Several files (shards of one analysis) publish as one review.
+The gate's policy is the default branch's `.reviewbot.yml`, read through the API, never the
+artifact's: that is the word of a job that ran the pull request's code.
 
 Exit statuses: the gate (0, 1, 4); 2 a bad artifact or usage (the message says which field and
 why); 3 the GitHub API failed after retries.
@@ -22,13 +24,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from bot import artifact
+from bot import artifact, config
 from bot.commands import common, deliver
 from bot.errors import BotError, Exit
 from bot.forges import github
-from bot.forges.base import Forge
+from bot.forges.github import GitHubForge
+from bot.forges.github_repository import GitHubRepository
+from bot.forges.repository import Repository
 from bot.gate import override
-from bot.model import FileChange, ReviewResult
+from bot.model import FileChange, GatePolicy, ReviewResult
 from bot.triggers import github_actions
 
 DEFAULT_MAX_BYTES = 10_000_000
@@ -74,14 +78,24 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
                        f"{repository}", Exit.USAGE)
     check_run_event(env, analysis.head_sha, analysis.number)
     forge = _forge(repository, analysis.number, token, env)
-    commentable = forge.diff_lines()
-    result = replace(analysis.result, policy=override(analysis.result.policy, args.fail_level,
-                                                      args.tool_errors))
-    result = within_diff(result, commentable)
+    policy = override(trusted_policy(GitHubRepository(forge.api.settings, api=forge.api)),
+                      args.fail_level, args.tool_errors)
+    result = within_diff(replace(analysis.result, policy=policy), forge.diff_lines())
     gate, outcome = deliver.deliver(forge, result, analysis.texts, deliver.options(args), env,
                                     analysis.number)
     # The head moved: this analysis is history, and the run of the new head decides.
     return int(Exit.OK) if outcome.status == "stale" else int(gate.exit)
+
+
+def trusted_policy(repository: Repository) -> GatePolicy:
+    """The gate's policy from the default branch's settings, where this workflow runs from.
+    The artifact's own policy is the word of a job that ran the pull request's code."""
+    for name in config.FILE_NAMES:
+        blob = repository.read_file(name)
+        if blob is not None:
+            text = blob.decode("utf-8", errors="replace")
+            return config.parse(text, f"{name} on the default branch").policy
+    return GatePolicy()
 
 
 def read(path: Path, max_bytes: int) -> artifact.Analysis:
@@ -131,7 +145,7 @@ def within_diff(result: ReviewResult, commentable: Mapping[str, frozenset[int]]
     return replace(result, changes=tuple(changes))
 
 
-def _forge(repository: str, number: int, token: str, env: Mapping[str, str]) -> Forge:
+def _forge(repository: str, number: int, token: str, env: Mapping[str, str]) -> GitHubForge:
     api, graphql = github_actions.api_urls(env)
     return github.GitHubForge(github.Settings(api_url=api, graphql_url=graphql, token=token,
                                               repository=repository, number=number))

@@ -7,12 +7,14 @@ GitHub, so replies and labels go through the issue endpoints.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
 
+from bot.errors import BotError, Exit
 from bot.forges.github_api import Api, NotFound, Settings
 from bot.forges.repository import Access, Issue, Permission, Reaction
 
@@ -56,6 +58,19 @@ class GitHubRepository:
             self._api.request("DELETE",
                               f"{self._api.url}/issues/{number}/labels/{quote(label, safe='')}",
                               idempotent=True)
+
+    def read_file(self, path: str, ref: str | None = None) -> bytes | None:
+        try:
+            _, data = self._api.request("GET", f"{self._api.url}/contents/{quote(path)}",
+                                        parameters={"ref": ref} if ref else None)
+        except NotFound:
+            return None
+        if not isinstance(data, dict) or data.get("type") != "file":
+            return None  # a folder (a list) or a link is not a settings file
+        if data.get("encoding") != "base64" or not isinstance(data.get("content"), str):
+            raise BotError(f"GitHub returned {path} in an encoding reviewbot cannot read "
+                           f"({data.get('encoding')})", Exit.FORGE)
+        return base64.b64decode(data["content"])
 
     def find_issue(self, marker: str, label: str | None = None) -> Issue | None:
         parameters = {"state": "all", "sort": "created", "direction": "asc",

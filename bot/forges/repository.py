@@ -82,3 +82,8 @@ class Repository(Protocol):
                      labels: Sequence[str] | None = None, open: bool | None = None) -> Issue:
         """Change what is given; `labels` replaces the issue's labels."""
         ...
+
+    def read_file(self, path: str, ref: str | None = None) -> bytes | None:
+        """A file's bytes at `ref` (default: the default branch); None when it is not there.
+        What a job that checks nothing out trusts: the repository's own settings."""
+        ...

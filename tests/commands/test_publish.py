@@ -241,3 +241,20 @@ def test_shards_publish_as_one_review(split, tmp_path: Path,  # type: ignore[no-
     assert cli.main(["publish", *halves, "--fail-level", "info"]) == 1
     rules = sorted(b for c in fake.bot_comments() for b in ("F401", "F841") if b in c["body"])
     assert rules == ["F401", "F841"] and len(fake.s.reviews) == 1
+
+
+def test_the_gate_policy_is_the_default_branchs_not_the_artifacts(  # type: ignore[no-untyped-def]
+        split, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo, fake, _ = split
+    out = tmp_path / "analysis.json"
+    analyze(repo, out, monkeypatch, fake)
+    lenient = tmp_path / "lenient.json"  # what a pull request's own job could write
+    lenient.write_bytes(tampered(out, lambda d: d["result"].update(
+        policy={"fail_level": "none", "tool_errors": "warn"})))
+    workflow_run(tmp_path, monkeypatch, fake.s.head)
+    in_empty_folder(tmp_path, monkeypatch)
+    assert cli.main(["publish", str(lenient)]) == 1  # the defaults: errors fail
+    fake.s.files[("main", ".reviewbot.yml")] = "fail-level: none\n"
+    assert cli.main(["publish", str(lenient)]) == 0  # the repository's own word
+    fake.s.files[("main", ".reviewbot.yml")] = "fail-level: bogus\n"
+    assert cli.main(["publish", str(lenient)]) == 2

@@ -9,6 +9,7 @@ comments outside its diff as GitHub does (422, whole review), and injects faults
 
 from __future__ import annotations
 
+import base64
 import itertools
 import json
 import re
@@ -72,6 +73,7 @@ class State:
     issues: dict[int, dict[str, Any]] = field(default_factory=dict)  # number -> (not the PR)
     reactions: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # issue comment ->
     users: dict[str, dict[str, Any]] = field(default_factory=dict)  # login -> grant
+    files: dict[tuple[str, str], str] = field(default_factory=dict)  # (ref, path) -> text
 
 
 class FakeGitHub:
@@ -273,6 +275,7 @@ class FakeGitHub:
                 ("GET", "/issues", lambda m: (200, self._page(self._list_issues(query), query))),
                 ("POST", "/issues", lambda m: self._create_issue(body)),
                 ("PATCH", r"/issues/(\d+)", lambda m: self._update_issue(int(m.group(1)), body)),
+                ("GET", r"/contents/(.+)", lambda m: self._contents(unquote(m.group(1)), query)),
             ]
             for verb, pattern, action in routes:
                 match = re.fullmatch(pattern, rest)
@@ -281,6 +284,16 @@ class FakeGitHub:
                     return result
         self.errors.append(f"{method} {path}: valid for GitHub but not implemented by the fake")
         return 404, {"message": "Not Found"}
+
+    def _contents(self, path: str, query: dict[str, list[str]]) -> tuple[int, Any]:
+        ref = (query.get("ref") or ["main"])[0]
+        text = self.s.files.get((ref, path))
+        if text is None:
+            return 404, {"message": "Not Found"}
+        data = text.encode()
+        return 200, {"type": "file", "encoding": "base64", "size": len(data), "name":
+                     path.rsplit("/", 1)[-1], "path": path, "sha": "0" * 40,
+                     "content": base64.b64encode(data).decode(), "url": self._url(f"/contents/{path}")}
 
     def _url(self, tail: str) -> str:
         return f"{self.api_url}/repos/{self.owner}/{self.repo}{tail}"

@@ -109,3 +109,14 @@ def test_issues_are_read_across_pages(fake: FakeGitHub, repo_side: GitHubReposit
     assert found is not None and found.number == 300
     pages = [c.query.get("page") for c in fake.calls if c.path.endswith("/issues")]
     assert pages == [["1"], ["2"]]
+
+
+def test_read_file_at_a_ref_or_the_default_branch(fake: FakeGitHub,
+                                                  repo_side: GitHubRepository) -> None:
+    fake.s.files[("main", ".reviewbot.yml")] = "fail-level: warning\n"
+    fake.s.files[("release", "a b.yml")] = "x: 1\n"
+    repo = repo_side
+    assert repo.read_file(".reviewbot.yml") == b"fail-level: warning\n"
+    assert repo.read_file("a b.yml", "release") == b"x: 1\n"
+    assert repo.read_file(".reviewbot.yaml") is None
+    assert fake.errors == []
