@@ -11,6 +11,7 @@ import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import overload
 
 from bot.model import Finding, Severity, Verdict
 from bot.placement import Body, Dialect
@@ -93,13 +94,34 @@ def _changed_why(verdict: Verdict) -> str:
     return ", ".join(reason.replace("-", " ") for reason in verdict.reasons)
 
 
+class _Clipped(Sequence[str]):
+    """`lines`, each clipped as it is read: a frame reads a few lines, never the whole file
+    (one pass per finding over a large file would cost more than the review)."""
+
+    def __init__(self, lines: Sequence[str]) -> None:
+        self._lines = lines
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return clip(self._lines[index].rstrip("\r\n"), LINE_LIMIT)
+
+
 def frame(lines: Sequence[str], finding: Finding) -> str:
     """The code frame as a fenced block, or "" when the line is not in the file."""
     if finding.file_level or not lines or finding.span.line > len(lines) + 1:
         return ""
-    clipped = [clip(line.rstrip("\r\n"), LINE_LIMIT) for line in lines]
     single = finding.span.end_line == finding.span.line
-    text = render_frame(clipped, finding.span.line, finding.span.end_line,
+    text = render_frame(_Clipped(lines), finding.span.line, finding.span.end_line,
                         column=finding.span.column if single else None,
                         end_column=finding.span.end_column if single else None)
     return block(text.split("\n"), "text") if text else ""

@@ -69,3 +69,29 @@ def test_summary_sections() -> None:
     assert "### Caused outside the diff (1)" in page and "█  9 | v9 = 9" in page
     assert "<details><summary>📌 1 pre-existing finding" in page and "old one" in page
     assert "| ruff | 0.17.6 | ✅ ok |" in page
+
+
+class Counting(list[str]):
+    """File lines that remember which ones were read."""
+
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__(lines)
+        self.read: set[int] = set()
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def, override]
+        if isinstance(index, int):
+            self.read.add(index)
+        return super().__getitem__(index)
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        self.read.update(range(len(self)))
+        return super().__iter__()
+
+
+def test_a_frame_reads_its_lines_not_the_whole_file() -> None:
+    from bot.render.markdown import frame
+
+    lines = Counting([f"x{n} = {n}\n" for n in range(1, 100_001)])
+    shown = frame(lines, finding("a.py", 50_000))
+    assert "x50000 = 50000" in shown and "x49999" in shown and "x50001" in shown
+    assert lines.read == {49_998, 49_999, 50_000}
