@@ -19,6 +19,7 @@ from typing import Any
 
 from bot import proc
 from bot.analyzer import Target, TreeView
+from bot.deps import VENVS
 from bot.linters.base import GarbageOutput, LinterSpec, Unit, relpath, version_tuple
 from bot.model import Finding, Severity, Span
 
@@ -72,13 +73,26 @@ def _targets(unit: Unit, target: Target) -> list[str]:
     return [] if configured_targets(target.root) else ["--", *unit.paths]
 
 
+def _interpreter(root: Path) -> list[str]:
+    """The repository's own virtualenv, where its dependencies (and their types) are installed:
+    mypy resolves imports from the environment it is told about, not from the one it runs in.
+    A `python_executable` in the configuration is the repository's own choice and wins."""
+    if "python_executable" in (_settings(root) or {}):
+        return []
+    for name in VENVS:
+        python = root / name / "bin" / "python"
+        if python.exists():
+            return ["--python-executable", str(python)]
+    return []
+
+
 def command(exe: str, unit: Unit, target: Target) -> list[str]:
-    return [exe, "-O", "json", *COMMON, *_targets(unit, target)]
+    return [exe, "-O", "json", *COMMON, *_interpreter(target.root), *_targets(unit, target)]
 
 
 def command_text(exe: str, unit: Unit, target: Target) -> list[str]:
     return [exe, *COMMON, "--show-column-numbers", "--show-error-end", "--no-pretty",
-            *_targets(unit, target)]
+            *_interpreter(target.root), *_targets(unit, target)]
 
 
 def _finding(path: str, line: int, column: int, end_line: int, end_column: int,

@@ -116,3 +116,21 @@ def test_garbage_is_refused(tmp_path: Path) -> None:
     result = proc.Result(("mypy",), 2, b"Traceback (most recent call last):\n", b"")
     with pytest.raises(mypy.GarbageOutput):
         list(mypy.parse(result, Unit(".", ("a.py",)), Target(tmp_path, "x", (), "head")))
+
+
+def test_the_repositorys_virtualenv_is_where_imports_resolve(tmp_path: Path) -> None:
+    """A library installed only in the repository's `.venv` (not in mypy's own environment)
+    is checked against its types, not reported as a missing import."""
+    import subprocess
+    import sys
+
+    root = write(tmp_path, {"pyproject.toml": "[tool.mypy]\nstrict = true\n",
+                            "app.py": "from onlyhere import answer\n\nx: str = answer()\n"})
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root / ".venv")], check=True)
+    site = next((root / ".venv" / "lib").glob("python3*/site-packages"))
+    (site / "onlyhere").mkdir()
+    (site / "onlyhere" / "__init__.py").write_text("def answer() -> int:\n    return 42\n")
+    (site / "onlyhere" / "py.typed").write_text("")
+    outcome = lint(mypy.SPEC, root, ["app.py"])
+    assert outcome.status == "ok", outcome.message
+    assert [(f.rule, f.line) for f in outcome.findings] == [("assignment", 3)]
