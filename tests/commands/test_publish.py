@@ -23,17 +23,24 @@ from tests.triggers.test_github_actions import examples
 DIFF = {"app.py": set(range(1, 8))}
 
 
+def forge_on(fake: FakeGitHub, sleeps: Sleeps) -> Any:
+    """`publish._forge` pointed at `fake`, with no waits."""
+    def make(repository: str, number: int, token: str, env: Any) -> github.GitHubForge:
+        return github.GitHubForge(github.Settings(
+            api_url=fake.api_url, graphql_url=fake.graphql_url, token=token,
+            repository=repository, number=number, timeout=1.0, write_spacing=0.0), sleep=sleeps)
+    return make
+
+
 @pytest.fixture
 def split(repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
-          sleeps: Sleeps) -> Iterator[tuple[Any, FakeGitHub, dict[str, str]]]:
+          sleeps: Sleeps) -> Iterator[tuple[Any, FakeGitHub, dict[str, str], Path]]:
+    """An open pull request, its analysis (written by `analyze`), and publish's forge."""
     with open_pr(repo, tmp_path, monkeypatch, sleeps, BASE, HEAD, DIFF) as (repo, fake, env):
-        def quick_forge(repository: str, number: int, token: str, env: Any) -> github.GitHubForge:
-            return github.GitHubForge(github.Settings(
-                api_url=fake.api_url, graphql_url=fake.graphql_url, token=token,
-                repository=repository, number=number, timeout=1.0, write_spacing=0.0),
-                sleep=sleeps)
-        monkeypatch.setattr(publish, "_forge", quick_forge)
-        yield repo, fake, env
+        monkeypatch.setattr(publish, "_forge", forge_on(fake, sleeps))
+        out = tmp_path / "analysis.json"
+        analyze(repo, out, monkeypatch, fake)
+        yield repo, fake, env, out
 
 
 def analyze(repo: Any, out: Path, monkeypatch: pytest.MonkeyPatch, fake: FakeGitHub) -> None:
@@ -64,9 +71,7 @@ def in_empty_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_three_runs_in_split_mode(split, tmp_path: Path,  # type: ignore[no-untyped-def]
                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    repo, fake, env = split
-    out = tmp_path / "analysis.json"
-    analyze(repo, out, monkeypatch, fake)
+    repo, fake, env, out = split
     doc = json.loads(out.read_text())
     assert doc["kind"] == "reviewbot-analysis" and doc["number"] == 7
     workflow_run(tmp_path, monkeypatch, fake.s.head)
@@ -117,11 +122,7 @@ def test_publish_posts_exactly_what_ci_posts(repo, tmp_path: Path,  # type: igno
         out = tmp_path / "analysis.json"
         analyze(repo, out, monkeypatch, fake)
     with FakeGitHub(fake.s.head, DIFF) as other:
-        def quick_forge(repository: str, number: int, token: str, env: Any) -> github.GitHubForge:
-            return github.GitHubForge(github.Settings(
-                api_url=other.api_url, graphql_url=other.graphql_url, token=token,
-                repository=repository, number=number, timeout=1.0, write_spacing=0.0), sleep=sleeps)
-        monkeypatch.setattr(publish, "_forge", quick_forge)
+        monkeypatch.setattr(publish, "_forge", forge_on(other, sleeps))
         monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
         workflow_run(tmp_path, monkeypatch, fake.s.head)
         in_empty_folder(tmp_path, monkeypatch)
@@ -133,9 +134,7 @@ def test_publish_posts_exactly_what_ci_posts(repo, tmp_path: Path,  # type: igno
 
 def test_a_line_outside_the_pull_requests_diff_goes_to_the_summary(  # type: ignore[no-untyped-def]
         split, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    repo, fake, _ = split
-    out = tmp_path / "analysis.json"
-    analyze(repo, out, monkeypatch, fake)
+    _, fake, _, out = split
     fake.push(fake.s.head, {"app.py": {1, 2}})  # GitHub shows fewer lines than the local diff
     workflow_run(tmp_path, monkeypatch, fake.s.head)
     in_empty_folder(tmp_path, monkeypatch)
@@ -152,9 +151,7 @@ def test_a_line_outside_the_pull_requests_diff_goes_to_the_summary(  # type: ign
 def test_a_head_that_moved_posts_nothing_inline(  # type: ignore[no-untyped-def]
         split, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    repo, fake, _ = split
-    out = tmp_path / "analysis.json"
-    analyze(repo, out, monkeypatch, fake)
+    _, fake, _, out = split
     analysed = fake.s.head
     fake.push("f" * 40, fake.s.diff)
     workflow_run(tmp_path, monkeypatch, analysed)
@@ -181,9 +178,7 @@ def test_tampered_artifacts_are_refused(split, tmp_path: Path,  # type: ignore[n
                                         monkeypatch: pytest.MonkeyPatch,
                                         capsys: pytest.CaptureFixture[str],
                                         change: Any, says: str) -> None:
-    repo, fake, _ = split
-    out = tmp_path / "analysis.json"
-    analyze(repo, out, monkeypatch, fake)
+    _, fake, _, out = split
     bad = tmp_path / "bad.json"
     bad.write_bytes(tampered(out, change))
     workflow_run(tmp_path, monkeypatch, fake.s.head)
@@ -198,9 +193,7 @@ def test_tampered_artifacts_are_refused(split, tmp_path: Path,  # type: ignore[n
 def test_bad_files_are_refused_before_any_request(split, tmp_path: Path,  # type: ignore[no-untyped-def]
                                                   monkeypatch: pytest.MonkeyPatch,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    repo, fake, _ = split
-    out = tmp_path / "analysis.json"
-    analyze(repo, out, monkeypatch, fake)
+    _, fake, _, out = split
     workflow_run(tmp_path, monkeypatch, fake.s.head)
     fake.reset_calls()
     not_json = tmp_path / "not.json"
@@ -225,9 +218,7 @@ def test_bad_files_are_refused_before_any_request(split, tmp_path: Path,  # type
 
 def test_shards_publish_as_one_review(split, tmp_path: Path,  # type: ignore[no-untyped-def]
                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    repo, fake, _ = split
-    out = tmp_path / "analysis.json"
-    analyze(repo, out, monkeypatch, fake)
+    _, fake, _, out = split
     whole = artifact.load(out.read_bytes())
     halves = []
     for index, rules in enumerate(({"F401"}, {"F841"})):
@@ -245,9 +236,7 @@ def test_shards_publish_as_one_review(split, tmp_path: Path,  # type: ignore[no-
 
 def test_the_gate_policy_is_the_default_branchs_not_the_artifacts(  # type: ignore[no-untyped-def]
         split, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    repo, fake, _ = split
-    out = tmp_path / "analysis.json"
-    analyze(repo, out, monkeypatch, fake)
+    _, fake, _, out = split
     lenient = tmp_path / "lenient.json"  # what a pull request's own job could write
     lenient.write_bytes(tampered(out, lambda d: d["result"].update(
         policy={"fail_level": "none", "tool_errors": "warn"})))
