@@ -9,9 +9,9 @@ Lines nobody reads are empty strings.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from typing import overload
+from collections.abc import Mapping, Sequence
 
+from bot.lineview import LineView
 from bot.model import ReviewResult
 from bot.render.markdown import frame_digest
 from bot.render.suggestion import suggest
@@ -21,7 +21,7 @@ from bot.render.suggestion import suggest
 SHOWN_SCOPES = ("introduced", "changed", "unclassified")
 
 
-class Excerpt(Sequence[str]):
+class Excerpt(LineView):
     """A file of `size` lines of which only `known` (1-based line number: text with its line
     ending) are kept."""
 
@@ -32,21 +32,8 @@ class Excerpt(Sequence[str]):
     def __len__(self) -> int:
         return self.size
 
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[str]: ...
-
-    def __getitem__(self, index: int | slice) -> str | list[str]:
-        if isinstance(index, slice):
-            return [self.known.get(n + 1, "") for n in range(*index.indices(self.size))]
-        position = index + self.size if index < 0 else index
-        if not 0 <= position < self.size:
-            raise IndexError(index)
+    def line(self, position: int) -> str:
         return self.known.get(position + 1, "")
-
-    def __iter__(self) -> Iterator[str]:
-        return (self.known.get(n, "") for n in range(1, self.size + 1))
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Excerpt):
@@ -59,7 +46,7 @@ class Excerpt(Sequence[str]):
         return f"Excerpt({self.size}, {self.known!r})"
 
 
-class _Reads(Sequence[str]):
+class _Reads(LineView):
     """A file's lines that remember which ones were read (0-based indices)."""
 
     def __init__(self, lines: Sequence[str]) -> None:
@@ -69,23 +56,9 @@ class _Reads(Sequence[str]):
     def __len__(self) -> int:
         return len(self.lines)
 
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[str]: ...
-
-    def __getitem__(self, index: int | slice) -> str | list[str]:
-        if isinstance(index, slice):
-            positions = range(*index.indices(len(self.lines)))
-            self.read.update(positions)
-            return [self.lines[n] for n in positions]
-        text = self.lines[index]
-        self.read.add(index % len(self.lines))
-        return text
-
-    def __iter__(self) -> Iterator[str]:
-        self.read.update(range(len(self.lines)))
-        return iter(self.lines)
+    def line(self, position: int) -> str:
+        self.read.add(position)
+        return self.lines[position]
 
 
 def needed(result: ReviewResult, texts: Mapping[str, Sequence[str]]) -> dict[str, Excerpt]:

@@ -11,8 +11,8 @@ import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import overload
 
+from bot.lineview import LineView
 from bot.model import Finding, Severity, Verdict
 from bot.placement import Body, Dialect
 from bot.render.frame import frame_lines, render_frame
@@ -94,7 +94,7 @@ def _changed_why(verdict: Verdict) -> str:
     return ", ".join(reason.replace("-", " ") for reason in verdict.reasons)
 
 
-class _Clipped(Sequence[str]):
+class _Clipped(LineView):
     """`lines`, each clipped as it is read: a frame reads a few lines, never the whole file
     (one pass per finding over a large file would cost more than the review)."""
 
@@ -104,16 +104,8 @@ class _Clipped(Sequence[str]):
     def __len__(self) -> int:
         return len(self._lines)
 
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[str]: ...
-
-    def __getitem__(self, index: int | slice) -> str | list[str]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        return clip(self._lines[index].rstrip("\r\n"), LINE_LIMIT)
+    def line(self, position: int) -> str:
+        return clip(self._lines[position].rstrip("\r\n"), LINE_LIMIT)
 
 
 def frame(lines: Sequence[str], finding: Finding) -> str:
