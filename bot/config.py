@@ -12,6 +12,8 @@
         message: use the logger
         fix: log.info($$$A)
       - lint/rules/no-eval.yml # or a rule file, relative to the repository
+    commands: {prefix: /, permission: write}   # slash commands; write | maintain may run them
+    apply: {label: reviewbot:apply, author: "Name <email>"}   # the apply label and commit author
 
 Which revision each setting comes from (`for_review`): the gate's policy (`fail-level`,
 `tool-errors`, a tool switched off) from the merge base, so a change cannot relax its own gate;
@@ -22,6 +24,7 @@ counts.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -34,8 +37,12 @@ from bot.model import GatePolicy, ToolErrors
 FAIL_LEVELS = ("none", "info", "warning", "error")
 TOOL_ERRORS: tuple[ToolErrors, ...] = ("fail", "warn")
 FILE_NAMES = (".reviewbot.yml", ".reviewbot.yaml")
-KEYS = ("fail-level", "tool-errors", "timeout", "tools", "rules")
+KEYS = ("fail-level", "tool-errors", "timeout", "tools", "rules", "commands", "apply")
 TOOL_KEYS = ("enabled",)
+COMMAND_KEYS = ("prefix", "permission")
+APPLY_KEYS = ("label", "author")
+PERMISSIONS = ("write", "maintain")  # the least repository permission that may command the bot
+DEFAULT_AUTHOR = "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>"
 
 
 @dataclass(frozen=True)
@@ -46,6 +53,10 @@ class Config:
     disabled: frozenset[str] = field(default_factory=frozenset)
     source: str | None = None
     rules: tuple[Any, ...] = ()  # rule documents (mappings) or rule file paths, unchecked here
+    command_prefix: str = "/"  # commands: {prefix}
+    command_permission: str = "write"  # commands: {permission}: write | maintain
+    apply_label: str = "reviewbot:apply"  # apply: {label}
+    apply_author: str = DEFAULT_AUTHOR  # apply: {author}: "Name <email>" of the apply commit
 
     @property
     def policy(self) -> GatePolicy:
@@ -102,8 +113,46 @@ def parse(text: str, source: str, tools: Collection[str] = ()) -> Config:
     timeout = data.get("timeout", 300)
     if not isinstance(timeout, int | float) or isinstance(timeout, bool) or timeout <= 0:
         raise _fail(source, f"timeout must be a positive number of seconds, not {timeout!r}")
+    prefix, permission = _commands(data.get("commands"), source)
+    label, author = _apply(data.get("apply"), source)
     return Config(level, cast(ToolErrors, errors), float(timeout),
-                  _disabled(data.get("tools"), source, tools), source, _rules(data.get("rules"), source))
+                  _disabled(data.get("tools"), source, tools), source, _rules(data.get("rules"), source),
+                  prefix, permission, label, author)
+
+
+def _section(value: Any, name: str, keys: tuple[str, ...], source: str) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise _fail(source, f"{name} must be a mapping of {', '.join(keys)}")
+    if set(map(str, value)) - set(keys):
+        raise _unknown(source, f"setting in {name}:", set(map(str, value)) - set(keys), keys)
+    for key, item in value.items():
+        if not isinstance(item, str) or not item.strip() or "\n" in item:
+            raise _fail(source, f"{name}.{key} must be a non-empty one-line string, not {item!r}")
+    return value
+
+
+def _commands(value: Any, source: str) -> tuple[str, str]:
+    """commands: {prefix: "/", permission: write | maintain}."""
+    found = _section(value, "commands", COMMAND_KEYS, source)
+    prefix, permission = found.get("prefix", "/"), found.get("permission", "write")
+    if permission not in PERMISSIONS:
+        raise _fail(source, f"commands.permission must be one of {', '.join(PERMISSIONS)}, not "
+                            f"{permission!r}" + did_you_mean(permission, PERMISSIONS))
+    if prefix != prefix.strip() or len(prefix) > 20:
+        raise _fail(source, f"commands.prefix must be a word of at most 20 characters without "
+                            f"surrounding spaces, not {prefix!r}")
+    return prefix, permission
+
+
+def _apply(value: Any, source: str) -> tuple[str, str]:
+    """apply: {label: reviewbot:apply, author: "Name <email>"}."""
+    found = _section(value, "apply", APPLY_KEYS, source)
+    author = found.get("author", DEFAULT_AUTHOR)
+    if not re.fullmatch(r"[^<>]+ <[^<>\s]+@[^<>\s]+>", author):
+        raise _fail(source, f"apply.author must read \"Name <email>\", not {author!r}")
+    return found.get("label", "reviewbot:apply"), author
 
 
 def _disabled(tools: Any, source: str, known: Collection[str]) -> frozenset[str]:
