@@ -12,6 +12,7 @@
         message: use the logger
         fix: log.info($$$A)
       - lint/rules/no-eval.yml # or a rule file, relative to the repository
+    sweep: {label: reviewbot:regressions}   # the scheduled sweep's tracking issue label
     commands: {prefix: /, permission: write}   # slash commands; write | maintain may run them
     apply: {label: reviewbot:apply, author: "Name <email>"}   # the apply label and commit author
 
@@ -37,8 +38,10 @@ from bot.model import GatePolicy, ToolErrors
 FAIL_LEVELS = ("none", "info", "warning", "error")
 TOOL_ERRORS: tuple[ToolErrors, ...] = ("fail", "warn")
 FILE_NAMES = (".reviewbot.yml", ".reviewbot.yaml")
-KEYS = ("fail-level", "tool-errors", "timeout", "tools", "rules", "commands", "apply")
+KEYS = ("fail-level", "tool-errors", "timeout", "tools", "rules", "commands", "apply", "sweep")
 TOOL_KEYS = ("enabled",)
+SWEEP_KEYS = ("label",)
+LABEL_LIMIT = 50  # characters in a GitHub label name
 COMMAND_KEYS = ("prefix", "permission")
 APPLY_KEYS = ("label", "author")
 PERMISSIONS = ("write", "maintain")  # the least repository permission that may command the bot
@@ -57,6 +60,7 @@ class Config:
     command_permission: str = "write"  # commands: {permission}: write | maintain
     apply_label: str = "reviewbot:apply"  # apply: {label}
     apply_author: str = DEFAULT_AUTHOR  # apply: {author}: "Name <email>" of the apply commit
+    sweep_label: str = "reviewbot:regressions"  # sweep: {label}: the tracking issue's label
 
     @property
     def policy(self) -> GatePolicy:
@@ -117,7 +121,8 @@ def parse(text: str, source: str, tools: Collection[str] = ()) -> Config:
     label, author = _apply(data.get("apply"), source)
     return Config(level, cast(ToolErrors, errors), float(timeout),
                   _disabled(data.get("tools"), source, tools), source, _rules(data.get("rules"), source),
-                  prefix, permission, label, author)
+                  prefix, permission, label, author,
+                  sweep_label=_sweep_label(data.get("sweep"), source))
 
 
 def _section(value: Any, name: str, keys: tuple[str, ...], source: str) -> dict[str, Any]:
@@ -187,6 +192,22 @@ def _rules(rules: Any, source: str) -> tuple[Any, ...]:
             near = did_you_mean("id", [str(k) for k in rule if k != "id"])
             raise _fail(source, f"rules[{index + 1}] has no `id` (a name for its findings){near}")
     return tuple(rules)
+
+
+def _sweep_label(value: Any, source: str) -> str:
+    """sweep: {label: reviewbot:regressions}."""
+    if value is None:
+        return "reviewbot:regressions"
+    if not isinstance(value, dict):
+        raise _fail(source, "sweep must be a mapping such as {label: reviewbot:regressions}")
+    if set(map(str, value)) - set(SWEEP_KEYS):
+        raise _unknown(source, "setting in sweep:", set(map(str, value)) - set(SWEEP_KEYS), SWEEP_KEYS)
+    label = value.get("label", "reviewbot:regressions")
+    if not isinstance(label, str) or not label.strip() or label != label.strip() or "," in label \
+            or len(label) > LABEL_LIMIT:
+        raise _fail(source, f"sweep.label must be a label name of 1 to {LABEL_LIMIT} characters "
+                            f"without commas or surrounding spaces, not {label!r}")
+    return label
 
 
 def load(repo_root: Path, explicit: Path | None = None, tools: Collection[str] = ()) -> Config:
