@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _stage(args: argparse.Namespace) -> int:
-    res = search(args, rewrite=args.rewrite)
+    res = search(args, rewrite=args.rewrite, staging=True)
     for note in res.notes:
         print(f"reviewbot: {note}", file=sys.stderr)
     root = Path.cwd().resolve()

@@ -39,14 +39,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(func=run)
 
 
-def search(args: argparse.Namespace, rewrite: str | None = None) -> api.SearchResult:
-    """The files' results for --pattern (with `rewrite`) or --rule (rewriting with its fix)."""
+def search(args: argparse.Namespace, rewrite: str | None = None, *, staging: bool = False
+           ) -> api.SearchResult:
+    """The files' results for --pattern (with `rewrite`) or --rule (rewriting with its fix
+    when `staging`)."""
     if args.rule is not None:
         if args.selector or args.strictness != "smart" or args.lang:
             raise BotError("--rule carries its own language and patterns: drop --lang, "
                            "--selector and --strictness", Exit.USAGE)
         return api.run_rule(rules.load(args.rule), paths=args.paths,
-                            rewrite=getattr(args, "stage", None) is not None)
+                            rewrite=staging)
     query = api.Query(args.pattern, args.selector, args.strictness)
     return api.run(query, lang=args.lang, paths=args.paths, rewrite=rewrite)
 
