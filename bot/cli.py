@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "ci": "bot.commands.ci",
     "ast-grep": "bot.commands.ast_grep",
     "ast-edit": "bot.commands.ast_edit",
+    "sweep": "bot.commands.sweep",
 }
 
 

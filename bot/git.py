@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -263,3 +263,82 @@ def fetch(repo: Path, remote: str, ref: str, depth: int | None = None) -> bool:
     """Fetch one ref or commit (e.g. a PR head missing from a depth-1 checkout)."""
     args = ["fetch", "--quiet", "--no-tags"] + ([f"--depth={depth}"] if depth else []) + [remote, ref]
     return git(repo, *args, check=False).returncode == 0
+
+
+# --- commits made without a checkout (the apply flow) ----------------------------------------
+# These never read or write the working tree or the repository's own index: the index they
+# use is the private file named by GIT_INDEX_FILE in `env`.
+
+
+def git_env(repo: Path, *args: str, env: Mapping[str, str], check: bool = True,
+            stdin: bytes | None = None) -> proc.Result:
+    """`git` with explicit environment entries (a private index, an identity, credentials for
+    one push). They reach git through the environment only: never a config file, never argv."""
+    argv = ["git", "-c", "core.quotepath=off", "-c", "safe.directory=*", *args]
+    if not Path(repo).is_dir():
+        raise BotError(f"{repo}: no such directory")
+    try:
+        result = proc.run(argv, cwd=repo, timeout=GIT_TIMEOUT, stdin=stdin, env=env,
+                          hint="install git (apt-get install git)")
+    except proc.MissingBinary as exc:
+        raise BotError(f"git is not installed: {exc}") from exc
+    except proc.Timeout as exc:
+        raise BotError(f"git {' '.join(args[:2])} timed out after {exc.seconds:g}s") from exc
+    if check and result.returncode != 0:
+        raise BotError(f"git {' '.join(args[:3])} failed: {result.err_tail(5) or result.out.strip()}")
+    return result
+
+
+def hash_blob(repo: Path, data: bytes) -> str:
+    """Store `data` as a blob exactly as given (no filters, no end-of-line conversion)."""
+    return git(repo, "hash-object", "-w", "--no-filters", "--stdin", stdin=data).out.strip()
+
+
+def tree_with(repo: Path, base: str, entries: Mapping[str, tuple[str, str]], index: Path) -> str:
+    """The tree of `base` with `entries` ({path: (mode, blob id)}) replaced, built in the
+    private index file `index`; returns the new tree's id."""
+    env = {"GIT_INDEX_FILE": str(index)}
+    git_env(repo, "read-tree", f"{base}^{{tree}}", env=env)
+    if entries:
+        listing = "".join(f"{mode} {blob}\t{path}\0" for path, (mode, blob) in sorted(entries.items()))
+        git_env(repo, "update-index", "-z", "--index-info", env=env,
+                stdin=listing.encode("utf-8", "surrogateescape"))
+    return git_env(repo, "write-tree", env=env).out.strip()
+
+
+def commit_tree(repo: Path, tree: str, parent: str, message: str, name: str, email: str) -> str:
+    """A commit of `tree` on `parent`, authored and committed by `name <email>`, unsigned
+    whatever the repository's configuration says (no key is ours to use)."""
+    env = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email,
+           "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email}
+    return git_env(repo, "commit-tree", "--no-gpg-sign", tree, "-p", parent, env=env,
+                   stdin=message.encode("utf-8")).out.strip()
+
+
+def format_patch(repo: Path, commit: str) -> str:
+    """`commit` as one mail-formatted patch that `git am` applies (a/ b/ prefixes whatever
+    the configuration says)."""
+    return git(repo, "-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false",
+               "format-patch", "-1", "--stdout", "--no-signature", "--binary", commit).out
+
+
+def push_with_lease(repo: Path, remote: str, commit: str, branch: str, old: str,
+                    env: Mapping[str, str]) -> proc.Result:
+    """Push `commit` to `refs/heads/<branch>` of `remote` only if the branch still points at
+    `old` (never a plain force); no hooks and no submodules run. Not checked: the caller
+    reads the outcome."""
+    ref = f"refs/heads/{branch}"
+    return git_env(repo, "push", "--porcelain", "--no-verify", "--no-recurse-submodules",
+                   f"--force-with-lease={ref}:{old}", remote, f"{commit}:{ref}", env=env, check=False)
+
+
+def remote_head(repo: Path, remote: str, branch: str, env: Mapping[str, str]) -> str | None:
+    """The sha `refs/heads/<branch>` has on `remote` now, or None when it cannot be read."""
+    result = git_env(repo, "ls-remote", "--", remote, f"refs/heads/{branch}", env=env, check=False)
+    if result.returncode != 0:
+        return None
+    for line in result.out.splitlines():
+        sha, _, ref = line.partition("\t")
+        if ref == f"refs/heads/{branch}":
+            return sha
+    return None

@@ -78,6 +78,7 @@ def review(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str]) -
 
 
 ACTIONS: dict[TriggerKind, Action] = {"review": review}
+ACTIONS["sweep"] = lambda *run: int(__import__("bot.commands.sweep", fromlist=["*"]).from_ci(*run))
 
 
 def review_pull_request(repo: Path, trigger: Trigger, args: argparse.Namespace) -> ReviewResult:

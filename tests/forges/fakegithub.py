@@ -74,6 +74,9 @@ class State:
     reactions: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # issue comment ->
     users: dict[str, dict[str, Any]] = field(default_factory=dict)  # login -> grant
     files: dict[tuple[str, str], str] = field(default_factory=dict)  # (ref, path) -> text
+    pulls: dict[int, dict[str, Any]] = field(default_factory=dict)  # other PRs: number -> fields
+    commit_pulls: dict[str, list[int]] = field(default_factory=dict)  # sha -> PR numbers
+    issue_notes: dict[int, list[str]] = field(default_factory=dict)  # tracking issue -> comments
 
 
 class FakeGitHub:
@@ -154,6 +157,13 @@ class FakeGitHub:
             cid = self._create_issue_comment({"body": body})[1]["id"]
             self.s.issue_comments[cid]["user"] = self._user(user)
             return int(cid)
+
+    def merged(self, number: int, author: str, shas: list[str], title: str = "a change") -> None:
+        """Pull request `number` by `author`, merged with the commits `shas`."""
+        with self._lock:
+            self.s.pulls[number] = {"author": author, "title": title}
+            for sha in shas:
+                self.s.commit_pulls.setdefault(sha, []).append(number)
 
     def count(self, *, write: bool) -> int:
         return sum(1 for c in self.calls if c.write == write)
@@ -276,6 +286,10 @@ class FakeGitHub:
                 ("POST", "/issues", lambda m: self._create_issue(body)),
                 ("PATCH", r"/issues/(\d+)", lambda m: self._update_issue(int(m.group(1)), body)),
                 ("GET", r"/contents/(.+)", lambda m: self._contents(unquote(m.group(1)), query)),
+                ("GET", r"/commits/([0-9a-f]{40})/pulls", lambda m: (200, self._page(
+                    self._commit_pulls(m.group(1)), query))),
+                ("POST", r"/issues/(\d+)/comments",
+                 lambda m: self._note(int(m.group(1)), body)),
             ]
             for verb, pattern, action in routes:
                 match = re.fullmatch(pattern, rest)
@@ -491,6 +505,27 @@ class FakeGitHub:
             return 404, {"message": "Label does not exist"}
         labels.remove(name)
         return 200, [self._label(n) for n in labels]
+
+    def _commit_pulls(self, sha: str) -> list[dict[str, Any]]:
+        out = []
+        for number in self.s.commit_pulls.get(sha, []):
+            pull = self.s.pulls[number]
+            out.append({"id": number, "node_id": f"PR_{number}", "number": number, "state": "closed",
+                        "title": pull["title"], "user": self._user(pull["author"]),
+                        "url": self._url(f"/pulls/{number}"), "html_url": "",
+                        "merged_at": NOW, "merge_commit_sha": sha, "labels": []})
+        return out
+
+    def _note(self, number: int, body: dict[str, Any]) -> tuple[int, Any]:
+        """A comment on a tracking issue (the pull request's own are `issue_comments`)."""
+        if number not in self.s.issues:
+            return 404, {"message": "Not Found"}
+        self.s.issue_notes.setdefault(number, []).append(body["body"])
+        cid = next(self._ids)
+        return 201, {"id": cid, "node_id": f"IC_{cid}", "url": self._url(f"/issues/comments/{cid}"),
+                     "html_url": "", "issue_url": self._url(f"/issues/{number}"),
+                     "body": body["body"], "user": self._user(BOT_REST), "created_at": NOW,
+                     "updated_at": NOW, "author_association": "NONE"}
 
     def _issue_json(self, number: int) -> dict[str, Any]:
         issue = self.s.issues.get(number) or {"title": "the pull request", "body": "",

@@ -1,0 +1,230 @@
+"""One sweep: read the tracking issue, review the range, attribute, write the issue once.
+
+I/O at the edges: the verdict engine (`review`), the forge (`Repository`, `Pulls`) and git
+(`history`) are passed in or called here; what to say is decided by `attribute`, `state` and
+`render`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Literal, Protocol
+
+from bot import config as config_mod
+from bot import git, workspace
+from bot.forges.base import Uncertain
+from bot.forges.github_commits import PullRef
+from bot.forges.repository import Issue, Repository
+from bot.linters.registry import CONFIG_FILES
+from bot.model import Finding, ReviewResult, Verdict
+from bot.pipeline import ReviewOptions, run_review
+from bot.sweep import attribute, codeowners, history, render, state
+from bot.sweep.state import Regression, State
+
+Kind = Literal["baseline", "quiet", "swept", "rebaselined"]
+Review = Callable[[ReviewOptions], ReviewResult]
+
+
+class Pulls(Protocol):
+    def pull_of(self, sha: str) -> PullRef | None: ...
+
+
+@dataclass(frozen=True)
+class Options:
+    repo: Path
+    ref: str
+    head: str  # the branch's HEAD, a full sha
+    label: str
+    review: ReviewOptions = field(default_factory=lambda: ReviewOptions(Path(".")))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    kind: Kind
+    issue: Issue | None
+    open: tuple[Regression, ...] = ()
+    fixed: tuple[Regression, ...] = ()
+    summary: str = ""
+    message: str = ""  # one line for the log
+    probes: int = 0  # revisions linted to attribute findings on untouched lines
+
+
+def sweep(opts: Options, repository: Repository, pulls: Pulls, review: Review = run_review
+          ) -> Outcome:
+    marker = state.marker_prefix(opts.ref)
+    issue = repository.find_issue(marker, opts.label)
+    previous = state.decode(issue.body, opts.ref) if issue else None
+    if issue is None:
+        created = _create(repository, opts, marker)
+        return Outcome("baseline", created, message=f"baseline recorded at {opts.head[:12]} "
+                                                    f"in issue #{created.number}")
+    if previous is None:
+        return _rebaseline(repository, issue, opts, "The tracking issue's state could not be "
+                                                    "read: a fresh baseline is recorded.")
+    if previous.sha == opts.head:
+        return Outcome("quiet", issue, previous.open,
+                       message=f"no new commit since the last sweep ({opts.head[:12]}): nothing written")
+    if not _in_history(opts.repo, previous.sha, opts.head):
+        return _rebaseline(repository, issue, opts, (
+            f"The last swept commit {previous.sha[:12]} is no longer in the history of "
+            f"{opts.ref} (a force push rewrote it): a fresh baseline is recorded, and the "
+            f"{len(previous.open)} regression(s) open before it are no longer tracked."))
+    return _sweep(opts, repository, pulls, review, issue, previous)
+
+
+def _create(repository: Repository, opts: Options, marker: str) -> Issue:
+    text = _with_state(render.baseline(opts.ref, opts.head), opts.ref, State(opts.head))
+    try:
+        created = repository.create_issue(render.title(opts.ref), text, [opts.label])
+    except Uncertain:
+        # The answer was lost, not necessarily the issue: look before creating again.
+        found = repository.find_issue(marker, opts.label)
+        created = found or repository.create_issue(render.title(opts.ref), text, [opts.label])
+    return repository.update_issue(created.number, open=False)
+
+
+def _rebaseline(repository: Repository, issue: Issue, opts: Options, note: str) -> Outcome:
+    text = _with_state(render.baseline(opts.ref, opts.head, note), opts.ref, State(opts.head))
+    if issue.open:
+        repository.reply(issue.number, note)
+    updated = repository.update_issue(issue.number, body=text, open=False)
+    return Outcome("rebaselined", updated, message=note)
+
+
+def _in_history(repo: Path, sha: str, head: str) -> bool:
+    if git.rev_parse(repo, sha) is None:
+        git.fetch(repo, "origin", sha)  # a shallow or partial clone may lack it
+    return git.rev_parse(repo, sha) is not None and history.is_ancestor(repo, sha, head)
+
+
+def _sweep(opts: Options, repository: Repository, pulls: Pulls, review: Review, issue: Issue,
+           previous: State) -> Outcome:
+    base_opts = replace(opts.review, repo=opts.repo, base=previous.sha, head=opts.head)
+    result = review(base_opts)
+    commits = history.commits(opts.repo, previous.sha, opts.head)
+    still, fixed = carry(previous.open, result)
+    attributor = _Attributor(opts, pulls, review, base_opts, commits, result)
+    known = {r.fingerprint for r in still}
+    new = [attributor.regression(v) for v in sorted(result.findings, key=lambda v: v.finding.sort_key())
+           if v.scope == "introduced" and v.fingerprint not in known]
+    open_ = tuple(still) + tuple(new)
+    environment = _environment(opts, review, base_opts, previous, result)
+    page = render.Page(opts.ref, opts.head, previous.sha, len(commits), open_, tuple(fixed),
+                       environment, tuple(n for n in result.notes if "not analysed" not in n))
+    texts = workspace.texts(opts.repo, opts.head, sorted({r.path for r in open_}))
+    tools = {t.name: t.version for t in result.tools if t.version}
+    text = _with_state(render.body(page, texts), opts.ref, State(opts.head, tools, open_))
+    if not open_ and issue.open:
+        repository.reply(issue.number, render.closing(opts.ref, opts.head))
+    updated = repository.update_issue(issue.number, body=text, open=bool(open_))
+    return Outcome("swept", updated, open_, tuple(fixed), render.summary(page),
+                   f"{len(open_)} open regression(s) ({len(new)} new, {len(fixed)} fixed) "
+                   f"in issue #{issue.number}", attributor.probes)
+
+
+def carry(open_: Sequence[Regression], result: ReviewResult
+          ) -> tuple[list[Regression], list[Regression]]:
+    """The regressions open before this sweep: (still open, at their new place; fixed)."""
+    fixed_fps = {v.fingerprint for v in result.fixed}
+    by_fp = {v.fingerprint: v for v in result.findings}
+    by_base = {_key(v.base): v for v in result.findings if v.base is not None}
+    still, fixed = [], []
+    for r in open_:
+        now = by_fp.get(r.fingerprint) or by_base.get(_key(render.finding_of(r)))
+        if now is not None:
+            f = now.finding
+            still.append(replace(r, path=f.path, line=f.span.line, end_line=f.span.end_line,
+                                 column=f.span.column, end_column=f.span.end_column))
+        elif r.fingerprint in fixed_fps or any(_key(v.finding) == _key(render.finding_of(r))
+                                               for v in result.fixed):
+            fixed.append(r)
+        else:  # its file was not analysed: nothing changed there
+            still.append(r)
+    return still, fixed
+
+
+def _key(f: Finding) -> tuple[str, str, str, int, str]:
+    return (f.tool, f.rule, f.path, f.span.line, f.message)
+
+
+class _Attributor:
+    """Blame, else the first commit after which the finding appears; then pull and people."""
+
+    def __init__(self, opts: Options, pulls: Pulls, review: Review, base_opts: ReviewOptions,
+                 commits: Sequence[str], result: ReviewResult) -> None:
+        self.opts, self.pulls, self.review, self.base_opts = opts, pulls, review, base_opts
+        self.commits = list(commits)
+        self.changed = {c.path: c.changed_lines for c in result.changes}
+        self.probed: dict[str, ReviewResult] = {opts.head: result}
+        self.pull_cache: dict[str, PullRef | None] = {}
+        blob = next((git.show(opts.repo, opts.head, p) for p in codeowners.LOCATIONS
+                     if git.show(opts.repo, opts.head, p) is not None), None)
+        self.owners = codeowners.parse(blob.decode("utf-8", "replace")) if blob else ()
+        self.probes = 0
+
+    def regression(self, verdict: Verdict) -> Regression:
+        f = verdict.finding
+        blamed = None if f.file_level else history.blame(self.opts.repo, self.opts.head, f.path,
+                                                         f.span.line)
+        line_changed = not f.file_level and f.span.line in self.changed.get(f.path, frozenset())
+        found = attribute.attribute(blamed, line_changed, self.commits,
+                                    lambda sha: self._present(sha, verdict))
+        self.probes += found.probes
+        pull = self._pull(found.commit) if found.commit else None
+        return Regression(
+            verdict.fingerprint, f.tool, f.rule, f.severity.label, f.message, f.path, f.span.line,
+            f.span.end_line, f.span.column, f.span.end_column, found.commit,
+            history.author(self.opts.repo, found.commit) if found.commit else None,
+            pull.number if pull else None, pull.author if pull else None,
+            codeowners.owners(self.owners, f.path), self.opts.head)
+
+    def _present(self, sha: str, verdict: Verdict) -> bool:
+        if sha not in self.probed:
+            self.probed[sha] = self.review(replace(self.base_opts, head=sha))
+        key = (verdict.finding.tool, verdict.finding.rule, verdict.finding.path,
+               verdict.finding.message)
+        return any(v.scope == "introduced" and (
+            v.fingerprint == verdict.fingerprint or
+            (v.finding.tool, v.finding.rule, v.finding.path, v.finding.message) == key)
+            for v in self.probed[sha].findings)
+
+    def _pull(self, sha: str) -> PullRef | None:
+        if sha not in self.pull_cache:
+            self.pull_cache[sha] = self.pulls.pull_of(sha)
+        return self.pull_cache[sha]
+
+
+def _environment(opts: Options, review: Review, base_opts: ReviewOptions, previous: State,
+                 result: ReviewResult) -> render.Environment:
+    """What only a new tool version or a new configuration brought.
+
+    The verdict engine lints both revisions with the head's configuration and today's tools,
+    so neither ever shows as a regression. A new configuration is measured on the head's own
+    code: every file linted with the old settings and with the new ones (two unreferenced
+    commits over an empty root), the difference reported. A tool's old version is gone: its
+    change is named."""
+    tools = tuple(render.ToolChange(t.name, previous.tools[t.name], t.version)
+                  for t in result.tools
+                  if t.version and t.name in previous.tools and previous.tools[t.name] != t.version)
+    names = list(dict.fromkeys([*CONFIG_FILES, *config_mod.FILE_NAMES]))
+    paths = tuple(history.changed_paths(opts.repo, previous.sha, opts.head, names))
+    if not paths:
+        return render.Environment(tools=tools)
+    root = history.empty_commit(opts.repo)
+    old = {p: history.blob_of(opts.repo, previous.sha, p) for p in paths}
+    with_new = history.tree_commit(opts.repo, opts.head, {}, root)
+    with_old = history.tree_commit(opts.repo, opts.head, old, root)
+    before = review(replace(base_opts, base=root, head=with_old))
+    after = review(replace(base_opts, base=root, head=with_new))
+    # A regression of new code under a new rule is the code's: it is in the table already.
+    seen = {_key(v.finding) for v in before.findings} | {
+        _key(v.finding) for v in result.findings if v.scope == "introduced"}
+    brought = tuple(v.finding for v in after.findings
+                    if _key(v.finding) not in seen and v.finding.path not in paths)
+    return render.Environment(paths, tools, brought)
+
+
+def _with_state(text: str, ref: str, current: State) -> str:
+    return f"{state.encode(ref, current)}\n{text}"
