@@ -328,7 +328,7 @@ def push_with_lease(repo: Path, remote: str, commit: str, branch: str, old: str,
     `old` (never a plain force); no hooks and no submodules run. Not checked: the caller
     reads the outcome."""
     ref = f"refs/heads/{branch}"
-    return git_env(repo, "push", "--porcelain", "--no-verify", "--no-recurse-submodules",
+    return git_env(repo, "push", "--porcelain", "--no-verify", "--no-recurse-submodules", "--no-signed",
                    f"--force-with-lease={ref}:{old}", remote, f"{commit}:{ref}", env=env, check=False)
 
 

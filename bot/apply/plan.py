@@ -122,7 +122,7 @@ def _check(group: Group, texts: dict[str, str], taken: dict[str, list[tuple[Rang
     for edit in group.edits:
         text = texts.get(edit.path)
         if text is None:
-            return f"{edit.path} is not a UTF-8 text file at the head", []
+            return f"{edit.path} is not a regular UTF-8 text file at the head", []
         lines = fixes.lines_of(text)
         start = fixes.offset(lines, edit.span.line, edit.span.column)
         end = fixes.offset(lines, edit.span.end_line, edit.span.end_column)

@@ -10,6 +10,7 @@ make the fix; `Verified.unchecked` names those files.
 
 from __future__ import annotations
 
+import difflib
 import itertools
 import json
 import tomllib
@@ -134,3 +135,20 @@ def verify(checkout: Path, plan: Plan) -> Verified:
         if new != old:
             out[path] = (mode, new.encode("utf-8"))
     return Verified(out, tuple(problems), tuple(unchecked))
+
+
+def preview(checkout: Path, plan: Plan, checked: Verified, max_lines: int = 200) -> str:
+    """A unified diff of what `plan` changes (for the `/ast-edit` reply), cut after
+    `max_lines` lines with a line saying how many were left out."""
+    olds = git.cat_blobs(checkout, [f"{plan.head}:{p}" for p in sorted(checked.files)])
+    out: list[str] = []
+    for path, old in zip(sorted(checked.files), olds, strict=True):
+        before = fixes.lines_of((old or b"").decode("utf-8", "replace"))
+        after = fixes.lines_of(checked.files[path][1].decode("utf-8"))
+        for line in difflib.unified_diff(before, after, f"a/{path}", f"b/{path}"):
+            out.append(line if line.endswith("\n") else line + "\n")
+            if not line.endswith("\n"):
+                out.append("\\ No newline at end of file\n")
+    if len(out) > max_lines:
+        out = [*out[:max_lines], f"... {len(out) - max_lines} more diff lines\n"]
+    return "".join(out)

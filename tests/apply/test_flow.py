@@ -11,6 +11,7 @@ import pytest
 
 from bot.apply.flow import ApplyOutcome, ApplyRequest, run
 from bot.apply.plan import StagedRewrite, plan_for
+from bot.errors import BotError
 from tests.apply.conftest import Scenario, git
 
 BOT = "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>"
@@ -177,3 +178,9 @@ def test_the_lease_refuses_even_a_push_that_would_fast_forward(pr: Scenario) -> 
     outcome = apply(pr)
     assert outcome.status == "moved", outcome.message
     assert pr.remote_head("feat") == main
+
+
+def test_a_checkout_without_the_head_is_an_error(pr: Scenario, tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q", "empty")
+    with pytest.raises(BotError, match="does not hold the PR head"):
+        run(ApplyRequest(tmp_path / "empty", "origin", "feat", pr.result, (), "fix", "alice"))

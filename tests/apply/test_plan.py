@@ -94,7 +94,8 @@ def test_build_keeps_identical_edits_once_and_drops_no_ops() -> None:
     plan = build("f" * 40, [], groups, texts)
     assert plan.edits == same and plan.files == ("a.py",)
     assert plan.sources == ("ruff F401 (safe): 1 edit", "ruff X (safe): 0 edits", "ruff Y (safe): 0 edits",
-                            "dropped: ruff Y (safe) at b.py:1:1: b.py is not a UTF-8 text file at the head")
+                            "dropped: ruff Y (safe) at b.py:1:1: "
+                            "b.py is not a regular UTF-8 text file at the head")
 
 
 def test_build_drops_a_fix_whole_when_one_of_its_edits_overlaps() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bot.apply.plan import Plan, plan_id
-from bot.apply.verify import apply_edits, parse_problem, verify
+from bot.apply.verify import apply_edits, parse_problem, preview, verify
 from bot.model import Edit, Span
 from tests.conftest import GitRepo
 
@@ -72,3 +72,16 @@ def test_verify_keeps_the_executable_bit(repo: GitRepo, tmp_path: Path) -> None:
     edits = (edit("run.py", 1, 1, 2, 1, ""),)
     checked = verify(repo.path, Plan(plan_id(head, edits), head, edits, ("run.py",), ()))
     assert checked.files == {"run.py": ("100755", b"print(1)\n")}
+
+
+def test_preview_is_a_unified_diff_of_the_plan(repo: GitRepo) -> None:
+    head = repo.commit({"a.py": "import os\nx = 1\n", "b.py": "y = 2"})
+    edits = (edit("a.py", 1, 1, 2, 1, ""), edit("b.py", 1, 5, 1, 6, "3"))
+    plan = Plan(plan_id(head, edits), head, edits, ("a.py", "b.py"), ())
+    checked = verify(repo.path, plan)
+    assert preview(repo.path, plan, checked) == (
+        "--- a/a.py\n+++ b/a.py\n@@ -1,2 +1 @@\n-import os\n x = 1\n"
+        "--- a/b.py\n+++ b/b.py\n@@ -1 +1 @@\n-y = 2\n\\ No newline at end of file\n"
+        "+y = 3\n\\ No newline at end of file\n")
+    assert preview(repo.path, plan, checked, max_lines=3) == (
+        "--- a/a.py\n+++ b/a.py\n@@ -1,2 +1 @@\n... 9 more diff lines\n")
