@@ -329,7 +329,13 @@ def push_with_lease(repo: Path, remote: str, commit: str, branch: str, old: str,
     reads the outcome."""
     ref = f"refs/heads/{branch}"
     return git_env(repo, "push", "--porcelain", "--no-verify", "--no-recurse-submodules", "--no-signed",
-                   f"--force-with-lease={ref}:{old}", remote, f"{commit}:{ref}", env=env, check=False)
+                   f"--force-with-lease={ref}:{old}", "--", remote, f"{commit}:{ref}", env=env,
+                   check=False)
+
+
+def branch_name_ok(repo: Path, branch: str) -> bool:
+    """True when `refs/heads/<branch>` is a valid ref name (`git check-ref-format`)."""
+    return git(repo, "check-ref-format", f"refs/heads/{branch}", check=False).returncode == 0
 
 
 def remote_head(repo: Path, remote: str, branch: str, env: Mapping[str, str]) -> str | None:

@@ -68,6 +68,8 @@ def _check(request: ApplyRequest, plan: Plan) -> ApplyOutcome | None:
         return _refused(plan, f"{_what(plan)} changes {', '.join(blocked)}, and files under "
                               f"{WORKFLOWS} are never changed by the bot (a workflow runs with this "
                               "repository's secrets). Change them by hand.")
+    if not git.branch_name_ok(request.checkout, request.head_ref):
+        return _refused(plan, f"{request.head_ref!r} is not a branch name git accepts.")
     if commits.parse_identity(request.author) is None:
         return _refused(plan, f"the commit author {request.author!r} is not `Name <email>`.")
     return None

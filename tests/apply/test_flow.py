@@ -184,3 +184,11 @@ def test_a_checkout_without_the_head_is_an_error(pr: Scenario, tmp_path: Path) -
     git(tmp_path, "init", "-q", "empty")
     with pytest.raises(BotError, match="does not hold the PR head"):
         run(ApplyRequest(tmp_path / "empty", "origin", "feat", pr.result, (), "fix", "alice"))
+
+
+def test_a_branch_name_git_refuses_is_refused(pr: Scenario) -> None:
+    for bad in ("a b", "x..y", "-x:refs/heads/main", ""):
+        outcome = run(ApplyRequest(pr.checkout, "origin", bad, pr.result, (), "fix", "alice"))
+        assert outcome.status == "refused" and "not a branch name" in outcome.message, bad
+    assert pr.remote_head("feat") == pr.head
+    assert pr.remote_head("main") == git(pr.checkout, "rev-parse", "main")
