@@ -298,12 +298,13 @@ def tree_with(repo: Path, base: str, entries: Mapping[str, tuple[str, str]], ind
     """The tree of `base` with `entries` ({path: (mode, blob id)}) replaced, built in the
     private index file `index`; returns the new tree's id."""
     env = {"GIT_INDEX_FILE": str(index)}
-    git_env(repo, "read-tree", f"{base}^{{tree}}", env=env)
+    private = ("-c", "core.splitIndex=false")  # a split index would write beside the repository's
+    git_env(repo, *private, "read-tree", f"{base}^{{tree}}", env=env)
     if entries:
         listing = "".join(f"{mode} {blob}\t{path}\0" for path, (mode, blob) in sorted(entries.items()))
-        git_env(repo, "update-index", "-z", "--index-info", env=env,
+        git_env(repo, *private, "update-index", "-z", "--index-info", env=env,
                 stdin=listing.encode("utf-8", "surrogateescape"))
-    return git_env(repo, "write-tree", env=env).out.strip()
+    return git_env(repo, *private, "write-tree", env=env).out.strip()
 
 
 def commit_tree(repo: Path, tree: str, parent: str, message: str, name: str, email: str) -> str:
