@@ -7,7 +7,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -112,7 +112,3 @@ def make_pr(tmp_path: Path) -> Callable[[Mapping[str, str | None]], Scenario]:
     def make(feat: Mapping[str, str | None]) -> Scenario:
         return build(tmp_path / "own", feat)
     return make
-
-
-def with_result(scenario: Scenario, result: ReviewResult) -> Scenario:
-    return replace(scenario, result=result)
