@@ -96,10 +96,10 @@ def _state_of(data: Any) -> State | None:
         return None
     if not re.fullmatch(r"[0-9a-f]{40,64}", data["sha"]):
         return None
-    tools = data.get("tools") or {}
-    if not isinstance(tools, dict):
+    tools, open_ = data.get("tools", {}), data.get("open", [])
+    if not isinstance(tools, dict) or not isinstance(open_, list):
         return None
-    regressions = tuple(_regression_of(item) for item in data.get("open") or ())
+    regressions = tuple(_regression_of(item) for item in open_)
     return State(data["sha"], {str(k): str(v) for k, v in tools.items()}, regressions)
 
 

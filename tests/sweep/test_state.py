@@ -1,0 +1,62 @@
+"""The tracking issue's hidden state: what is written is read back, whatever the messages say,
+and a marker that was tampered with or belongs to another branch reads as no state."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from bot.sweep import state
+from bot.sweep.state import Regression, State
+
+SHA = "a" * 40
+ONE = Regression("fp1", "ruff", "F401", "error", "`os` imported but unused --> <b>@x</b>", "a.py",
+                 3, 3, 8, 10, "b" * 40, "bob", 11, "bob-gh", ("@octo/core",), "c" * 40)
+UNATTRIBUTED = Regression("fp2", "mypy", "", "warning", "line\nbreak", "pkg/m.py", 1, 2, 1, 1,
+                          None)
+
+
+@pytest.mark.parametrize("value", [
+    State(SHA),
+    State(SHA, {"ruff": "0.17.6", "mypy": "1.18"}),
+    State(SHA, {}, (ONE, UNATTRIBUTED)),
+])
+def test_what_is_written_is_read_back(value: State) -> None:
+    text = f"intro\n{state.encode('main', value)}\nrest"
+    assert state.decode(text, "main") == value
+    assert text.count("-->") == 1  # nothing in the state ends the comment early
+
+
+@pytest.mark.parametrize("ref,key", [
+    ("main", "main"), ("release/2.x", "release/2.x"), ("a--b", None), ("with space", None),
+])
+def test_branch_names_in_the_marker(ref: str, key: str | None) -> None:
+    got = state.ref_key(ref)
+    assert got == key if key else (got.startswith("h") and "--" not in got and " " not in got)
+    assert state.decode(state.encode(ref, State(SHA)), ref) == State(SHA)
+
+
+def test_another_branch_s_state_is_not_this_one_s() -> None:
+    text = state.encode("main", State(SHA))
+    assert state.decode(text, "develop") is None
+    assert not text.startswith(state.marker_prefix("mai"))  # no prefix of another branch
+
+
+def _marker(payload: bytes) -> str:
+    return f"<!-- reviewbot:sweep ref=main state={base64.urlsafe_b64encode(payload).decode()} -->"
+
+
+@pytest.mark.parametrize("text", [
+    "no marker at all",
+    "<!-- reviewbot:sweep ref=main state=%%% -->",
+    _marker(b"not json"),
+    _marker(b'{"v": 2, "sha": "' + b"a" * 40 + b'"}'),  # a later format
+    _marker(b'{"v": 1, "sha": "HEAD"}'),
+    _marker(b'{"v": 1, "sha": "' + b"a" * 40 + b'", "open": [[1, 2]]}'),
+    _marker(b'{"v": 1, "sha": "' + b"a" * 40 + b'", "tools": []}'),
+    _marker(b"[1, 2]"),
+    _marker(b'{"v": 1, "sha": "' + b"a" * 40 + b'", "open": {}}'),
+])
+def test_an_unreadable_state_is_none(text: str) -> None:
+    assert state.decode(text, "main") is None
