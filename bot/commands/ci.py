@@ -20,7 +20,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from bot import git, workspace
-from bot.commands import common, deliver
+from bot.chat import flow as chat_flow
+from bot.chat import review as chat_review
+from bot.commands import common, deliver, label
 from bot.errors import BotError, Exit
 from bot.forges import github
 from bot.forges.base import Forge
@@ -78,6 +80,11 @@ def review(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str]) -
 
 
 ACTIONS: dict[TriggerKind, Action] = {"review": review}
+# The conversation (bot.chat): the review with ignored findings and the staged plan, slash
+# commands, the apply label.
+ACTIONS["review"] = chat_review.review
+ACTIONS["comment"] = chat_flow.comment
+ACTIONS["label"] = label.label
 ACTIONS["sweep"] = lambda *run: int(__import__("bot.commands.sweep", fromlist=["*"]).from_ci(*run))
 
 

@@ -1,0 +1,197 @@
+"""`issue_comment` created on a pull request: the slash commands of the comment, in order.
+
+Comments by bots are ignored without a request (the bot's own replies included: no loop). A
+comment with no command line sends nothing either. Someone without the permission gets a `-1`
+reaction and one reply saying who may, and nothing else is written. Otherwise: `eyes`, every
+command at the head the comment was written against (a head pushed after the comment stops
+them all), one review published at the end when a command changed what it shows, then
+`rocket`, or `confused` when a command failed (its reply says why). The exit status is 0 when
+the commands could be answered: the gate is the check run's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import Literal
+
+from bot import git
+from bot.apply import sources
+from bot.apply.flow import ApplyOutcome
+from bot.apply.plan import plan_for, render
+from bot.chat import pr as prmod
+from bot.chat import publishing, structural
+from bot.chat.parse import Command, Parsed, Problem, help_text
+from bot.chat.parse import commands as parse_commands
+from bot.chat.session import Session, allowed, checkout_of, connect, settings, who_may
+from bot.chat.state import Ignored, Staged, without_ignored
+from bot.errors import BotError, Exit
+from bot.model import Trigger
+from bot.render.suggestion import block
+
+
+def comment(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str]) -> int:
+    assert trigger.number is not None and trigger.comment_id is not None
+    if trigger.actor_is_bot or not trigger.actor:
+        _log(f"a comment by the bot account {trigger.actor or '(unknown)'}: ignored")
+        return int(Exit.OK)
+    checkout = checkout_of(args, env)
+    cfg = settings(checkout, "HEAD")  # the default branch: actions/checkout without `ref`
+    parsed = parse_commands(trigger.comment_body or "", cfg.command_prefix)
+    if not parsed:
+        _log(f"comment {trigger.comment_id} holds no command")
+        return int(Exit.OK)
+    if not trigger.open:
+        _log(f"pull request #{trigger.number} is closed; commands are not run")
+        return int(Exit.OK)
+    session = connect(args, trigger, env, checkout, cfg)
+    access = session.repo.access(trigger.actor)
+    if access.bot:
+        _log(f"{trigger.actor} is a bot account: ignored")
+        return int(Exit.OK)
+    if not allowed(access, cfg):
+        session.repo.react(trigger.number, trigger.comment_id, "-1")
+        session.say(who_may(access, cfg, session.repository, "run reviewbot commands"))
+        return int(Exit.OK)
+    session.repo.react(trigger.number, trigger.comment_id, "eyes")
+    try:
+        ok, code = run(session, parsed, trigger)
+    except BotError as exc:
+        session.say(f"reviewbot failed: {exc.message}")
+        ok, code = False, int(exc.code)
+    session.repo.react(trigger.number, trigger.comment_id, "rocket" if ok else "confused")
+    return code
+
+
+def run(session: Session, parsed: Sequence[Parsed], trigger: Trigger) -> tuple[bool, int]:
+    """Every command in order: (all succeeded, exit status)."""
+    lines = (trigger.comment_body or "").splitlines()
+    if any(isinstance(p, Command) and p.verb != "help" for p in parsed):
+        moved = session.moved_since(trigger.comment_created_at)
+        if moved:
+            session.say(moved)
+            return False, int(Exit.OK)
+        prmod.fetch_head(session.checkout, session.pr)
+        session.state = publishing.read_state(session.forge.api, session.number)
+    ok, dirty = True, False
+    for item in parsed:
+        quoted = "> " + lines[item.line - 1].strip()[:200] if item.line <= len(lines) else ""
+        if isinstance(item, Problem):
+            session.say(f"{quoted}\n\n{item.message}")
+            ok = False
+            continue
+        done, changed = HANDLERS[item.verb](session, item, trigger.actor or "", quoted)
+        ok, dirty = ok and done, dirty or changed
+    if dirty:
+        session.publish()  # the gate is the check run's: a comment's job reports the commands
+    return ok, int(Exit.OK)
+
+
+Handler = Callable[[Session, Command, str, str], tuple[bool, bool]]  # -> (ok, publish)
+
+
+def _help(session: Session, command: Command, actor: str, quoted: str) -> tuple[bool, bool]:
+    session.say(help_text(session.cfg.command_prefix))
+    return True, False
+
+
+def _review(session: Session, command: Command, actor: str, quoted: str) -> tuple[bool, bool]:
+    return True, True  # the published review is the answer
+
+
+def _ignore(session: Session, command: Command, actor: str, quoted: str) -> tuple[bool, bool]:
+    assert command.fingerprint and command.reason
+    found = next((v for v in session.result().findings if v.fingerprint == command.fingerprint),
+                 None)
+    if found is None:
+        session.say(f"{quoted}\n\nNo finding at {session.pr.head[:12]} has the fingerprint "
+                    f"`{command.fingerprint}`; nothing was ignored.")
+        return False, False
+    session.state = session.state.ignore(Ignored(command.fingerprint, actor, command.reason))
+    f = found.finding
+    session.say(f"{quoted}\n\nIgnored `{f.tool}` `{f.rule}` at `{f.path}:{f.span.line}` on this "
+                "pull request: it is not commented or gated any more, and the summary lists it.")
+    return True, True
+
+
+def _changed_texts(session: Session) -> dict[str, str]:
+    head, base = session.pr.head, session.pr.base
+    merge_base = git.merge_base(session.checkout, base, head) or base
+    paths = [c.new_path for c in git.diff_raw(session.checkout, merge_base, head)
+             if c.new_path and c.status != "D"]
+    return sources.head_texts(session.checkout, head, paths)
+
+
+def _ast_grep(session: Session, command: Command, actor: str, quoted: str) -> tuple[bool, bool]:
+    assert command.pattern is not None
+    texts = _changed_texts(session)
+    try:
+        found = structural.search(command.pattern, command.lang, texts)
+    except BotError as exc:
+        session.say(f"{quoted}\n\n{exc.message}")
+        return False, False
+    session.say(f"{quoted}\n\n{structural.matches_reply(command.pattern, found, texts)}")
+    return True, False
+
+
+def _ast_edit(session: Session, command: Command, actor: str, quoted: str) -> tuple[bool, bool]:
+    assert command.pattern is not None and command.rewrite is not None
+    result = session.result()
+    paths = sources.changed_paths(result)
+    texts = sources.head_texts(session.checkout, result.head, paths)
+    rewrite = sources.StagedRewrite(command.pattern, command.rewrite, command.lang, actor)
+    groups, problem = sources.staged_groups(rewrite, f"/ast-edit by {actor}", paths, texts)
+    if problem:
+        session.say(f"{quoted}\n\n{problem}")
+        return False, False
+    if not groups:
+        session.say(f"{quoted}\n\nNo match in the pull request's changed files; nothing staged.")
+        return True, False
+    session.state = session.state.stage(Staged(command.pattern, command.rewrite, command.lang,
+                                               actor))
+    plan = plan_for(session.checkout, without_ignored(result, session.state),
+                    publishing.staged(session.state), "apply")
+    session.state = replace(session.state, shown=plan.id)
+    n = len(groups)
+    session.say(f"{quoted}\n\nStaged {n} edit{'s' * (n != 1)}; nothing is committed yet.\n\n"
+                f"{structural.preview(groups, texts)}\n\n"
+                + render(plan, label=session.cfg.apply_label,
+                         command=f"{session.cfg.command_prefix}apply"))
+    return True, True
+
+
+def _apply(session: Session, command: Command, actor: str, quoted: str) -> tuple[bool, bool]:
+    if command.verb == "apply" and session.state.shown is None:
+        session.say(f"{quoted}\n\nNothing to apply: the summary shows no staged plan at "
+                    f"{session.pr.head[:12]}.")
+        return False, False
+    kind: Literal["apply", "fix"] = "fix" if command.verb == "fix" else "apply"
+    return reply_outcome(session, session.apply(kind, actor), quoted, kind), True
+
+
+def reply_outcome(session: Session, outcome: ApplyOutcome, quoted: str,
+                  kind: Literal["apply", "fix"]) -> bool:
+    """Say what the engine did; after a push, the new head is what gets reviewed."""
+    text = outcome.message
+    if outcome.patch:
+        text += "\n\n" + block(outcome.patch.splitlines(), "diff")
+    if outcome.status == "pushed" and outcome.commit:
+        text += (f"\n\nCommit {outcome.commit}. The review of the new head follows in this run: a "
+                 "push made with the workflow's GITHUB_TOKEN starts no new workflow run.")
+        # The staged rewrites are in the commit; `/fix` took none of them.
+        session.state = session.state.applied() if kind == "apply" else replace(
+            session.state, shown=None)
+        session.pushed(outcome.commit)
+    session.say(f"{quoted}\n\n{text}" if quoted else text)
+    return outcome.status in ("pushed", "nothing", "patch")
+
+
+HANDLERS: dict[str, Handler] = {"help": _help, "review": _review, "ignore": _ignore,
+                                "ast-grep": _ast_grep, "ast-edit": _ast_edit, "apply": _apply,
+                                "fix": _apply}
+
+
+def _log(message: str) -> None:
+    print(f"reviewbot: {message}", file=sys.stderr)

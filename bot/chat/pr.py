@@ -1,0 +1,95 @@
+"""The pull request a command or a label is about, as GitHub says now, and the head's commits
+in the checkout.
+
+On `issue_comment` the payload carries no sha and the checkout is the default branch: the head
+comes from `GET /pulls/{n}` and its commits are fetched from `refs/pull/{n}/head`. Whether the
+head is the one a comment was written against is decided by when GitHub recorded the push that
+made it the head (the repository activity API), never by commit dates, which whoever made the
+commit chose.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from bot import git
+from bot.errors import BotError, Exit
+from bot.forges.github_api import Api, NotFound
+
+
+@dataclass(frozen=True)
+class PullRequest:
+    number: int
+    head: str
+    base: str
+    head_ref: str
+    head_repository: str | None  # None: the fork was deleted
+    clone_url: str | None
+    maintainer_can_modify: bool
+    open: bool
+    repository: str
+
+    @property
+    def fork(self) -> bool:
+        return self.head_repository != self.repository
+
+    @property
+    def can_push(self) -> bool:
+        """Whether the bot may push to the head branch: its own repository's, or a fork's
+        that allows edits by maintainers."""
+        return not self.fork or (self.head_repository is not None and self.maintainer_can_modify)
+
+
+def load(api: Api, number: int) -> PullRequest:
+    _, data = api.request("GET", f"{api.url}/pulls/{number}")
+    head, base = data["head"], data["base"]
+    repo = head.get("repo") if isinstance(head.get("repo"), dict) else None
+    return PullRequest(number, str(head["sha"]), str(base["sha"]), str(head["ref"]),
+                       str(repo["full_name"]) if repo else None,
+                       str(repo.get("clone_url")) if repo and repo.get("clone_url") else None,
+                       bool(data.get("maintainer_can_modify")), data.get("state") == "open",
+                       api.settings.repository)
+
+
+def arrived(api: Api, pr: PullRequest) -> datetime | None:
+    """When the push that made `pr.head` the head branch's tip was recorded, or None when the
+    activity GitHub keeps does not show it (then nobody can tell: the caller refuses)."""
+    if pr.head_repository is None:
+        return None
+    url = f"{api.url.rsplit('/repos/', 1)[0]}/repos/{pr.head_repository}/activity"
+    try:
+        _, data = api.request("GET", url, parameters={
+            "ref": f"refs/heads/{pr.head_ref}", "direction": "desc", "per_page": 100})
+    except NotFound:
+        return None
+    for entry in data if isinstance(data, list) else []:
+        if _is_push_of(entry, pr.head):
+            return parse_time(str(entry["timestamp"]))
+    return None
+
+
+def _is_push_of(entry: Any, sha: str) -> bool:
+    return (isinstance(entry, dict) and entry.get("after") == sha
+            and entry.get("activity_type") in ("push", "force_push", "branch_creation")
+            and isinstance(entry.get("timestamp"), str))
+
+
+def parse_time(text: str) -> datetime:
+    """GitHub's ISO 8601 timestamps (`Z` or an offset)."""
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def fetch_head(checkout: Path, pr: PullRequest) -> None:
+    """The head's commits into the checkout, from `refs/pull/{n}/head` (which a fork's head
+    is mirrored to), with whatever access the checkout itself has: no credential is added to
+    its git config. BotError when the fetched head is not the head GitHub reported."""
+    if git.rev_parse(checkout, pr.head) is None:
+        git.fetch(checkout, "origin", f"refs/pull/{pr.number}/head")
+        if git.rev_parse(checkout, pr.head) is None:
+            raise BotError(f"the head {pr.head[:12]} of pull request #{pr.number} could not be "
+                           f"fetched from refs/pull/{pr.number}/head", Exit.USAGE)
+    if git.rev_parse(checkout, pr.base) is None:
+        git.fetch(checkout, "origin", pr.base)

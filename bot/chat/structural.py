@@ -1,0 +1,120 @@
+"""`/ast-grep` and `/ast-edit` over the pull request's changed files at its head, as replies.
+
+Files are read from git at the head commit (never a working tree). A pattern that no language
+of the changed files accepts is answered with the parser's own message: an empty result would
+say "no match" about a search that never ran.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from bot import fixes
+from bot.apply.sources import Group
+from bot.errors import BotError, Exit
+from bot.model import Edit, Finding, Severity
+from bot.render.markdown import frame
+from bot.render.suggestion import block
+from bot.structural.lang import Lang, for_path, get
+from bot.structural.pattern import Pattern, compile_pattern
+from bot.structural.search import Match, search_source
+
+MAX_FRAMES = 20
+MAX_DIFF_LINES = 80
+
+
+@dataclass(frozen=True)
+class Found:
+    matches: tuple[Match, ...]
+    searched: int  # files searched
+
+
+def search(pattern: str, lang: str | None, texts: Mapping[str, str]) -> Found:
+    """Every match of `pattern` in `texts` ({path: head text}); BotError with the parser's
+    message when the pattern compiles for none of their languages."""
+    chosen = get(lang) if lang else None  # an unknown language is an error that lists them
+    compiled: dict[str, Pattern | BotError] = {}
+    matches: list[Match] = []
+    searched = 0
+    for path in sorted(texts):
+        language = _language(path, chosen)
+        if language is None:
+            continue
+        if language.name not in compiled:
+            try:
+                compiled[language.name] = compile_pattern(language, pattern)
+            except BotError as exc:
+                compiled[language.name] = exc
+        job = compiled[language.name]
+        if isinstance(job, BotError):
+            continue
+        searched += 1
+        matches += search_source(job, texts[path].encode("utf-8"), path)
+    errors = [c for c in compiled.values() if isinstance(c, BotError)]
+    if errors and len(errors) == len(compiled):
+        raise BotError(errors[0].message, Exit.USAGE)
+    if not compiled:
+        what = f"{chosen.name} file" if chosen else "file of a supported language"
+        raise BotError(f"the pull request changes no {what} to search", Exit.USAGE)
+    return Found(tuple(matches), searched)
+
+
+def _language(path: str, chosen: Lang | None) -> Lang | None:
+    lang = for_path(path)
+    if chosen is None:
+        return lang
+    return chosen if lang is not None and lang.name == chosen.name else None
+
+
+def matches_reply(pattern: str, found: Found, texts: Mapping[str, str]) -> str:
+    files = len({m.path for m in found.matches})
+    n = len(found.matches)
+    head = (f"`/ast-grep` found {n} match{'es' * (n != 1)} in {files} file{'s' * (files != 1)} "
+            f"({found.searched} changed file{'s' * (found.searched != 1)} searched) for "
+            f"{_code(pattern)}")
+    rows = []
+    for match in found.matches[:MAX_FRAMES]:
+        finding = Finding("ast-grep", "", Severity.INFO, "", match.path, match.span)
+        shown = frame(fixes.lines_of(texts[match.path]), finding)
+        rows.append(f"**{_code(match.path)}:{match.span.line}**\n\n{shown}")
+    if n > MAX_FRAMES:
+        rows.append(f"… and {n - MAX_FRAMES} more")
+    return "\n\n".join([head + ("." if n else ": no match."), *rows])
+
+
+def preview(groups: Sequence[Group], texts: Mapping[str, str]) -> str:
+    """The groups' edits as a unified diff (clipped), one file after another."""
+    by_path: dict[str, list[Edit]] = {}
+    for group in groups:
+        for edit in group.edits:
+            by_path.setdefault(edit.path, []).append(edit)
+    out: list[str] = []
+    for path in sorted(by_path):
+        before = texts[path]
+        after = _applied(before, by_path[path])
+        out += difflib.unified_diff(fixes.lines_of(before), fixes.lines_of(after),
+                                    f"a/{path}", f"b/{path}", n=1)
+    lines = [line.rstrip("\n") for line in out]
+    if len(lines) > MAX_DIFF_LINES:
+        lines = [*lines[:MAX_DIFF_LINES], f"… {len(lines) - MAX_DIFF_LINES} more lines"]
+    return block(lines, "diff") if lines else ""
+
+
+def _applied(text: str, edits: Sequence[Edit]) -> str:
+    lines = fixes.lines_of(text)
+    ranges = sorted(((fixes.offset(lines, e.span.line, e.span.column),
+                      fixes.offset(lines, e.span.end_line, e.span.end_column), e.new_text)
+                     for e in edits), reverse=True)
+    for start, end, new in ranges:  # from the end, so earlier offsets stay valid
+        text = text[:start] + new + text[end:]
+    return text
+
+
+def _code(text: str) -> str:
+    fence = "`"
+    while fence in text:
+        fence += "`"
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{' '.join(text.split())[:300]}{pad}{fence}"
