@@ -7,6 +7,7 @@ I/O at the edges: the verdict engine (`review`), the forge (`Repository`, `Pulls
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -20,7 +21,7 @@ from bot.forges.repository import Issue, Repository
 from bot.linters.registry import CONFIG_FILES
 from bot.model import Finding, ReviewResult, Verdict
 from bot.pipeline import ReviewOptions, run_review
-from bot.sweep import attribute, codeowners, history, render, state
+from bot.sweep import attribute, codeowners, history, probes, render, state
 from bot.sweep.state import Regression, State
 
 Kind = Literal["baseline", "quiet", "swept", "rebaselined"]
@@ -157,12 +158,15 @@ class _Attributor:
         self.opts, self.pulls, self.review, self.base_opts = opts, pulls, review, base_opts
         self.commits = list(commits)
         self.changed = {c.path: c.changed_lines for c in result.changes}
-        self.probed: dict[str, ReviewResult] = {opts.head: result}
+        self.probed: dict[str, frozenset[probes.Key]] = {opts.head: _introduced(result)}
+        salt = json.dumps([str(base_opts.config), base_opts.only, sorted(
+            (t.name, t.version or "") for t in result.tools)])
+        self.memo = probes.Probes(base_opts.cache_dir, salt)
         self.pull_cache: dict[str, PullRef | None] = {}
         blob = next((git.show(opts.repo, opts.head, p) for p in codeowners.LOCATIONS
                      if git.show(opts.repo, opts.head, p) is not None), None)
         self.owners = codeowners.parse(blob.decode("utf-8", "replace")) if blob else ()
-        self.probes = 0
+        self.probes = 0  # revisions reviewed to attribute (not found in the memo)
 
     def regression(self, verdict: Verdict) -> Regression:
         f = verdict.finding
@@ -171,7 +175,6 @@ class _Attributor:
         line_changed = not f.file_level and f.span.line in self.changed.get(f.path, frozenset())
         found = attribute.attribute(blamed, line_changed, self.commits,
                                     lambda sha: self._present(sha, verdict))
-        self.probes += found.probes
         pull = self._pull(found.commit) if found.commit else None
         return Regression(
             verdict.fingerprint, f.tool, f.rule, f.severity.label, f.message, f.path, f.span.line,
@@ -182,18 +185,26 @@ class _Attributor:
 
     def _present(self, sha: str, verdict: Verdict) -> bool:
         if sha not in self.probed:
-            self.probed[sha] = self.review(replace(self.base_opts, head=sha))
-        key = (verdict.finding.tool, verdict.finding.rule, verdict.finding.path,
-               verdict.finding.message)
-        return any(v.scope == "introduced" and (
-            v.fingerprint == verdict.fingerprint or
-            (v.finding.tool, v.finding.rule, v.finding.path, v.finding.message) == key)
-            for v in self.probed[sha].findings)
+            base = self.base_opts.base or ""
+            known = self.memo.get(base, sha)
+            if known is None:
+                self.probes += 1
+                known = _introduced(self.review(replace(self.base_opts, head=sha)))
+                self.memo.put(base, sha, known)
+            self.probed[sha] = known
+        f = verdict.finding
+        return any(k[0] == verdict.fingerprint or k[1:] == (f.tool, f.rule, f.path, f.message)
+                   for k in self.probed[sha])
 
     def _pull(self, sha: str) -> PullRef | None:
         if sha not in self.pull_cache:
             self.pull_cache[sha] = self.pulls.pull_of(sha)
         return self.pull_cache[sha]
+
+
+def _introduced(result: ReviewResult) -> frozenset[probes.Key]:
+    return frozenset((v.fingerprint, v.finding.tool, v.finding.rule, v.finding.path,
+                      v.finding.message) for v in result.findings if v.scope == "introduced")
 
 
 def _environment(opts: Options, review: Review, base_opts: ReviewOptions, previous: State,

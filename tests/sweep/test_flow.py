@@ -176,3 +176,19 @@ def test_a_tool_upgrade_is_named_and_not_attributed(sweeper: Sweeper) -> None:
     assert outcome.open == ()
     assert re.search(r"### New with ruff \d+\.\d+\.\d+ \(was 0\.0\.1\)", body)
     assert "Not regressions of the code" in body
+
+
+def test_the_same_range_again_lints_no_commit_of_it(sweeper: Sweeper) -> None:
+    base_repo(sweeper)
+    sweeper()
+    number, issue = sweeper.only()
+    baseline = str(issue["body"])
+    for n in range(6):  # more than LINEAR_UP_TO: bisected
+        commit_as(sweeper.repo, f"dev{n}", {f"m{n}.py": f"V{n} = {n}\n"}, f"m{n}")
+    commit_as(sweeper.repo, "carol", {"util.py": UTIL.replace("LIMIT = 10\n", "")}, "util")
+    commit_as(sweeper.repo, "dave", {"NOTES.md": "x\n"}, "notes")
+    first = sweeper()
+    assert [r.rule for r in first.open] == ["F821"] and 1 <= first.probes <= 4
+    sweeper.fake.s.issues[number]["body"] = baseline  # as if the update had been lost
+    again = sweeper()
+    assert again.probes == 0 and again.open == first.open

@@ -60,3 +60,18 @@ def _marker(payload: bytes) -> str:
 ])
 def test_an_unreadable_state_is_none(text: str) -> None:
     assert state.decode(text, "main") is None
+
+
+def test_probes_kept_on_disk_and_a_damaged_entry_is_a_miss(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from bot.sweep.probes import Probes
+
+    keys = frozenset({("fp", "ruff", "F821", "u.py", "Undefined name `X`")})
+    kept = Probes(tmp_path, "salt")
+    assert kept.get("b", "c") is None
+    kept.put("b", "c", keys)
+    assert Probes(tmp_path, "salt").get("b", "c") == keys
+    assert Probes(tmp_path, "other tools").get("b", "c") is None
+    for entry in (tmp_path / "sweep-probes-v1").iterdir():
+        entry.write_text('[["only", "four", "items", "here"]]')
+    assert kept.get("b", "c") is None
+    assert Probes(None, "salt").get("b", "c") is None
