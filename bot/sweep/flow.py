@@ -7,6 +7,7 @@ I/O at the edges: the verdict engine (`review`), the forge (`Repository`, `Pulls
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -15,6 +16,7 @@ from typing import Literal, Protocol
 
 from bot import config as config_mod
 from bot import git, workspace
+from bot.errors import BotError, Exit
 from bot.forges.base import Uncertain
 from bot.forges.github_commits import PullRef
 from bot.forges.repository import Issue, Repository
@@ -88,15 +90,29 @@ def _create(repository: Repository, opts: Options, marker: str) -> Issue:
 
 def _rebaseline(repository: Repository, issue: Issue, opts: Options, note: str) -> Outcome:
     text = _with_state(render.baseline(opts.ref, opts.head, note), opts.ref, State(opts.head))
-    if issue.open:
-        repository.reply(issue.number, note)
     updated = repository.update_issue(issue.number, body=text, open=False)
+    if issue.open:
+        _comment(repository, issue.number, note)
     return Outcome("rebaselined", updated, message=note)
 
 
+def _comment(repository: Repository, number: int, text: str) -> None:
+    """A comment after the issue's update: a lost answer is not sent again (a second sweep
+    finds the issue closed already, so the comment is never doubled)."""
+    with contextlib.suppress(Uncertain):
+        repository.reply(number, text)
+
+
 def _in_history(repo: Path, sha: str, head: str) -> bool:
+    if git.is_shallow(repo):
+        # actions/checkout fetches one commit: without the range's history every last sweep
+        # would look rewritten, and blame would name the one commit there is.
+        git.git(repo, "fetch", "--quiet", "--unshallow", "origin", check=False)
+        if git.is_shallow(repo):
+            raise BotError("the checkout is shallow and could not be deepened: use "
+                           "actions/checkout with fetch-depth: 0", Exit.USAGE)
     if git.rev_parse(repo, sha) is None:
-        git.fetch(repo, "origin", sha)  # a shallow or partial clone may lack it
+        git.fetch(repo, "origin", sha)  # a single-branch clone may lack it
     return git.rev_parse(repo, sha) is not None and history.is_ancestor(repo, sha, head)
 
 
@@ -117,9 +133,9 @@ def _sweep(opts: Options, repository: Repository, pulls: Pulls, review: Review, 
     texts = workspace.texts(opts.repo, opts.head, sorted({r.path for r in open_}))
     tools = {t.name: t.version for t in result.tools if t.version}
     text = _with_state(render.body(page, texts), opts.ref, State(opts.head, tools, open_))
-    if not open_ and issue.open:
-        repository.reply(issue.number, render.closing(opts.ref, opts.head))
     updated = repository.update_issue(issue.number, body=text, open=bool(open_))
+    if not open_ and issue.open:
+        _comment(repository, issue.number, render.closing(opts.ref, opts.head))
     return Outcome("swept", updated, open_, tuple(fixed), render.summary(page),
                    f"{len(open_)} open regression(s) ({len(new)} new, {len(fixed)} fixed) "
                    f"in issue #{issue.number}", attributor.probes)

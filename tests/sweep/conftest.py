@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,10 +49,15 @@ class Sweeper:
                         timeout=1.0, write_spacing=0.0)
 
     def __call__(self) -> flow.Outcome:
-        head = self.repo.git("rev-parse", "HEAD")
+        return self.at(self.repo.path)
+
+    def at(self, checkout: Path) -> flow.Outcome:
+        """A sweep of `checkout`'s HEAD (the repository, or a clone of it)."""
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=checkout, check=True,
+                              capture_output=True, text=True).stdout.strip()
         api = Api(self.settings(), sleep=self.sleeps)
-        opts = flow.Options(self.repo.path, "main", head, LABEL,
-                            ReviewOptions(self.repo.path, cache_dir=self.cache))
+        opts = flow.Options(checkout, "main", head, LABEL,
+                            ReviewOptions(checkout, cache_dir=self.cache))
         return flow.sweep(opts, GitHubRepository(api.settings, api=api), GitHubCommits(api))
 
     def tracking(self) -> dict[int, dict[str, object]]:

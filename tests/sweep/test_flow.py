@@ -5,6 +5,8 @@ answer, a force push, a new configuration, a tool upgrade."""
 from __future__ import annotations
 
 import re
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -192,3 +194,31 @@ def test_the_same_range_again_lints_no_commit_of_it(sweeper: Sweeper) -> None:
     sweeper.fake.s.issues[number]["body"] = baseline  # as if the update had been lost
     again = sweeper()
     assert again.probes == 0 and again.open == first.open
+
+
+def test_a_shallow_checkout_is_deepened_not_taken_for_a_force_push(sweeper: Sweeper,
+                                                                    tmp_path: Path) -> None:
+    base_repo(sweeper)
+    sweeper()
+    c1 = commit_as(sweeper.repo, "bob", {"app.py": "import os\n" + APP}, "app: os")
+    commit_as(sweeper.repo, "dave", {"NOTES.md": "x\n"}, "notes")
+    shallow = tmp_path / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{sweeper.repo.path}",
+                    str(shallow)], check=True, capture_output=True)
+    outcome = sweeper.at(shallow)
+    assert outcome.kind == "swept" and [(r.rule, r.commit) for r in outcome.open] == [("F401", c1)]
+
+
+def test_a_lost_closing_comment_is_not_sent_twice(sweeper: Sweeper) -> None:
+    base_repo(sweeper)
+    sweeper()
+    commit_as(sweeper.repo, "bob", {"app.py": "import os\n" + APP}, "app: os")
+    sweeper()
+    number = sweeper.only()[0]
+    commit_as(sweeper.repo, "bob", {"app.py": APP}, "app: no os")
+    sweeper.fake.faults.append(Fault(r"POST /issues/\d+/comments$", "502-after"))
+    assert sweeper().open == ()
+    commit_as(sweeper.repo, "dave", {"NOTES.md": "x\n"}, "notes")
+    sweeper()
+    assert sweeper.fake.s.issues[number]["state"] == "closed"
+    assert len(sweeper.fake.s.issue_notes[number]) == 1
