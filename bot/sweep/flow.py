@@ -129,7 +129,7 @@ def _sweep(opts: Options, repository: Repository, pulls: Pulls, review: Review, 
     open_ = tuple(still) + tuple(new)
     environment = _environment(opts, review, base_opts, previous, result)
     page = render.Page(opts.ref, opts.head, previous.sha, len(commits), open_, tuple(fixed),
-                       environment, tuple(n for n in result.notes if "not analysed" not in n))
+                       environment, _notes(result))
     texts = workspace.texts(opts.repo, opts.head, sorted({r.path for r in open_}))
     tools = {t.name: t.version for t in result.tools if t.version}
     text = _with_state(render.body(page, texts), opts.ref, State(opts.head, tools, open_))
@@ -145,6 +145,9 @@ def carry(open_: Sequence[Regression], result: ReviewResult
           ) -> tuple[list[Regression], list[Regression]]:
     """The regressions open before this sweep: (still open, at their new place; fixed)."""
     fixed_fps = {v.fingerprint for v in result.fixed}
+    # A tool that could not check the head says nothing about what it reported before.
+    unchecked = {t.name for t in result.tools if t.status != "ok"}
+    fixed_keys = {_key(v.finding) for v in result.fixed}
     by_fp = {v.fingerprint: v for v in result.findings}
     by_base = {_key(v.base): v for v in result.findings if v.base is not None}
     still, fixed = [], []
@@ -154,12 +157,20 @@ def carry(open_: Sequence[Regression], result: ReviewResult
             f = now.finding
             still.append(replace(r, path=f.path, line=f.span.line, end_line=f.span.end_line,
                                  column=f.span.column, end_column=f.span.end_column))
-        elif r.fingerprint in fixed_fps or any(_key(v.finding) == _key(render.finding_of(r))
-                                               for v in result.fixed):
+        elif r.tool not in unchecked and (r.fingerprint in fixed_fps or _key(
+                render.finding_of(r)) in fixed_keys):
             fixed.append(r)
-        else:  # its file was not analysed: nothing changed there
+        else:  # its file was not analysed (nothing changed there), or its tool failed
             still.append(r)
     return still, fixed
+
+
+def _notes(result: ReviewResult) -> tuple[str, ...]:
+    """What the reader must know: a tool that could not check (its regressions stay open)."""
+    failed = [f"{t.name} could not check this sweep ({t.status}: {' '.join(t.message.split())[:300]}): "
+              "its earlier regressions stay open, new ones may be missing"
+              for t in result.tools if t.status != "ok"]
+    return tuple(failed) + tuple(n for n in result.notes if "not analysed" not in n)
 
 
 def _key(f: Finding) -> tuple[str, str, str, int, str]:

@@ -222,3 +222,17 @@ def test_a_lost_closing_comment_is_not_sent_twice(sweeper: Sweeper) -> None:
     sweeper()
     assert sweeper.fake.s.issues[number]["state"] == "closed"
     assert len(sweeper.fake.s.issue_notes[number]) == 1
+
+
+def test_a_tool_that_fails_fixes_nothing(sweeper: Sweeper) -> None:
+    base_repo(sweeper)
+    sweeper()
+    commit_as(sweeper.repo, "bob", {"app.py": "import os\n" + APP}, "app: os")
+    assert len(sweeper().open) == 1
+    # ruff refuses the configuration; the import is still there.
+    commit_as(sweeper.repo, "erin", {"pyproject.toml": "[tool.ruff.lint]\nselect = 3\n",
+                                     "app.py": "import os\n" + APP + "\n# touched\n"}, "config")
+    outcome = sweeper()
+    assert [r.rule for r in outcome.open] == ["F401"] and outcome.fixed == ()
+    assert "ruff could not check this sweep" in body_of(sweeper)
+    assert sweeper.fake.s.issues[sweeper.only()[0]]["state"] == "open"
