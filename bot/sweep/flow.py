@@ -131,7 +131,8 @@ def _sweep(opts: Options, repository: Repository, pulls: Pulls, review: Review, 
     page = render.Page(opts.ref, opts.head, previous.sha, len(commits), open_, tuple(fixed),
                        environment, _notes(result))
     texts = workspace.texts(opts.repo, opts.head, sorted({r.path for r in open_}))
-    tools = {t.name: t.version for t in result.tools if t.version}
+    # A tool this sweep did not run (none of its files changed) keeps its earlier version.
+    tools = {**previous.tools, **{t.name: t.version for t in result.tools if t.version}}
     text = _with_state(render.body(page, texts), opts.ref, State(opts.head, tools, open_))
     updated = repository.update_issue(issue.number, body=text, open=bool(open_))
     if not open_ and issue.open:

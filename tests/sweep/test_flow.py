@@ -236,3 +236,16 @@ def test_a_tool_that_fails_fixes_nothing(sweeper: Sweeper) -> None:
     assert [r.rule for r in outcome.open] == ["F401"] and outcome.fixed == ()
     assert "ruff could not check this sweep" in body_of(sweeper)
     assert sweeper.fake.s.issues[sweeper.only()[0]]["state"] == "open"
+
+
+def test_a_tool_not_run_keeps_its_version_in_the_state(sweeper: Sweeper) -> None:
+    base_repo(sweeper)
+    sweeper()
+    commit_as(sweeper.repo, "bob", {"app.py": APP + "\n# touched\n"}, "app")
+    sweeper()
+    ran = state.decode(body_of(sweeper), "main")
+    assert ran is not None and "ruff" in ran.tools
+    commit_as(sweeper.repo, "dave", {"NOTES.md": "x\n"}, "notes")  # nothing for ruff
+    sweeper()
+    after = state.decode(body_of(sweeper), "main")
+    assert after is not None and after.tools == ran.tools
