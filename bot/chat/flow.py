@@ -73,7 +73,7 @@ def run(session: Session, parsed: Sequence[Parsed], trigger: Trigger) -> tuple[b
         if moved:
             session.say(moved)
             return False, int(Exit.OK)
-        prmod.fetch_head(session.checkout, session.pr)
+        prmod.fetch_head(session.checkout, session.pr, session.git_env)
         session.state = publishing.read_state(session.forge.api, session.number)
     ok, dirty = True, False
     for item in parsed:

@@ -10,6 +10,7 @@ commit chose.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -82,14 +83,15 @@ def parse_time(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
-def fetch_head(checkout: Path, pr: PullRequest) -> None:
+def fetch_head(checkout: Path, pr: PullRequest, env: Mapping[str, str]) -> None:
     """The head's commits into the checkout, from `refs/pull/{n}/head` (which a fork's head
-    is mirrored to), with whatever access the checkout itself has: no credential is added to
-    its git config. BotError when the fetched head is not the head GitHub reported."""
-    if git.rev_parse(checkout, pr.head) is None:
-        git.fetch(checkout, "origin", f"refs/pull/{pr.number}/head")
-        if git.rev_parse(checkout, pr.head) is None:
-            raise BotError(f"the head {pr.head[:12]} of pull request #{pr.number} could not be "
-                           f"fetched from refs/pull/{pr.number}/head", Exit.USAGE)
-    if git.rev_parse(checkout, pr.base) is None:
-        git.fetch(checkout, "origin", pr.base)
+    is mirrored to). Credentials, when given, are in `env` for these git processes only:
+    nothing is written to the checkout's git config, where the linters run next. BotError
+    when the head GitHub reported cannot be fetched."""
+    for sha, ref in ((pr.head, f"refs/pull/{pr.number}/head"), (pr.base, pr.base)):
+        if git.rev_parse(checkout, sha) is None:
+            git.git_env(checkout, "fetch", "--quiet", "--no-tags", "origin", ref, env=env,
+                        check=False)
+        if git.rev_parse(checkout, sha) is None:
+            raise BotError(f"commit {sha[:12]} of pull request #{pr.number} could not be "
+                           f"fetched ({ref})", Exit.USAGE)

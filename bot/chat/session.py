@@ -81,6 +81,11 @@ class Session:
             self.pull = prmod.load(self.forge.api, self.number)
         return self.pull
 
+    @property
+    def git_env(self) -> dict[str, str]:
+        """The token for one git process (fetch, push) at a time, never in a config file."""
+        return push_env(self.token, self.env)
+
     def say(self, body: str) -> None:
         self.repo.reply(self.number, body)
 
@@ -117,7 +122,7 @@ class Session:
             self.checkout, (self.pr.clone_url or "origin") if fork else "origin", self.pr.head_ref,
             result, publishing.staged(self.state) if kind == "apply" else (), kind, asked_by,
             author=self.cfg.apply_author, expected_plan=self.state.shown if kind == "apply" else None,
-            can_push=self.pr.can_push, push_env=push_env(self.token, self.env))
+            can_push=self.pr.can_push, push_env=self.git_env)
         return run_apply(request)
 
     def pushed(self, commit: str) -> None:

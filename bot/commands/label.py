@@ -54,7 +54,7 @@ def label(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str]) ->
         session.say(f"The pull request's head moved to {session.pr.head[:12]} after the label "
                     f"was added at {trigger.head_sha[:12]}: nothing was committed. {done}")
         return int(Exit.OK)
-    prmod.fetch_head(checkout, session.pr)
+    prmod.fetch_head(checkout, session.pr, session.git_env)
     session.state = publishing.read_state(session.forge.api, trigger.number)
     if session.state.shown is None:
         session.repo.remove_label(trigger.number, cfg.apply_label)

@@ -64,7 +64,8 @@ class World:
         self.cid = cid
         return self._run("issue_comment", payload)
 
-    def label(self, user: str, name: str = "reviewbot:apply", *, head: str | None = None) -> int:
+    def label(self, user: str, name: str = "reviewbot:apply", *, head: str | None = None,
+              bot: bool = False) -> int:
         with self.fake._lock:
             self.fake.s.labels.setdefault(self.fake.number, []).append(name)
         payload = copy.deepcopy(next(p for p in examples()["pull_request"]
@@ -76,7 +77,7 @@ class World:
         for side in ("head", "base"):
             pr[side]["repo"]["full_name"] = "octo/demo"
         payload["label"]["name"] = name
-        payload["sender"].update(login=user, type="User")
+        payload["sender"].update(login=user, type="Bot" if bot else "User")
         return self._run("pull_request", payload)
 
     def review(self) -> int:

@@ -21,6 +21,7 @@ class ChatGitHub(FakeGitHub):
         self.fork: str | None = None  # the head repository, when not octo/demo
         self.maintainer_can_modify = False
         self.activity: dict[str, list[dict[str, Any]]] = {}  # repository -> pushes, oldest first
+        self.now = "2026-01-02T10:30:00Z"  # when GitHub records a push it sees in `origin`
 
     def pushed(self, sha: str, at: str, before: str = "0" * 40) -> None:
         """GitHub recorded a push of `sha` to the head branch at `at`."""
@@ -36,6 +37,8 @@ class ChatGitHub(FakeGitHub):
                               f"refs/heads/{self.head_ref}"], capture_output=True, text=True,
                              check=True).stdout.strip()
         if sha != self.s.head:
+            if not any(e["after"] == sha for es in self.activity.values() for e in es):
+                self.pushed(sha, self.now, self.s.head)  # a push the test did not announce
             self.s.head = sha
             self.s.commits.add(sha)
 

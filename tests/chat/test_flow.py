@@ -85,18 +85,45 @@ def test_ast_edit_stages_and_apply_commits_the_plan_shown(world: World) -> None:
     assert "staged by" not in summary(world)  # applied: nothing staged any more
 
 
-def test_apply_refuses_a_plan_that_differs_from_the_one_shown(world: World) -> None:
-    assert world.comment("wes", "/review") == 0
-    shown = summary(world).split("`plan ")[1].split("`")[0]
-    # A rewrite staged by hand in the summary's state is not what the page showed.
-    body = summary(world).replace(shown, "0" * 12)
-    from bot.chat.state import read
-    assert read(body).shown == shown  # the marker names the plan shown; the page is not state
-    assert world.comment("wes", "/ignore " + _fingerprint(world, "F401") + " not now") == 0
+def test_apply_without_a_plan_shown_commits_nothing(world: World) -> None:
     assert world.comment("wes", "/apply") == 0
-    reply = world.replies()[-1]
-    assert "Nothing to apply" in reply or "no staged edits" in reply or "Nothing to commit" in reply
+    assert "the summary shows no staged plan" in world.replies()[-1]
+    assert world.branch() == world.head and world.reactions() == ["eyes", "confused"]
+
+
+def test_a_push_between_the_read_and_the_push_is_kept(world: World,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.apply import commit
+    original = commit.push
+    theirs: list[str] = []
+
+    def racing(*args, **kwargs):  # type: ignore[no-untyped-def]
+        theirs.append(world.push({"other.py": "x = 1\n"}, at="2026-01-02T10:01:00Z"))
+        return original(*args, **kwargs)
+    monkeypatch.setattr(commit, "push", racing)
+    assert world.comment("wes", "/fix") == 0
+    assert world.branch() == theirs[0]  # their commit stands; ours was refused by the lease
+    assert "the lease refused the push" in world.replies()[-1]
+    assert world.reactions() == ["eyes", "confused"]
+
+
+def test_a_plan_touching_workflows_is_refused(repo, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from tests.chat.conftest import BASE, make_world
+    head = {".github/workflows/helper.py": "import os\nimport sys\n\nprint(sys.argv)\n"}
+    for world in make_world(repo, tmp_path, monkeypatch, BASE, head):
+        assert world.comment("wes", "/fix") == 0
+        reply = world.replies()[-1]
+        assert "files under .github/workflows/ are never changed by the bot" in reply
+        assert world.branch() == world.head
+
+
+def test_a_rewrite_that_would_not_parse_commits_nothing(world: World) -> None:
+    assert world.comment("wes", "/ast-edit print($A) => print($A") == 0
+    assert world.comment("wes", "/apply") == 0
     assert world.branch() == world.head
+    assert "would break 1 file(s): app.py: the rewritten file does not parse as python" in (
+        world.replies()[-1])
+    assert world.reactions() == ["eyes", "confused"]
 
 
 def _fingerprint(world: World, rule: str) -> str:
