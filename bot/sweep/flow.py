@@ -23,6 +23,7 @@ from bot.forges.repository import Issue, Repository
 from bot.linters.registry import CONFIG_FILES
 from bot.model import Finding, ReviewResult, Verdict
 from bot.pipeline import ReviewOptions, run_review
+from bot.render.markdown import BODY_LIMIT
 from bot.sweep import attribute, codeowners, history, probes, render, state
 from bot.sweep.state import Regression, State
 
@@ -133,7 +134,8 @@ def _sweep(opts: Options, repository: Repository, pulls: Pulls, review: Review, 
     texts = workspace.texts(opts.repo, opts.head, sorted({r.path for r in open_}))
     # A tool this sweep did not run (none of its files changed) keeps its earlier version.
     tools = {**previous.tools, **{t.name: t.version for t in result.tools if t.version}}
-    text = _with_state(render.body(page, texts), opts.ref, State(opts.head, tools, open_))
+    marker = state.encode(opts.ref, State(opts.head, tools, open_))
+    text = f"{marker}\n{render.body(page, texts, BODY_LIMIT - len(marker) - 100)}"
     updated = repository.update_issue(issue.number, body=text, open=bool(open_))
     if not open_ and issue.open:
         _comment(repository, issue.number, render.closing(opts.ref, opts.head))
@@ -175,7 +177,9 @@ def _notes(result: ReviewResult) -> tuple[str, ...]:
 
 
 def _key(f: Finding) -> tuple[str, str, str, int, str]:
-    return (f.tool, f.rule, f.path, f.span.line, f.message)
+    """What identifies a finding when its fingerprint does not: the message as the state
+    keeps it."""
+    return (f.tool, f.rule, f.path, f.span.line, f.message[:state.MESSAGE_KEPT - 1])
 
 
 class _Attributor:

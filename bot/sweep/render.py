@@ -59,11 +59,12 @@ def baseline(ref: str, head: str, note: str = "") -> str:
             "pull request and author that brought it; this issue opens while any is unfixed.")
 
 
-def body(page: Page, texts: Mapping[str, Sequence[str]]) -> str:
+def body(page: Page, texts: Mapping[str, Sequence[str]], limit: int = BODY_LIMIT - 4_000) -> str:
+    """The page, within `limit` characters (what the state marker leaves of GitHub's 65,536)."""
     sections = [_head(page), table(page), _environment(page.environment),
                 _details(page.open, texts), _notes(page.notes)]
     text = "\n\n".join(s for s in sections if s)
-    return clip(text, BODY_LIMIT - 4_000)  # room for the state marker
+    return clip(text, max(limit, 1_000))
 
 
 def table(page: Page) -> str:

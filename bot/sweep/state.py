@@ -1,10 +1,11 @@
 """The sweep's state, kept in a hidden marker in the tracking issue's body. Pure.
 
-    <!-- reviewbot:sweep ref=main state=BASE64URL(JSON) -->
+    <!-- reviewbot:sweep ref=main state=BASE64URL(ZLIB(JSON)) -->
 
 The JSON holds the last swept sha, the tool versions of that sweep and every open regression
-(enough to show it again when its file is not analysed by a later sweep). Base64 keeps `-->`
-in a finding's message from ending the comment early.
+(enough to show it again when its file is not analysed by a later sweep). Compressed, so
+that a hundred regressions fit in one issue body; base64 keeps `-->` in a finding's message
+from ending the comment early.
 """
 
 from __future__ import annotations
@@ -14,11 +15,14 @@ import binascii
 import hashlib
 import json
 import re
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 VERSION = 1
+MESSAGE_KEPT = 300  # characters of a message kept in the state
+MAX_STATE = 4 * 1024 * 1024  # bytes a state may inflate to (an edited marker is untrusted)
 PREFIX = "<!-- reviewbot:sweep"
 _SAFE_REF = re.compile(r"[A-Za-z0-9._/+]{1,100}")
 _STATE = re.compile(r"<!-- reviewbot:sweep ref=(\S+) state=([A-Za-z0-9_=-]*) -->")
@@ -68,7 +72,8 @@ def marker_prefix(ref: str) -> str:
 def encode(ref: str, state: State) -> str:
     data = {"v": VERSION, "sha": state.sha, "tools": dict(sorted(state.tools.items())),
             "open": [_regression_json(r) for r in state.open]}
-    blob = base64.urlsafe_b64encode(json.dumps(data, separators=(",", ":")).encode()).decode()
+    raw = zlib.compress(json.dumps(data, separators=(",", ":")).encode(), 9)
+    blob = base64.urlsafe_b64encode(raw).decode()
     return f"{marker_prefix(ref)}state={blob} -->"
 
 
@@ -78,15 +83,18 @@ def decode(body: str, ref: str) -> State | None:
         if found.group(1) != ref_key(ref):
             continue
         try:
-            data = json.loads(base64.urlsafe_b64decode(found.group(2).encode()))
+            packed = base64.urlsafe_b64decode(found.group(2).encode())
+            data = json.loads(zlib.decompressobj().decompress(packed, MAX_STATE))
             return _state_of(data)
-        except (binascii.Error, ValueError, TypeError, KeyError, AttributeError):
+        except (binascii.Error, zlib.error, ValueError, TypeError, KeyError, AttributeError):
             return None
     return None
 
 
 def _regression_json(r: Regression) -> list[Any]:
-    return [r.fingerprint, r.tool, r.rule, r.severity, r.message, r.path, r.line, r.end_line,
+    # Clipped, so that many regressions fit in one body; `flow` matches on the kept prefix.
+    message = r.message if len(r.message) <= MESSAGE_KEPT else r.message[:MESSAGE_KEPT - 1] + "…"
+    return [r.fingerprint, r.tool, r.rule, r.severity, message, r.path, r.line, r.end_line,
             r.column, r.end_column, r.commit, r.author, r.pull, r.pull_author, list(r.owners),
             r.since]
 

@@ -4,6 +4,8 @@ and a marker that was tampered with or belongs to another branch reads as no sta
 from __future__ import annotations
 
 import base64
+import hashlib
+import zlib
 
 import pytest
 
@@ -43,14 +45,17 @@ def test_another_branch_s_state_is_not_this_one_s() -> None:
     assert not text.startswith(state.marker_prefix("mai"))  # no prefix of another branch
 
 
-def _marker(payload: bytes) -> str:
-    return f"<!-- reviewbot:sweep ref=main state={base64.urlsafe_b64encode(payload).decode()} -->"
+def _marker(payload: bytes, packed: bool = True) -> str:
+    data = zlib.compress(payload) if packed else payload
+    return f"<!-- reviewbot:sweep ref=main state={base64.urlsafe_b64encode(data).decode()} -->"
 
 
 @pytest.mark.parametrize("text", [
     "no marker at all",
     "<!-- reviewbot:sweep ref=main state=%%% -->",
     _marker(b"not json"),
+    _marker(b'{"v": 1, "sha": "' + b"a" * 40 + b'"}', packed=False),  # not compressed
+    _marker(b" " * (5 * 1024 * 1024)),  # inflates past the bound
     _marker(b'{"v": 2, "sha": "' + b"a" * 40 + b'"}'),  # a later format
     _marker(b'{"v": 1, "sha": "HEAD"}'),
     _marker(b'{"v": 1, "sha": "' + b"a" * 40 + b'", "open": [[1, 2]]}'),
@@ -75,3 +80,18 @@ def test_probes_kept_on_disk_and_a_damaged_entry_is_a_miss(tmp_path) -> None:  #
         entry.write_text('[["only", "four", "items", "here"]]')
     assert kept.get("b", "c") is None
     assert Probes(None, "salt").get("b", "c") is None
+
+
+def test_many_regressions_with_long_messages_fit_in_one_issue_body() -> None:
+    def text(n: int) -> str:  # as little repetition as real messages have
+        return "".join(hashlib.sha256(f"{n}/{k}".encode()).hexdigest() for k in range(80))
+
+    many = tuple(Regression(text(n)[:20], "ruff", "E501", "warning", text(n + 1000),
+                            f"pkg/m{n}.py", n, n, 1, 2, text(n + 2000)[:40], f"dev{n % 7}", n,
+                            f"dev{n % 7}-gh", ("@octo/core",), "c" * 40)
+                 for n in range(120))
+    marker = state.encode("main", State(SHA, {"ruff": "0.17.6"}, many))
+    assert len(marker) < 60_000
+    back = state.decode(marker, "main")
+    assert back is not None and len(back.open) == 120
+    assert len(back.open[0].message) == state.MESSAGE_KEPT
