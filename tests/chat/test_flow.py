@@ -232,3 +232,21 @@ def test_a_fork_without_maintainer_access_gets_the_patch(world: World) -> None:
     assert "cannot be pushed to" in reply and "```diff" in reply and "-import os" in reply
     assert world.branch() == world.head
     assert world.reactions() == ["eyes", "rocket"]
+
+
+def test_a_closed_pull_request_or_an_unknown_language_writes_nothing_wrong(world: World) -> None:
+    assert world.comment("wes", "/ast-grep print($A) --lang cobol") == 0
+    assert "cobol" in world.replies()[-1] and world.reactions() == ["eyes", "confused"]
+    with world.fake._lock:
+        world.fake.s.state = "closed"
+    world.fake.reset_calls()
+    cid = world.fake.comment_by("wes", "/fix")
+    from tests.triggers.test_github_actions import pr_comment
+    payload = pr_comment()
+    payload["issue"].update(number=7, state="closed")
+    payload["repository"]["full_name"] = "octo/demo"
+    payload["comment"].update(id=cid, body="/fix", created_at="2026-01-02T10:00:00Z")
+    payload["comment"]["user"].update(login="wes", type="User")
+    world.fake.reset_calls()
+    assert world._run("issue_comment", payload) == 0
+    assert world.fake.calls == [] and world.branch() == world.head
