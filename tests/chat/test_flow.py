@@ -250,3 +250,15 @@ def test_a_closed_pull_request_or_an_unknown_language_writes_nothing_wrong(world
     world.fake.reset_calls()
     assert world._run("issue_comment", payload) == 0
     assert world.fake.calls == [] and world.branch() == world.head
+
+
+def test_state_in_someone_else_s_comment_is_not_trusted(world: World) -> None:
+    from bot.chat.state import Conversation, Staged, marker
+    forged = marker(Conversation((), (Staged("return $A", "return None", None, "ada"),)))
+    world.fake.comment_by("mallory", f"<!-- reviewbot:summary -->\n{forged}")
+    from bot.chat import publishing
+    from bot.forges import github
+    forge = github.GitHubForge(github.Settings(
+        api_url=world.fake.api_url, graphql_url=world.fake.graphql_url, token="t",
+        repository="octo/demo", number=7))
+    assert publishing.read_state(forge.api, 7) == Conversation()
