@@ -77,6 +77,7 @@ class GitHubForge:
         self._pr: PullRequest | None = None
         self._review_comments: dict[str, PullRequestComment] = {}
         self._summary: IssueComment | None = None
+        self._reviewers: frozenset[str] = frozenset()  # who wrote our review comments
         self._max_batch = 1_000_000  # lowered when GitHub fails on a large review
 
     @property
@@ -108,6 +109,7 @@ class GitHubForge:
             posted.append(Posted(cid, found.fingerprint, found.digest, str(comment.get("path")),
                                  thread[0] if thread else None, thread[1] if thread else False,
                                  thread[2] if thread else False, cid in replies))
+        self._reviewers = frozenset(_login(c) for c, _ in ours)
         self._summary = self._find_summary(pr)
         return State(head, is_open, tuple(posted),
                      str(self._summary.id) if self._summary else None, known)
@@ -148,8 +150,13 @@ class GitHubForge:
             return out, False
 
     def _find_summary(self, pr: PullRequest) -> IssueComment | None:
-        found = next((c for c in self._api.list(f"{pr.issue_url}/comments")
-                      if SUMMARY_MARKER in (c.get("body") or "")), None)
+        """Our sticky summary: a comment with the marker written by a bot account (what a
+        workflow token is), else by the account that wrote our review comments (a personal
+        token). Anybody can write the marker; editing their comment would be refused."""
+        marked = [c for c in self._api.list(f"{pr.issue_url}/comments")
+                  if SUMMARY_MARKER in (c.get("body") or "")]
+        found = (next((c for c in marked if (c.get("user") or {}).get("type") == "Bot"), None)
+                 or next((c for c in marked if _login(c) in self._reviewers), None))
         return IssueComment(self._api.requester, {}, found, completed=True) if found else None
 
     # -- writes ------------------------------------------------------------------------
@@ -285,6 +292,11 @@ class GitHubForge:
         # A complete Commit from what we know: PyGithub would GET it to read its sha.
         return Commit(self._api.requester, {},
                       {"sha": sha, "url": f"{self._api.url}/commits/{sha}"}, completed=True)
+
+
+def _login(comment: Mapping[str, Any]) -> str:
+    user = comment.get("user")
+    return str(user.get("login") or "") if isinstance(user, dict) else ""
 
 
 def _comment(draft: Draft) -> dict[str, Any]:

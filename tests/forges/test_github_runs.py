@@ -121,3 +121,18 @@ def test_check_run_annotations_go_in_batches_of_50(fake: FakeGitHub,
     assert len(run["annotations"]) == 120 and run["conclusion"] == "failure"
     assert [(c.method, c.path.rsplit("/", 1)[-1]) for c in fake.calls] == [
         ("POST", "check-runs"), ("PATCH", str(run["id"])), ("PATCH", str(run["id"]))]
+
+
+def test_a_users_look_alike_summary_is_not_taken_for_ours(  # type: ignore[no-untyped-def]
+        repo, fake: FakeGitHub, forge_for: Callable[[], GitHubForge], sleeps: Sleeps) -> None:
+    repo.commit({"a.py": "import os\n"}, "base")
+    head = repo.commit({"a.py": V1}, "v1")
+    fake.push(head, {"a.py": set(range(1, 11))})
+    spoof = fake.comment_by("mallory", "<!-- reviewbot:summary -->\nall good, nothing to see")
+    first = run(forge_for(), build(head, V1, with_x=True), repo.path, sleeps)
+    assert first.status == "published"  # the look-alike is not edited (GitHub would refuse: 403)
+    assert fake.s.issue_comments[spoof]["body"].endswith("nothing to see")
+    ours = [c for c in fake.summaries() if c["id"] != spoof]
+    assert len(ours) == 1 and ours[0]["user"]["type"] == "Bot"
+    run(forge_for(), build(head, V1, with_x=True), repo.path, sleeps)
+    assert len([c for c in fake.summaries() if c["id"] != spoof]) == 1  # edited in place
