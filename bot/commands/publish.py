@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from bot import artifact, config
+from bot.chat.publishing import WithConversation, read_state
+from bot.chat.state import section, without_ignored
 from bot.commands import common, deliver
 from bot.errors import BotError, Exit
 from bot.forges import github
@@ -80,9 +82,14 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
     forge = _forge(repository, analysis.number, token, env)
     policy = override(trusted_policy(GitHubRepository(forge.api.settings, api=forge.api)),
                       args.fail_level, args.tool_errors)
-    result = within_diff(replace(analysis.result, policy=policy), forge.diff_lines())
-    gate, outcome = deliver.deliver(forge, result, analysis.texts, deliver.options(args), env,
-                                    analysis.number)
+    # The conversation (ignored findings, staged rewrites) lives in the summary comment: carry
+    # it over. The staged plan needs the files themselves, so the next run with a checkout (a
+    # command, or `ci`) shows it again.
+    talk = replace(read_state(forge.api, analysis.number), shown=None)
+    result = within_diff(replace(without_ignored(analysis.result, talk), policy=policy),
+                         forge.diff_lines())
+    gate, outcome = deliver.deliver(WithConversation(forge, section(talk)), result,
+                                    analysis.texts, deliver.options(args), env, analysis.number)
     # The head moved: this analysis is history, and the run of the new head decides.
     return int(Exit.OK) if outcome.status == "stale" else int(gate.exit)
 

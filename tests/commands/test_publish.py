@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from bot import artifact, cli
+from bot.chat.state import Conversation, Ignored, Staged, read, section
 from bot.commands import publish
 from bot.forges import github
 from tests.forges.conftest import Sleeps
@@ -128,7 +129,11 @@ def test_publish_posts_exactly_what_ci_posts(repo, tmp_path: Path,  # type: igno
         in_empty_folder(tmp_path, monkeypatch)
         assert cli.main(["publish", str(out), "--fail-level", "info"]) == 1
         assert sorted(c["body"] for c in other.bot_comments()) == by_ci
-        assert other.summaries()[0]["body"] == summary_ci
+        # The same page, but for the staged plan, which needs the files themselves: publish
+        # leaves it to the next run that has the checkout.
+        assert review_part(other.summaries()[0]["body"]) == review_part(summary_ci)
+        assert "### Staged changes" in summary_ci
+        assert "### Staged changes" not in other.summaries()[0]["body"]
         assert other.errors == []
 
 
@@ -159,6 +164,31 @@ def test_a_head_that_moved_posts_nothing_inline(  # type: ignore[no-untyped-def]
     assert cli.main(["publish", str(out), "--fail-level", "info"]) == 0
     assert fake.bot_comments() == [] and fake.summaries() == []
     assert "head moved" in capsys.readouterr().out
+
+
+def review_part(summary: str) -> str:
+    """A summary page without the conversation's section (the staged plan, its marker)."""
+    return summary.split("\n\n### Staged changes")[0].split("\n\n<!-- reviewbot:state")[0]
+
+
+def test_the_conversation_on_the_summary_survives_a_publish(  # type: ignore[no-untyped-def]
+        split, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _, fake, _, out = split
+    workflow_run(tmp_path, monkeypatch, fake.s.head)
+    in_empty_folder(tmp_path, monkeypatch)
+    assert cli.main(["publish", str(out), "--fail-level", "info"]) == 1
+    [summary] = fake.summaries()
+    f841 = next(v for v in artifact.load(out.read_bytes()).result.findings if v.finding.rule == "F841")
+    ignored = Conversation(ignored=(Ignored(f841.fingerprint, "ada", "a test fixture"),),
+                           staged=(Staged("print($A)", "log($A)", None, "wes"),))
+    summary["body"] += "\n\n" + section(ignored)  # as a command run left it
+    assert cli.main(["publish", str(out), "--fail-level", "info"]) == 1  # F401 still fails
+    [summary] = fake.summaries()
+    assert read(summary["body"]).ignored == ignored.ignored
+    assert read(summary["body"]).staged == ignored.staged
+    assert "ignored by @ada: a test fixture" in summary["body"]
+    f841_comment = next(c for c in fake.bot_comments() if "F841" in c["body"])
+    assert fake.s.threads[f841_comment["id"]]["resolved"] is True  # ignored: no longer open
 
 
 def tampered(out: Path, change: Any) -> bytes:
