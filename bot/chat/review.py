@@ -10,22 +10,20 @@ from collections.abc import Mapping
 
 from bot.chat import publishing
 from bot.chat.session import checkout_of, connect, settings
-from bot.commands import common
+from bot.commands import common, pull_request
 from bot.model import Trigger
 
 
 def review(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str]) -> int:
-    from bot.commands import ci  # ci registers this action
-
     if args.dry_run or not trigger.open:
-        return ci.review(args, trigger, env)
+        return pull_request.review(args, trigger, env)
     assert trigger.number is not None and trigger.base_sha
     common.writable_output(args.sarif, "--sarif")
     checkout = checkout_of(args, env)
-    ci.ensure_commits(checkout, (trigger.base_sha,))
+    pull_request.ensure_commits(checkout, (trigger.base_sha,))
     # The apply label's name and the command prefix as the target branch says.
     session = connect(args, trigger, env, checkout, settings(checkout, trigger.base_sha))
-    result = ci.review_pull_request(checkout, trigger, args)
+    result = pull_request.review_pull_request(checkout, trigger, args)
     state = publishing.read_state(session.forge.api, trigger.number)
     return int(publishing.publish(session.forge, checkout, result, state, session.cfg, args, env,
                                   trigger.number).gate.exit)

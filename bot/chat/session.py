@@ -23,6 +23,7 @@ from bot.apply.flow import run as run_apply
 from bot.chat import pr as prmod
 from bot.chat import publishing
 from bot.chat.state import Conversation, without_ignored
+from bot.commands import pull_request
 from bot.errors import BotError, Exit
 from bot.forges import github
 from bot.forges.github_repository import GitHubRepository
@@ -93,12 +94,11 @@ class Session:
         """The review of the PR's head (ignored findings included: they are left out when
         published and planned)."""
         if self._result is None or self._result.head != self.pr.head:
-            from bot.commands import ci  # ci registers this package's actions
 
             trigger = Trigger("github", "issue_comment", "review", number=self.number,
                               repository=self.repository, head_sha=self.pr.head,
                               base_sha=self.pr.base)
-            self._result = ci.review_pull_request(self.checkout, trigger, self.args)
+            self._result = pull_request.review_pull_request(self.checkout, trigger, self.args)
         return self._result
 
     def moved_since(self, created_at: str | None) -> str | None:
@@ -156,7 +156,6 @@ def push_env(token: str, env: Mapping[str, str]) -> dict[str, str]:
 def connect(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str],
             checkout: Path, cfg: config.Config) -> Session:
     """A session on the trigger's pull request; sends no request."""
-    from bot.commands import ci  # ci registers this package's actions
 
     token = args.token or env.get("GITHUB_TOKEN") or ""
     if not token:
@@ -164,7 +163,7 @@ def connect(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str],
                        "(env: GITHUB_TOKEN: ${{ github.token }})", Exit.USAGE)
     repository = env.get("GITHUB_REPOSITORY") or trigger.repository or ""
     assert trigger.number is not None
-    forge = ci._forge(repository, trigger, token, env)
+    forge = pull_request.forge(repository, trigger, token, env)
     assert isinstance(forge, github.GitHubForge)
     return Session(args, env, checkout, cfg, forge,
                    GitHubRepository(forge.api.settings, api=forge.api), trigger.number,

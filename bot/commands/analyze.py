@@ -24,7 +24,7 @@ from pathlib import Path
 
 from bot import artifact, atomic, git, workspace
 from bot.commands import common
-from bot.commands.ci import ensure_commits
+from bot.commands.pull_request import ensure_commits
 from bot.errors import BotError, Exit
 from bot.model import ReviewResult
 from bot.pipeline import ReviewOptions, run_review

@@ -18,16 +18,16 @@ from bot.chat import pr as prmod
 from bot.chat import publishing
 from bot.chat.flow import reply_outcome
 from bot.chat.session import allowed, checkout_of, connect, settings, who_may
+from bot.commands import pull_request
 from bot.errors import Exit
 from bot.model import Trigger
 
 
 def label(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str]) -> int:
-    from bot.commands import ci  # ci registers this action
 
     assert trigger.number is not None and trigger.head_sha and trigger.base_sha
     checkout = checkout_of(args, env)
-    ci.ensure_commits(checkout, (trigger.base_sha,))
+    pull_request.ensure_commits(checkout, (trigger.base_sha,))
     cfg = settings(checkout, trigger.base_sha)  # the target's settings: the PR cannot change them
     if trigger.label != cfg.apply_label:
         _log(f"label {trigger.label!r} is not the apply label {cfg.apply_label!r}: nothing to do")

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from bot import cli
-from bot.commands import ci
+from bot.commands import pull_request
 from bot.forges import github
 from tests.chat.fake import ChatGitHub
 from tests.conftest import GitRepo
@@ -149,6 +149,6 @@ def make_world(repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                 api_url=fake.api_url, graphql_url=fake.graphql_url, token=token,
                 repository=repository, number=trigger.number, timeout=2.0, write_spacing=0.0),
                 sleep=sleeps)
-        monkeypatch.setattr(ci, "_forge", quick_forge)
+        monkeypatch.setattr(pull_request, "forge", quick_forge)
         yield World(repo, origin, checkout, fake, tmp_path, monkeypatch, base, head)
         assert fake.errors == []

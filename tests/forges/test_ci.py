@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from bot import cli
-from bot.commands import ci
+from bot.commands import pull_request
 from bot.forges import github
 from tests.forges.conftest import Sleeps
 from tests.forges.fakegithub import FakeGitHub, Fault
@@ -53,7 +53,7 @@ def open_pr(repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,  # type: igno
                 api_url=fake.api_url, graphql_url=fake.graphql_url, token=token,
                 repository=repository, number=ev.number, timeout=1.0, write_spacing=0.0),
                 sleep=sleeps)
-        monkeypatch.setattr(ci, "_forge", quick_forge)
+        monkeypatch.setattr(pull_request, "forge", quick_forge)
         yield repo, fake, env
         assert fake.errors == []
 
