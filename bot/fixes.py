@@ -43,7 +43,7 @@ def _ranges(lines: Sequence[str], fix: Fix) -> list[tuple[int, int, str]]:
              e.new_text) for e in fix.edits]
 
 
-def _overlaps(a: tuple[int, int, str], b: tuple[int, int, str]) -> bool:
+def overlaps(a: tuple[int, int, str], b: tuple[int, int, str]) -> bool:
     """Two edits conflict when their ranges intersect, when an insertion falls strictly inside
     the other's range, or when two different insertions share a point (order unknown)."""
     (s1, e1, t1), (s2, e2, t2) = a, b
@@ -70,8 +70,8 @@ def apply_fixes(text: str, fixes: Sequence[Fix]) -> tuple[str, list[Fix], list[F
     skipped: list[Fix] = []
     for fix in ordered:
         ranges = [r for r in _ranges(lines, fix) if r not in taken]
-        if any(r[0] > r[1] for r in ranges) or any(_overlaps(r, t) for r in ranges for t in taken) \
-                or any(_overlaps(r, s) for i, r in enumerate(ranges) for s in ranges[i + 1:]):
+        if any(r[0] > r[1] for r in ranges) or any(overlaps(r, t) for r in ranges for t in taken) \
+                or any(overlaps(r, s) for i, r in enumerate(ranges) for s in ranges[i + 1:]):
             skipped.append(fix)
             continue
         taken += ranges

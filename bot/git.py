@@ -12,13 +12,16 @@ from bot.errors import BotError
 GIT_TIMEOUT = 600.0
 
 
-def git(repo: Path, *args: str, check: bool = True, stdin: bytes | None = None) -> proc.Result:
+def git(repo: Path, *args: str, check: bool = True, stdin: bytes | None = None,
+        env: Mapping[str, str] | None = None) -> proc.Result:
+    """Run git in `repo`. `env` entries (a private index, an identity, credentials for one
+    push) reach git through its environment only: never a config file, never argv."""
     # -c core.quotepath=off keeps non-ASCII paths readable where -z is not used.
     argv = ["git", "-c", "core.quotepath=off", "-c", "safe.directory=*", *args]
     if not Path(repo).is_dir():  # else the missing cwd would read as a missing git binary
         raise BotError(f"{repo}: no such directory")
     try:
-        result = proc.run(argv, cwd=repo, timeout=GIT_TIMEOUT, stdin=stdin,
+        result = proc.run(argv, cwd=repo, timeout=GIT_TIMEOUT, stdin=stdin, env=env,
                           hint="install git (apt-get install git)")
     except proc.MissingBinary as exc:
         raise BotError(f"git is not installed: {exc}") from exc
@@ -270,25 +273,6 @@ def fetch(repo: Path, remote: str, ref: str, depth: int | None = None) -> bool:
 # use is the private file named by GIT_INDEX_FILE in `env`.
 
 
-def git_env(repo: Path, *args: str, env: Mapping[str, str], check: bool = True,
-            stdin: bytes | None = None) -> proc.Result:
-    """`git` with explicit environment entries (a private index, an identity, credentials for
-    one push). They reach git through the environment only: never a config file, never argv."""
-    argv = ["git", "-c", "core.quotepath=off", "-c", "safe.directory=*", *args]
-    if not Path(repo).is_dir():
-        raise BotError(f"{repo}: no such directory")
-    try:
-        result = proc.run(argv, cwd=repo, timeout=GIT_TIMEOUT, stdin=stdin, env=env,
-                          hint="install git (apt-get install git)")
-    except proc.MissingBinary as exc:
-        raise BotError(f"git is not installed: {exc}") from exc
-    except proc.Timeout as exc:
-        raise BotError(f"git {' '.join(args[:2])} timed out after {exc.seconds:g}s") from exc
-    if check and result.returncode != 0:
-        raise BotError(f"git {' '.join(args[:3])} failed: {result.err_tail(5) or result.out.strip()}")
-    return result
-
-
 def hash_blob(repo: Path, data: bytes) -> str:
     """Store `data` as a blob exactly as given (no filters, no end-of-line conversion)."""
     return git(repo, "hash-object", "-w", "--no-filters", "--stdin", stdin=data).out.strip()
@@ -299,12 +283,12 @@ def tree_with(repo: Path, base: str, entries: Mapping[str, tuple[str, str]], ind
     private index file `index`; returns the new tree's id."""
     env = {"GIT_INDEX_FILE": str(index)}
     private = ("-c", "core.splitIndex=false")  # a split index would write beside the repository's
-    git_env(repo, *private, "read-tree", f"{base}^{{tree}}", env=env)
+    git(repo, *private, "read-tree", f"{base}^{{tree}}", env=env)
     if entries:
         listing = "".join(f"{mode} {blob}\t{path}\0" for path, (mode, blob) in sorted(entries.items()))
-        git_env(repo, *private, "update-index", "-z", "--index-info", env=env,
+        git(repo, *private, "update-index", "-z", "--index-info", env=env,
                 stdin=listing.encode("utf-8", "surrogateescape"))
-    return git_env(repo, *private, "write-tree", env=env).out.strip()
+    return git(repo, *private, "write-tree", env=env).out.strip()
 
 
 def commit_tree(repo: Path, tree: str, parent: str, message: str, name: str, email: str) -> str:
@@ -312,7 +296,7 @@ def commit_tree(repo: Path, tree: str, parent: str, message: str, name: str, ema
     whatever the repository's configuration says (no key is ours to use)."""
     env = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email,
            "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email}
-    return git_env(repo, "commit-tree", "--no-gpg-sign", tree, "-p", parent, env=env,
+    return git(repo, "commit-tree", "--no-gpg-sign", tree, "-p", parent, env=env,
                    stdin=message.encode("utf-8")).out.strip()
 
 
@@ -329,7 +313,7 @@ def push_with_lease(repo: Path, remote: str, commit: str, branch: str, old: str,
     `old` (never a plain force); no hooks and no submodules run. Not checked: the caller
     reads the outcome."""
     ref = f"refs/heads/{branch}"
-    return git_env(repo, "push", "--porcelain", "--no-verify", "--no-recurse-submodules", "--no-signed",
+    return git(repo, "push", "--porcelain", "--no-verify", "--no-recurse-submodules", "--no-signed",
                    f"--force-with-lease={ref}:{old}", "--", remote, f"{commit}:{ref}", env=env,
                    check=False)
 
@@ -341,7 +325,7 @@ def branch_name_ok(repo: Path, branch: str) -> bool:
 
 def remote_head(repo: Path, remote: str, branch: str, env: Mapping[str, str]) -> str | None:
     """The sha `refs/heads/<branch>` has on `remote` now, or None when it cannot be read."""
-    result = git_env(repo, "ls-remote", "--", remote, f"refs/heads/{branch}", env=env, check=False)
+    result = git(repo, "ls-remote", "--", remote, f"refs/heads/{branch}", env=env, check=False)
     if result.returncode != 0:
         return None
     for line in result.out.splitlines():

@@ -25,6 +25,7 @@ from typing import Literal
 from bot import fixes
 from bot.apply import sources
 from bot.apply.sources import Group, StagedRewrite
+from bot.fixes import overlaps
 from bot.model import Edit, ReviewResult, Span
 
 __all__ = ["WORKFLOWS", "Plan", "StagedRewrite", "build", "plan_for", "plan_id", "render",
@@ -64,19 +65,6 @@ def workflow_files(plan: Plan) -> tuple[str, ...]:
 # -- choosing the edits (pure) ------------------------------------------------------------------
 
 Range = tuple[int, int, str]  # start and end offsets in the head text (code points), new text
-
-
-def _overlaps(a: Range, b: Range) -> bool:
-    """As in `bot.fixes`: ranges that intersect, an insertion strictly inside the other range,
-    or two different insertions at one point (their order would be a guess)."""
-    (s1, e1, t1), (s2, e2, t2) = a, b
-    if s1 == e1 and s2 == e2:
-        return s1 == s2 and t1 != t2
-    if s1 == e1:
-        return s2 < s1 < e2
-    if s2 == e2:
-        return s1 < s2 < e1
-    return s1 < e2 and s2 < e1
 
 
 def _position(text: str, offset: int) -> tuple[int, int]:
@@ -132,9 +120,9 @@ def _check(group: Group, texts: dict[str, str], taken: dict[str, list[tuple[Rang
         if text[start:end] == edit.new_text or any(r == t for t, _ in taken.get(edit.path, ())):
             continue
         for other, owner in taken.get(edit.path, ()):
-            if _overlaps(r, other):
+            if overlaps(r, other):
                 return f"overlaps an edit of {owner}", []
-        if any(p == edit.path and _overlaps(r, o) for p, o in ranges):
+        if any(p == edit.path and overlaps(r, o) for p, o in ranges):
             return "its own edits overlap", []
         ranges.append((edit.path, r))
     return "", ranges

@@ -90,7 +90,7 @@ def fetch_head(checkout: Path, pr: PullRequest, env: Mapping[str, str]) -> None:
     when the head GitHub reported cannot be fetched."""
     for sha, ref in ((pr.head, f"refs/pull/{pr.number}/head"), (pr.base, pr.base)):
         if git.rev_parse(checkout, sha) is None:
-            git.git_env(checkout, "fetch", "--quiet", "--no-tags", "origin", ref, env=env,
+            git.git(checkout, "fetch", "--quiet", "--no-tags", "origin", ref, env=env,
                         check=False)
         if git.rev_parse(checkout, sha) is None:
             raise BotError(f"commit {sha[:12]} of pull request #{pr.number} could not be "
