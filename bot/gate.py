@@ -93,10 +93,6 @@ def decide(result: ReviewResult, policy: GatePolicy | None = None) -> Gate:
                 tuple(unchecked(result, policy.fail_level)), policy.tool_errors)
 
 
-def gate_fails(result: ReviewResult, fail_level: str) -> bool:
-    return bool(blocking_findings(result, fail_level))
-
-
 def override(policy: GatePolicy, fail_level: str | None, tool_errors: str | None) -> GatePolicy:
     """The policy with the command line's choices on top."""
     return GatePolicy(fail_level or policy.fail_level,
