@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import importlib.metadata
 import signal
 import sys
 import threading
@@ -26,18 +27,29 @@ COMMANDS: dict[str, str] = {
     "ast-grep": "bot.commands.ast_grep",
     "ast-edit": "bot.commands.ast_edit",
     "sweep": "bot.commands.sweep",
+    "doctor": "bot.commands.doctor",
 }
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The parser; `only` (a key of COMMANDS) registers just that command."""
+def version() -> str:
+    """The installed package's version (what pip and the image report), not a copy of it."""
+    try:
+        return importlib.metadata.version("reviewbot")
+    except importlib.metadata.PackageNotFoundError:  # run from a source tree never installed
+        return "unknown (not installed)"
+
+
+def build_parser(only: str | None = None, commands: bool = True) -> argparse.ArgumentParser:
+    """The parser; `only` (a key of COMMANDS) registers just that command, `commands=False`
+    none (`--version` needs no command module)."""
     parser = argparse.ArgumentParser(
         prog="reviewbot",
         description="Review a change with the repository's own linters; report what it made worse.",
     )
+    parser.add_argument("--version", action="version", version=f"reviewbot {version()}")
     parser.set_defaults(func=None)  # no command given
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS if only is None else (only,):
+    for name in () if not commands else COMMANDS if only is None else (only,):
         importlib.import_module(COMMANDS[name]).register(sub)
     return parser
 
@@ -74,7 +86,7 @@ def _cancellable() -> Iterator[None]:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     first = argv[0] if argv else None
-    parser = build_parser(first if first in COMMANDS else None)
+    parser = build_parser(first if first in COMMANDS else None, commands=first != "--version")
     args = parser.parse_args(argv)
     if args.func is None:
         parser.print_help(sys.stderr)

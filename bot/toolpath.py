@@ -9,6 +9,7 @@ import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal
 
 
 def tools_dir() -> Path:
@@ -19,14 +20,31 @@ def tools_dir() -> Path:
     return Path(__file__).resolve().parent.parent / "tools"
 
 
-def search_dirs(root: Path | None) -> list[Path]:
-    dirs: list[Path] = []
+Origin = Literal["repository", "PATH", "bundled"]
+
+
+def labelled_dirs(root: Path | None) -> list[tuple[Origin, Path]]:
+    """The search order, each folder with the part of it it belongs to: the repository's own
+    `node_modules/.bin`, PATH, then the bot's tools folder and its own environment."""
+    dirs: list[tuple[Origin, Path]] = []
     if root is not None:
-        dirs.append(root / "node_modules" / ".bin")
-    dirs += [Path(p) for p in os.environ.get("PATH", "").split(os.pathsep) if p]
+        dirs.append(("repository", root / "node_modules" / ".bin"))
+    dirs += [("PATH", Path(p)) for p in os.environ.get("PATH", "").split(os.pathsep) if p]
     tools = tools_dir()
-    dirs += [tools / "node_modules" / ".bin", tools / "bin", Path(sys.prefix) / "bin"]
+    dirs += [("bundled", d) for d in (tools / "node_modules" / ".bin", tools / "bin",
+                                      Path(sys.prefix) / "bin")]
     return dirs
+
+
+def search_dirs(root: Path | None) -> list[Path]:
+    return [d for _, d in labelled_dirs(root)]
+
+
+def origin(executable: str, root: Path | None) -> Origin | None:
+    """Which part of the search order `executable` (as `find_executable` returned it) was
+    found in; None for a path outside it (a configured one)."""
+    folder = Path(executable).parent
+    return next((label for label, d in labelled_dirs(root) if d == folder), None)
 
 
 def find_executable(names: Sequence[str], root: Path | None = None,

@@ -18,7 +18,8 @@ def _python(code: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_commands() -> None:
-    assert set(COMMANDS) == {"review", "analyze", "publish", "ci", "ast-grep", "ast-edit", "sweep"}
+    assert set(COMMANDS) == {"review", "analyze", "publish", "ci", "ast-grep", "ast-edit", "sweep",
+                             "doctor"}
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
@@ -47,3 +48,20 @@ def test_a_local_review_loads_neither_pygithub_nor_tree_sitter() -> None:
                   "('github', 'tree_sitter', 'tree_sitter_language_pack')), file=sys.stderr)")
     assert out.returncode == 0, out.stderr
     assert out.stderr.strip().endswith("[]")
+
+
+def test_version_is_the_installed_package_version(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as caught:
+        main(["--version"])
+    assert caught.value.code == 0
+    assert capsys.readouterr().out == f"reviewbot {version('reviewbot')}\n"
+
+
+def test_version_loads_no_command_module() -> None:
+    out = _python("import sys\nfrom bot.cli import main\n"
+                  "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
+                  "print(sorted(m for m in sys.modules if m.startswith('bot.commands')), file=sys.stderr)")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("reviewbot ") and out.stderr.strip().endswith("[]")

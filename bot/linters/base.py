@@ -63,6 +63,9 @@ class LinterSpec:
     # keeps, so a parser may yield any number of findings.
     parse: Callable[[proc.Result, Unit, Target], Iterable[Finding]]
     detect: Callable[[Path], bool] | None = None
+    # Root files beyond `config_files` that `detect` looks at (clippy: Cargo.toml): what
+    # `reviewbot doctor` names as the reason a linter applies.
+    markers: tuple[str, ...] = ()
     scope: LinterScope = "file"
     # Finds the units from a view of the revision (disk or git: see bot.trees), never the disk.
     units: Callable[[TreeView, Sequence[str]], list[Unit]] = file_units

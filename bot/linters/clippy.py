@@ -140,6 +140,7 @@ SPEC = LinterSpec(
     install_hint="rustup component add clippy",
     config_files=CONFIG_FILES,
     detect=detect,
+    markers=("Cargo.toml",),
     command=command,
     parse=parse,
     scope="crate",
