@@ -1,6 +1,7 @@
-"""`reviewbot ci`: inside GitHub Actions, trigger → action → publish.
+"""`reviewbot ci`: inside GitHub Actions or GitLab CI, trigger → action → publish.
 
-The trigger says what the run was started for (`bot.triggers.github_actions`); the action
+The trigger says what the run was started for (`bot.triggers.github_actions`, or
+`bot.triggers.gitlab_ci` when GITLAB_CI=true); the action
 computes what to publish (today: the review of a pull request); `deliver` publishes it.
 Events with nothing to do exit 0 with one line that names the events handled.
 
@@ -21,20 +22,25 @@ from pathlib import Path
 
 from bot.chat import flow as chat_flow
 from bot.chat import review as chat_review
-from bot.commands import common, deliver, label, sweep
+from bot.commands import common, deliver, label, merge_request, sweep
 from bot.errors import Exit
 from bot.model import Trigger, TriggerKind
-from bot.triggers import github_actions
+from bot.triggers.environment import current
 
 Action = Callable[[argparse.Namespace, Trigger, Mapping[str, str]], int]
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("ci", help="review a pull request in GitHub Actions and publish it",
-                       description="Act on the GitHub Actions event that started this run: for a "
-                                   "pull request, publish one review, a sticky summary and a check run.")
-    p.add_argument("--repo", type=Path, help="checkout (default: $GITHUB_WORKSPACE, else cwd)")
-    p.add_argument("--token", help="GitHub token (default: $GITHUB_TOKEN)")
+    p = sub.add_parser("ci", help="review a pull request (GitHub Actions) or a merge request "
+                                  "(GitLab CI) and publish it",
+                       description="Act on the event that started this run: for a pull request, "
+                                   "publish one review, a sticky summary and a check run; for a "
+                                   "GitLab merge request, diff threads, a sticky summary note and "
+                                   "a commit status.")
+    p.add_argument("--repo", type=Path,
+                   help="checkout (default: $GITHUB_WORKSPACE or $CI_PROJECT_DIR, else cwd)")
+    p.add_argument("--token", help="GitHub token (default: $GITHUB_TOKEN; on GitLab: "
+                                   "$REVIEWBOT_GITLAB_TOKEN, else $GITLAB_TOKEN)")
     p.add_argument("--dry-run", action="store_true",
                    help="print the requests that would be sent, as JSON; needs no token")
     common.add_gate_options(p)
@@ -45,10 +51,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
     env = os.environ if env is None else env
-    trigger = github_actions.from_env(env)
-    action = ACTIONS.get(trigger.kind)
+    runner = current(env)
+    trigger = runner.from_env(env)
+    actions = GITLAB_ACTIONS if trigger.forge == "gitlab" else ACTIONS
+    action = actions.get(trigger.kind)
     if action is None:
-        print(f"reviewbot: {github_actions.unhandled(trigger, tuple(ACTIONS))}", file=sys.stderr)
+        print(f"reviewbot: {runner.unhandled(trigger, tuple(actions))}", file=sys.stderr)
         return int(Exit.OK)
     return action(args, trigger, env)
 
@@ -59,4 +67,8 @@ ACTIONS: dict[TriggerKind, Action] = {
     "comment": chat_flow.comment,  # slash commands
     "label": label.label,  # the apply label
     "sweep": sweep.from_ci,  # schedule, workflow_dispatch
+}
+
+GITLAB_ACTIONS: dict[TriggerKind, Action] = {
+    "review": merge_request.review,  # merge_request_event
 }

@@ -14,7 +14,7 @@ from bot import config as config_mod
 from bot.errors import BotError
 from bot.gate import Gate, lines, override
 from bot.model import GatePolicy, ReviewResult
-from bot.render import sarif
+from bot.render import codequality, sarif
 
 
 def positive_seconds(text: str) -> float:
@@ -72,6 +72,15 @@ def write_sarif(path: Path | None, result: ReviewResult) -> None:
         atomic.write(path, (json.dumps(sarif.to_sarif(result), indent=2) + "\n").encode())
     except OSError as exc:
         raise BotError(f"--sarif {path}: cannot write: {exc.strerror or exc}") from exc
+
+
+def write_code_quality(path: Path | None, result: ReviewResult) -> None:
+    if path is None:
+        return
+    try:
+        atomic.write(path, codequality.dumps(result))
+    except OSError as exc:
+        raise BotError(f"--code-quality {path}: cannot write: {exc.strerror or exc}") from exc
 
 
 def report_gate(gate: Gate) -> None:

@@ -22,14 +22,9 @@ from bot.publish import Outcome
 from bot.publish import review as publish_review
 from bot.render import summary
 from bot.review import Policy
-from bot.triggers import github_actions
+from bot.triggers.environment import Runner, current
 
 CHECK_NAME = "reviewbot"
-ENABLE_COMMENTS = (
-    "reviewbot could not write to this pull request, so its findings are in the job summary and "
-    "the annotations only. To get review comments: give the job `permissions: {pull-requests: "
-    "write, checks: write}`; for pull requests from forks GitHub hands out a read-only token: "
-    "use the fork-safe analyze/publish workflows (README, 'Pull requests from forks').")
 
 
 @dataclass(frozen=True)
@@ -37,6 +32,7 @@ class Options:
     max_inline: int = 50
     max_file: int = 10
     sarif: Path | None = None
+    code_quality: Path | None = None
 
 
 def deliver(forge: Forge | github.DryRun, result: ReviewResult,
@@ -46,6 +42,7 @@ def deliver(forge: Forge | github.DryRun, result: ReviewResult,
     (a `DryRun` forge) prints the requests it would send, as JSON, and nothing else."""
     gate = decide(result)
     common.write_sarif(options.sarif, result)
+    common.write_code_quality(options.code_quality, result)
     outcome = publish_review(forge, result, texts, Policy(max_inline=options.max_inline,
                                                           max_file=options.max_file), gate)
     report = check_report(result, gate, outcome, texts)
@@ -57,11 +54,13 @@ def deliver(forge: Forge | github.DryRun, result: ReviewResult,
                           "requests": forge.requests}, indent=2))
         common.report_gate(gate)
         return gate, outcome
+    # The check run or commit status is the forge's; annotations and the job summary, the CI's.
+    runner = current(env)
     if outcome.status == "read-only" or not forge.check(report):
-        github_actions.annotate(report.annotations)
-    _log(outcome, number)
+        runner.annotate(report.annotations)
+    _log(outcome, number, runner)
     common.report_gate(gate)
-    github_actions.job_summary(env, summary.job_summary(result, outcome.placed, gate, texts))
+    runner.job_summary(env, summary.job_summary(result, outcome.placed, gate, texts))
     return gate, outcome
 
 
@@ -77,10 +76,10 @@ def check_report(result: ReviewResult, gate: Gate, outcome: Outcome,
                         title, body, status_annotations(result))
 
 
-def _log(outcome: Outcome, number: int) -> None:
+def _log(outcome: Outcome, number: int, runner: Runner) -> None:
     placed = outcome.placed
     if outcome.status == "read-only":
-        print(f"::warning::{ENABLE_COMMENTS}")
+        runner.warn(runner.ENABLE_COMMENTS)
         print(f"reviewbot: {outcome.message}", file=sys.stderr)
         return
     if outcome.status != "published":
@@ -100,6 +99,9 @@ def add_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-file-comments", type=_count, default=10, metavar="N",
                    help="file-level comments on the PR (default 10)")
     p.add_argument("--sarif", type=Path, metavar="FILE", help="also write SARIF 2.1.0 here")
+    p.add_argument("--code-quality", type=Path, metavar="FILE",
+                   help="also write a GitLab Code Quality report here "
+                        "(artifacts:reports:codequality)")
 
 
 def _count(text: str) -> int:
@@ -113,4 +115,5 @@ def _count(text: str) -> int:
 
 
 def options(args: argparse.Namespace) -> Options:
-    return Options(args.max_comments, args.max_file_comments, args.sarif)
+    return Options(args.max_comments, args.max_file_comments, args.sarif,
+                   args.code_quality)

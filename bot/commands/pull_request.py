@@ -18,6 +18,8 @@ from bot.model import ReviewResult, Trigger
 from bot.pipeline import ReviewOptions, run_review
 from bot.triggers import github_actions
 
+CHECKOUT_HINT = "use actions/checkout with fetch-depth: 0"
+
 
 def review(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str]) -> int:
     """Review the pull request and publish the review."""
@@ -41,10 +43,11 @@ def review(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str]) -
     return int(gate.exit)
 
 
-def review_pull_request(repo: Path, trigger: Trigger, args: argparse.Namespace) -> ReviewResult:
+def review_pull_request(repo: Path, trigger: Trigger, args: argparse.Namespace, *,
+                        hint: str = CHECKOUT_HINT) -> ReviewResult:
     """The review of the trigger's pull request in the checkout `repo` (what `analyze` runs)."""
     assert trigger.head_sha and trigger.base_sha
-    ensure_commits(repo, (trigger.head_sha, trigger.base_sha))
+    ensure_commits(repo, (trigger.head_sha, trigger.base_sha), hint=hint)
     return run_review(ReviewOptions(repo=repo, base=trigger.base_sha, head=trigger.head_sha,
                                     config=args.config, timeout=args.timeout,
                                     only=tuple(args.only) if args.only else None,
@@ -60,16 +63,16 @@ def forge(repository: str, trigger: Trigger, token: str, env: Mapping[str, str]
                                               repository=repository, number=trigger.number))
 
 
-def ensure_commits(repo: Path, shas: Sequence[str]) -> None:
-    """actions/checkout fetches one merge commit: fetch the PR's head and base if missing."""
+def ensure_commits(repo: Path, shas: Sequence[str], *, hint: str = CHECKOUT_HINT) -> None:
+    """actions/checkout fetches one merge commit (a GitLab runner, a shallow detached
+    checkout): fetch the PR's head and base if missing."""
     for sha in shas:
         if git.rev_parse(repo, sha) is None:
             # A shallow checkout stays shallow (workspace deepens it to the merge base later).
             git.fetch(repo, "origin", sha, depth=50 if git.is_shallow(repo) else None)
         if git.rev_parse(repo, sha) is None:
             raise BotError(f"commit {sha[:12]} of the pull request is not in the checkout and "
-                           "could not be fetched: use actions/checkout with fetch-depth: 0",
-                           Exit.USAGE)
+                           f"could not be fetched: {hint}", Exit.USAGE)
 
 
 def texts(repo: Path, result: ReviewResult) -> dict[str, list[str]]:

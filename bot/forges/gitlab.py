@@ -1,14 +1,41 @@
-"""GitLab: its markdown dialect. (The merge request forge over python-gitlab comes here.)
+"""GitLab's merge request side through python-gitlab (the only module that imports it), and
+its markdown dialect.
 
 A GitLab diff note sits on one line; its suggestion block says how many lines above and
 below that line it replaces (```suggestion:-A+B, at most 100 each way).
+
+Retries are ours: python-gitlab's own would send a POST again after a 5xx (a duplicated
+note), so each request is sent with them off and goes through `backoff.retry`. A write that
+may have taken effect raises `Uncertain`, and the publish flow re-reads before writing again.
 """
 
 from __future__ import annotations
 
+import contextlib
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+from urllib.parse import quote
+
+import gitlab
+import requests
+
+from bot.errors import BotError, Exit
+from bot.forges.backoff import Failed, Sent, Wait, retry
+from bot.forges.base import Draft, Posted, ReadOnly, Rejected, State, StatusReport, Uncertain
+from bot.forges.gitlab_limits import rate_limit_wait, server_wait
+from bot.forges.gitlab_notes import Version, defuse, position
+from bot.forges.hunks import head_lines
 from bot.placement import Dialect
+from bot.render.markdown import SUMMARY_MARKER, clip, parse_marker
 
 SUGGESTION_REACH = 100  # lines above and below the commented line a suggestion may replace
+RETRIES = 4
+PER_PAGE = 100
+DESCRIPTION_LIMIT = 255  # a commit status's description
+STATES = {"success": "success", "failure": "failed", "neutral": "success"}
+T = TypeVar("T")
 
 
 def fence(start: int, end: int, anchor: int) -> str:
@@ -21,3 +48,270 @@ def fence(start: int, end: int, anchor: int) -> str:
 
 # Notes are "Limited to 1,000,000 characters" (GitLab's notes API).
 DIALECT = Dialect("gitlab", body_limit=1_000_000, ranges=False, fence=fence)
+
+
+class Refused(BotError):
+    """GitLab validated the request and refused it (400, 409, 422)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, Exit.FORGE)
+
+
+class NotFound(BotError):
+    def __init__(self, message: str) -> None:
+        super().__init__(message, Exit.FORGE)
+
+
+@dataclass(frozen=True)
+class Settings:
+    api_url: str  # CI_API_V4_URL: https://HOST/api/v4
+    token: str
+    project: str  # CI_PROJECT_ID (or the URL-encoded full path)
+    iid: int
+    timeout: float = 30.0
+    target_url: str | None = None  # CI_JOB_URL, where the commit status links to
+
+
+@dataclass
+class _Thread:
+    discussion: str
+    note: int
+
+
+class GitLabForge:
+    """One merge request."""
+
+    dialect = DIALECT
+
+    def __init__(self, settings: Settings, *, sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.time) -> None:
+        self._s = settings
+        self._sleep, self._clock = sleep, clock
+        server = settings.api_url.rstrip("/").removesuffix("/api/v4")
+        self._gl = gitlab.Gitlab(server, private_token=settings.token, timeout=settings.timeout,
+                                 retry_transient_errors=False, keep_base_url=True)
+        self._headers: dict[str, str] = {}  # of the last answer: a 429's Retry-After
+        self._gl.session.hooks["response"].append(self._keep_headers)
+        project = quote(settings.project, safe="")
+        self._project = f"/projects/{project}"
+        self._mr = f"{self._project}/merge_requests/{settings.iid}"
+        self._me: int | None = None
+        self._version: Version | None = None
+        self._threads: dict[str, _Thread] = {}  # our notes by id
+        self._summary: tuple[int, str] | None = None  # note id, body
+
+    # -- reads -------------------------------------------------------------------------
+
+    def me(self) -> int:
+        if self._me is None:
+            self._me = int(self._get("/user")["id"])
+        return self._me
+
+    def version(self) -> tuple[Version, bool]:
+        """The latest diff version, and whether the merge request is open. Base, start and
+        head come from here, never from CI_COMMIT_SHA (a merge commit in merged-result
+        pipelines)."""
+        mr = self._get(self._mr)
+        versions = self._list(f"{self._mr}/versions")
+        if not versions:
+            raise BotError(f"merge request !{self._s.iid} has no diff version yet; run again "
+                           "once GitLab has computed its diff", Exit.FORGE)
+        latest = max(versions, key=lambda v: int(v["id"]))
+        self._version = Version(int(latest["id"]), str(latest["base_commit_sha"]),
+                                str(latest["start_commit_sha"]), str(latest["head_commit_sha"]))
+        return self._version, mr.get("state") == "opened"
+
+    def load(self) -> State:
+        version, is_open = self.version()
+        me = self.me()
+        posted: list[Posted] = []
+        self._threads, self._summary = {}, None
+        for discussion in self._list(f"{self._mr}/discussions"):
+            notes = discussion.get("notes") or []
+            if not notes or _author(notes[0]) != me:
+                continue
+            first, body = notes[0], str(notes[0].get("body") or "")
+            if SUMMARY_MARKER in body and self._summary is None:
+                self._summary = (int(first["id"]), body)
+                continue
+            found = parse_marker(body)
+            if found is None:
+                continue
+            self._threads[str(first["id"])] = _Thread(str(discussion["id"]), int(first["id"]))
+            resolved = bool(first.get("resolved"))
+            path = (first.get("position") or {}).get("new_path") or ""
+            posted.append(Posted(
+                str(first["id"]), found.fingerprint, found.digest, str(path), str(discussion["id"]),
+                resolved, resolved and _author(first.get("resolved_by")) == me,
+                any(_author(n) != me and not n.get("system") for n in notes[1:])))
+        return State(version.head, is_open, tuple(posted),
+                     str(self._summary[0]) if self._summary else None)
+
+    def diff_lines(self) -> Mapping[str, frozenset[int]]:
+        diffs = self._list(f"{self._mr}/diffs")
+        # A file without `diff` (binary, or over the instance's limits) takes no line notes.
+        return {str(d["new_path"]): head_lines(str(d.get("diff") or ""))
+                for d in diffs if not d.get("deleted_file")}
+
+    # -- writes ------------------------------------------------------------------------
+
+    def post(self, commit: str, body: str, drafts: Sequence[Draft]) -> list[Rejected]:
+        """One discussion per draft (GitLab has no review object holding several)."""
+        version = self._version or self.version()[0]
+        if version.head != commit:
+            raise BotError(f"the merge request's diff version is at {version.head[:12]}, not "
+                           f"{commit[:12]}", Exit.FORGE)
+        rejected: list[Rejected] = []
+        for draft in drafts:
+            data = {"body": defuse(draft.body), "position": position(version, draft)}
+            try:
+                self._call(lambda d=data: self._gl.http_post(  # type: ignore[misc]
+                    f"{self._mr}/discussions", post_data=d, **_OFF), write=True)
+            except Refused as exc:
+                rejected.append(Rejected(draft, exc.message))
+        return rejected
+
+    def edit(self, comment: Posted, body: str) -> None:
+        thread = self._threads.get(comment.id)
+        if thread is None:
+            return
+        try:
+            self._call(lambda: self._gl.http_put(
+                f"{self._mr}/discussions/{thread.discussion}/notes/{thread.note}",
+                post_data={"body": defuse(body)}, **_OFF), write=True, idempotent=True)
+        except NotFound:
+            print(f"reviewbot: note {comment.id} was deleted meanwhile; not edited")
+
+    def delete(self, comment: Posted) -> None:
+        thread = self._threads.get(comment.id)
+        if thread is None:
+            return
+        with contextlib.suppress(NotFound):  # already gone: what was wanted
+            self._call(lambda: self._gl.http_delete(
+                f"{self._mr}/discussions/{thread.discussion}/notes/{thread.note}", **_OFF),
+                write=True, idempotent=True)
+
+    def resolve(self, comment: Posted, resolved: bool) -> None:
+        if comment.thread is None:
+            return
+        try:
+            self._call(lambda: self._gl.http_put(
+                f"{self._mr}/discussions/{comment.thread}",
+                query_data={"resolved": "true" if resolved else "false"}, **_OFF),
+                write=True, idempotent=True)
+        except (Refused, NotFound) as exc:  # the thread stays as it was; the next run tries again
+            print(f"reviewbot: could not {'resolve' if resolved else 'reopen'} a thread: "
+                  f"{exc.message}")
+
+    def summary(self, state: State, body: str) -> None:
+        text = defuse(body)
+        if self._summary is not None:
+            note, current = self._summary
+            if current != text:
+                self._call(lambda: self._gl.http_put(f"{self._mr}/notes/{note}",
+                                                     post_data={"body": text}, **_OFF),
+                           write=True, idempotent=True)
+                self._summary = (note, text)
+            return
+        for attempt in range(RETRIES + 1):
+            try:
+                made = self._call(lambda: self._gl.http_post(f"{self._mr}/notes",
+                                                             post_data={"body": text}, **_OFF),
+                                  write=True)
+                self._summary = (int(made["id"]), text) if isinstance(made, dict) else None
+                return
+            except Uncertain:
+                if attempt == RETRIES:
+                    raise
+                self._sleep(server_wait(attempt))
+                self.load()
+                if self._summary is not None:  # the failed POST did create it
+                    self.summary(state, body)
+                    return
+
+    def check(self, report: StatusReport) -> bool:
+        """The report as a commit status on the head: never left pending or running."""
+        data = {"state": STATES[report.conclusion], "name": report.name,
+                "description": clip(report.title, DESCRIPTION_LIMIT)}
+        if self._s.target_url:
+            data["target_url"] = self._s.target_url
+        try:
+            # Setting a status is a state, not a new object: sending it again is harmless.
+            self._call(lambda: self._gl.http_post(f"{self._project}/statuses/{report.head}",
+                                                  post_data=data, **_OFF),
+                       write=True, idempotent=True)
+        except ReadOnly as exc:
+            print(f"reviewbot: cannot set a commit status ({exc.message})")
+            return False
+        except Refused as exc:
+            # "Cannot transition status via :x from :x": the status already says so.
+            if "transition" not in exc.message:
+                raise
+        return True
+
+    # -- plumbing ----------------------------------------------------------------------
+
+    def _keep_headers(self, response: requests.Response, *args: Any, **kwargs: Any) -> None:
+        self._headers = dict(response.headers)
+
+    def _get(self, path: str) -> dict[str, Any]:
+        data = self._call(lambda: self._gl.http_get(path, **_OFF), write=False)
+        if not isinstance(data, dict):
+            raise BotError(f"GitLab answered GET {path} with something else than an object",
+                           Exit.FORGE)
+        return data
+
+    def _list(self, path: str) -> list[dict[str, Any]]:
+        data = self._call(lambda: list(self._gl.http_list(path, get_all=True, per_page=PER_PAGE,
+                                                          **_OFF)), write=False)
+        return [d for d in data if isinstance(d, dict)]
+
+    def _call(self, send: Callable[[], T], *, write: bool, idempotent: bool = False) -> T:
+        """Send with our retries: a 429 waits as GitLab says; a 5xx or a timeout is sent again
+        only when repeating it cannot duplicate anything, else it is `Uncertain`."""
+        repeatable = not write or idempotent
+
+        def judge(outcome: Sent[T] | Failed) -> Wait | None:
+            if isinstance(outcome, Sent):
+                return None
+            error, attempt = outcome.error, outcome.attempt
+            if isinstance(error, requests.exceptions.RequestException):
+                if not repeatable:
+                    raise Uncertain(f"GitLab did not answer a write in time ({error})")
+                return Wait(server_wait(attempt), f"no answer ({type(error).__name__})")
+            if not isinstance(error, gitlab.exceptions.GitlabError):
+                return None
+            code = error.response_code or 0
+            message = f"{code}: {error.error_message}"
+            if code == 429:
+                return Wait(rate_limit_wait(self._headers, attempt, self._clock()), message)
+            if code >= 500:
+                if not repeatable:
+                    raise Uncertain(f"GitLab answered a write with {message}")
+                return Wait(server_wait(attempt), message)
+            if code in (401, 403):
+                if write:
+                    raise ReadOnly(f"the token may not write to this merge request ({message})")
+                raise BotError(f"GitLab refused the token ({message}): it needs the `api` scope "
+                               "and the Developer role or higher", Exit.FORGE)
+            if code == 404:
+                raise NotFound(f"not found ({message})")
+            if code in (400, 409, 422):
+                raise Refused(message)
+            return None
+
+        return retry(send, judge, retries=RETRIES, sleep=self._sleep,
+                     exhausted=lambda why: BotError(f"the GitLab API kept failing: {why}",
+                                                    Exit.FORGE))
+
+
+# python-gitlab's own retries off, on every request (ours are `_call`'s).
+_OFF: dict[str, Any] = {"obey_rate_limit": False, "retry_transient_errors": False, "max_retries": 0}
+
+
+def _author(note: Any) -> int | None:
+    if not isinstance(note, dict):
+        return None
+    user = note.get("author", note)
+    value = user.get("id") if isinstance(user, dict) else None
+    return value if isinstance(value, int) else None

@@ -194,6 +194,17 @@ def job_summary(env: Mapping[str, str], text: str) -> None:
         print(f"reviewbot: cannot write the job summary {path}: {exc.strerror}", file=sys.stderr)
 
 
+def warn(text: str) -> None:
+    print(f"::warning::{text}")
+
+
+ENABLE_COMMENTS = (
+    "reviewbot could not write to this pull request, so its findings are in the job summary and "
+    "the annotations only. To get review comments: give the job `permissions: {pull-requests: "
+    "write, checks: write}`; for pull requests from forks GitHub hands out a read-only token: "
+    "use the fork-safe analyze/publish workflows (README, 'Pull requests from forks').")
+
+
 def api_urls(env: Mapping[str, str]) -> tuple[str, str]:
     """REST and GraphQL endpoints (GitHub Enterprise Server sets both)."""
     api = (env.get("GITHUB_API_URL") or "https://api.github.com").rstrip("/")

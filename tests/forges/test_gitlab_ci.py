@@ -1,0 +1,170 @@
+"""`reviewbot ci` in a GitLab merge request pipeline, end to end: a real origin repository, the
+runner's shallow detached checkout of a merged-result commit, real ruff, the fake GitLab."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from bot import cli
+from bot.commands import merge_request
+from bot.forges import gitlab
+from tests.conftest import GitRepo
+from tests.forges.conftest import Sleeps
+from tests.forges.fakegitlab import FakeGitLab
+
+APP = "import sys\n\n\ndef main():\n    return sys.argv\n"
+CHECK = 'def check(x, y):\n    if (x is\n            {rhs}):\n        return 1\n    return 0\n'
+BASE = {"pyproject.toml": "[tool.ruff]\nline-length = 100\n", "app.py": APP,
+        "check.py": CHECK.format(rhs="y")}
+# An added `import os` (F401 on an added line), and `is` with a literal (F632), whose fix is on
+# the unchanged line `if (x is`, one line lower than at the base: a thread with both lines.
+HEAD = {"app.py": "import os\n" + APP, "check.py": "# checks\n" + CHECK.format(rhs='"a"')}
+# Another line on top of check.py shifts F632 again, and `import os` is gone (F401 fixed).
+PUSH = {"app.py": APP, "check.py": "# checks\n# more\n" + CHECK.format(rhs='"a"')}
+SCHEMA = json.loads((Path(__file__).parent / "codequality.schema.json").read_text())
+
+
+@dataclass
+class Pipeline:
+    origin: GitRepo
+    fake: FakeGitLab
+    env: dict[str, str]
+    tmp: Path
+    runs: int = 0
+
+    def merged_result(self) -> str:
+        """The merge commit a merged-result pipeline runs on, under refs/pipelines/N."""
+        self.runs += 1
+        self.origin.git("checkout", "-q", "--detach", "main")
+        self.origin.git("merge", "-q", "--no-ff", "-m", "merged result", "feature")
+        sha = self.origin.git("rev-parse", "HEAD")
+        self.origin.git("update-ref", f"refs/pipelines/{self.runs}", sha)
+        self.origin.checkout("feature")
+        return sha
+
+    def checkout(self) -> Path:
+        """What the runner makes: a depth-1 fetch of the pipeline ref, detached, no branches."""
+        sha = self.merged_result()
+        clone = self.tmp / f"clone{self.runs}"
+        clone.mkdir()
+        for args in (["init", "-q"], ["remote", "add", "origin", str(self.origin.path)],
+                     ["fetch", "-q", "--depth", "1", "origin",
+                      f"+refs/pipelines/{self.runs}:refs/pipelines/{self.runs}"],
+                     ["checkout", "-q", "--detach", sha]):
+            subprocess.run(["git", *args], cwd=clone, check=True, capture_output=True)
+        self.env.update(CI_COMMIT_SHA=sha, CI_PROJECT_DIR=str(clone),
+                        CI_MERGE_REQUEST_DIFF_BASE_SHA=self.fake.version["base_commit_sha"])
+        return clone
+
+    def run(self, *extra: str) -> int:
+        self.fake.calls.clear()
+        return cli.main(["ci", *extra])
+
+
+@pytest.fixture
+def pipeline(repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+             sleeps: Sleeps) -> Iterator[Pipeline]:
+    repo.commit(BASE, "base")
+    repo.branch("feature")
+    repo.commit(HEAD, "feature")
+    with FakeGitLab(repo.path) as fake:
+        env = {"GITLAB_CI": "true", "CI_PIPELINE_SOURCE": "merge_request_event",
+               "CI_SERVER_URL": fake.root, "CI_API_V4_URL": fake.api_url, "CI_PROJECT_ID": "42",
+               "CI_PROJECT_PATH": "group/demo", "CI_MERGE_REQUEST_IID": "3",
+               "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main", "CI_JOB_TOKEN": "job-token",
+               "REVIEWBOT_GITLAB_TOKEN": "glpat-bot", "CI_JOB_URL": f"{fake.root}/jobs/1"}
+        for name in ("GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH", "GITHUB_TOKEN"):
+            monkeypatch.delenv(name, raising=False)
+        line = Pipeline(repo, fake, env, tmp_path)
+        monkeypatch.setattr(merge_request, "forge", lambda trigger, token, e: gitlab.GitLabForge(
+            gitlab.Settings(api_url=e["CI_API_V4_URL"], token=token, project=e["CI_PROJECT_ID"],
+                            iid=int(e["CI_MERGE_REQUEST_IID"]), timeout=1.0,
+                            target_url=e.get("CI_JOB_URL")), sleep=sleeps))
+        yield line
+        assert fake.errors == []
+
+
+def _environ(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch) -> None:
+    for key, value in pipeline.env.items():
+        monkeypatch.setenv(key, value)
+
+
+def _lines(thread: dict[str, Any]) -> tuple[Any, Any]:
+    pos = thread["notes"][0]["position"]
+    return pos.get("old_line"), pos.get("new_line")
+
+
+def test_open_push_and_retry(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch,
+                             tmp_path: Path) -> None:
+    fake = pipeline.fake
+    pipeline.checkout()
+    _environ(pipeline, monkeypatch)
+    report = tmp_path / "gl-code-quality.json"
+    assert pipeline.run("--code-quality", str(report)) == 1  # F401 and F841 are errors
+
+    threads = sorted(fake.threads(), key=lambda t: t["notes"][0]["position"]["new_path"])
+    assert [_lines(t) for t in threads] == [(None, 1), (2, 3)]
+    assert [t["notes"][0]["position"]["old_path"] for t in threads] == ["app.py", "check.py"]
+    assert "F401" in threads[0]["notes"][0]["body"] and "F632" in threads[1]["notes"][0]["body"]
+    [summary] = fake.summaries()
+    assert [s["status"] for s in fake.statuses] == ["failed"]
+    assert fake.statuses[0]["sha"] == fake.version["head_commit_sha"]  # not the merge commit
+    assert len(fake.writes()) == 2 + 1 + 1  # two threads, the summary, the commit status
+    first = json.loads(report.read_bytes())
+    jsonschema.validate(first, SCHEMA)
+    assert {i["check_name"] for i in first} == {"ruff/F401", "ruff/F632"}
+
+    # A push: lines shift by two, `import os` is gone; someone answered its thread.
+    fake.reply(threads[0]["id"], "/close is what I would do, but fine")
+    pipeline.origin.commit(PUSH, "fix")
+    fake.push()
+    pipeline.checkout()
+    _environ(pipeline, monkeypatch)
+    assert pipeline.run("--code-quality", str(report)) == 1
+    fixed, kept = threads
+    assert fixed["notes"][0]["resolved"] and len(fixed["notes"]) == 2  # resolved, reply kept
+    assert fixed in fake.discussions and not kept["notes"][0]["resolved"]
+    assert len(fake.threads()) == 2  # the moved finding keeps its thread
+    writes = fake.writes()
+    assert [(c.method, c.path.rsplit("/", 2)[-2]) for c in writes] == [
+        ("PUT", "discussions"), ("PUT", "notes"), ("POST", "statuses")]
+    second = json.loads(report.read_bytes())
+    jsonschema.validate(second, SCHEMA)
+    [moved] = second
+    assert moved["location"]["lines"]["begin"] == 4
+    assert moved["fingerprint"] == next(i for i in first if i["check_name"] == "ruff/F632")["fingerprint"]
+
+    # The same job again: nothing new, the summary says the same.
+    assert pipeline.run() == 1
+    assert [(c.method, c.path.rsplit("/", 1)[-1][:8]) for c in fake.writes()] == [
+        ("POST", fake.version["head_commit_sha"][:8])]
+    assert fake.summaries() == [summary] and len(fake.threads()) == 2
+
+
+def test_no_token_or_the_job_token_is_exit_2(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    pipeline.checkout()
+    _environ(pipeline, monkeypatch)
+    monkeypatch.delenv("REVIEWBOT_GITLAB_TOKEN")
+    assert pipeline.run() == 2
+    monkeypatch.setenv("GITLAB_TOKEN", "job-token")  # CI_JOB_TOKEN's value
+    assert pipeline.run() == 2
+    assert "CI_JOB_TOKEN" in capsys.readouterr().err
+    assert pipeline.fake.calls == []
+
+
+def test_other_pipelines_exit_0_with_one_line(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    _environ(pipeline, monkeypatch)
+    monkeypatch.setenv("CI_PIPELINE_SOURCE", "push")
+    assert pipeline.run() == 0
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert "merge_request_event" in line and pipeline.fake.calls == []
