@@ -20,6 +20,9 @@ Which revision each setting comes from (`for_review`): the gate's policy (`fail-
 `tool-errors`, a tool switched off) from the merge base, so a change cannot relax its own gate;
 everything else from the head, like the linters' own configuration. The working tree never
 counts.
+
+Every refusal names where it is, as editors and CI logs read it: `FILE:LINE:COLUMN[ REVISION]:
+what to fix` (the key for an unknown one, else the value).
 """
 
 from __future__ import annotations
@@ -75,8 +78,15 @@ class Reviewed:
     notes: tuple[str, ...] = ()
 
 
-def _fail(source: str, what: str) -> BotError:
-    return BotError(f"{source}: {what}")
+Where = tuple[str | int, ...]  # where in the document: keys and list indexes from the top
+
+
+class _Problem(Exception):
+    """A refused setting: what is wrong, and where (`key`: at the key, not its value)."""
+
+    def __init__(self, where: Where, what: str, key: bool = False) -> None:
+        super().__init__(what)
+        self.where, self.what, self.key = where, what, key
 
 
 def did_you_mean(word: str, choices: Collection[str]) -> str:
@@ -85,128 +95,179 @@ def did_you_mean(word: str, choices: Collection[str]) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
-def _unknown(source: str, what: str, names: Collection[str], known: Collection[str]) -> BotError:
+def _unknown(where: Where, what: str, names: Collection[str], known: Collection[str]) -> _Problem:
     first = sorted(map(str, names))[0]
-    return _fail(source, f"unknown {what} {first!r}{did_you_mean(first, known)}; "
-                         f"known: {', '.join(sorted(known))}")
+    return _Problem((*where, first), f"unknown {what} {first!r}{did_you_mean(first, known)}; "
+                                     f"known: {', '.join(sorted(known))}", key=True)
 
 
-def parse(text: str, source: str, tools: Collection[str] = ()) -> Config:
-    """The settings in `text`; `tools` are the tool names `tools:` may name (empty: any)."""
+def _mark(node: Any, where: Where, key: bool) -> Any:
+    """The YAML mark of the node at `where` (the key node with `key`), or of the deepest node
+    on the way that exists."""
+    import yaml
+
+    for depth, step in enumerate(where):
+        last = depth == len(where) - 1
+        if isinstance(node, yaml.MappingNode):
+            # The last of duplicate keys is the one the loader keeps.
+            pairs = [(k, v) for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == str(step)]
+            if not pairs:
+                break
+            node = pairs[-1][0] if key and last else pairs[-1][1]
+        elif isinstance(node, yaml.SequenceNode) and isinstance(step, int) and step < len(node.value):
+            node = node.value[step]
+        else:
+            break
+    return node.start_mark
+
+
+def _located(source: str, mark: Any, what: str, revision: str) -> BotError:
+    at = f" {revision}" if revision else ""
+    return BotError(f"{source}:{mark.line + 1}:{mark.column + 1}{at}: {what}")
+
+
+def parse(text: str, source: str, tools: Collection[str] = (), revision: str = "") -> Config:
+    """The settings in `text`; `tools` are the tool names `tools:` may name (empty: any).
+    Errors read "SOURCE:LINE:COLUMN[ REVISION]: what to fix"."""
     import yaml  # only when there is a file to read: most repositories have none
 
-    try:
-        data: Any = yaml.safe_load(text)
+    loader = yaml.SafeLoader(text)
+    try:  # composed first, so that every refusal can point at its node
+        node = loader.get_single_node()
+        data: Any = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as exc:
-        raise _fail(source, f"not valid YAML: {exc}") from exc
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        if mark is None:
+            raise BotError(f"{source}{' ' + revision if revision else ''}: not valid YAML: {exc}") from exc
+        # One line: the location is ours, pyyaml's own copy of it (and the excerpt) is left out.
+        said = [str(p) for p in (getattr(exc, "context", None), getattr(exc, "problem", None)) if p]
+        raise _located(source, mark, f"not valid YAML: {': '.join(said) or exc}", revision) from exc
+    finally:
+        loader.dispose()
+    try:
+        return _settings(data, source, tools)
+    except _Problem as problem:
+        raise _located(source, _mark(node, problem.where, problem.key), problem.what, revision) from None
+
+
+def _settings(data: Any, source: str, tools: Collection[str]) -> Config:
     if data is None:
         return Config(source=source)
     if not isinstance(data, dict):
-        raise _fail(source, "expected a mapping of settings at the top level")
+        raise _Problem((), "expected a mapping of settings at the top level")
     unknown = set(map(str, data)) - set(KEYS)
     if unknown:
-        raise _unknown(source, "setting", unknown, KEYS)
+        raise _unknown((), "setting", unknown, KEYS)
     level = data.get("fail-level", "error")
     if level not in FAIL_LEVELS:
-        raise _fail(source, f"fail-level must be one of {', '.join(FAIL_LEVELS)}, not {level!r}"
-                            + did_you_mean(str(level), FAIL_LEVELS))
+        raise _Problem(("fail-level",), f"fail-level must be one of {', '.join(FAIL_LEVELS)}, "
+                                        f"not {level!r}" + did_you_mean(str(level), FAIL_LEVELS))
     errors = data.get("tool-errors", "fail")
     if errors not in TOOL_ERRORS:
-        raise _fail(source, f"tool-errors must be one of {', '.join(TOOL_ERRORS)}, not {errors!r}"
-                            + did_you_mean(str(errors), TOOL_ERRORS))
+        raise _Problem(("tool-errors",), f"tool-errors must be one of {', '.join(TOOL_ERRORS)}, "
+                                         f"not {errors!r}" + did_you_mean(str(errors), TOOL_ERRORS))
     timeout = data.get("timeout", 300)
     if not isinstance(timeout, int | float) or isinstance(timeout, bool) or timeout <= 0:
-        raise _fail(source, f"timeout must be a positive number of seconds, not {timeout!r}")
-    prefix, permission = _commands(data.get("commands"), source)
-    label, author = _apply(data.get("apply"), source)
+        raise _Problem(("timeout",), f"timeout must be a positive number of seconds, not {timeout!r}")
+    prefix, permission = _commands(data.get("commands"))
+    label, author = _apply(data.get("apply"))
     return Config(level, cast(ToolErrors, errors), float(timeout),
-                  _disabled(data.get("tools"), source, tools), source, _rules(data.get("rules"), source),
+                  _disabled(data.get("tools"), tools), source, _rules(data.get("rules")),
                   prefix, permission, label, author,
-                  sweep_label=_sweep_label(data.get("sweep"), source))
+                  sweep_label=_sweep_label(data.get("sweep")))
 
 
-def _section(value: Any, name: str, keys: tuple[str, ...], source: str) -> dict[str, Any]:
+def _section(value: Any, name: str, keys: tuple[str, ...]) -> dict[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise _fail(source, f"{name} must be a mapping of {', '.join(keys)}")
+        raise _Problem((name,), f"{name} must be a mapping of {', '.join(keys)}")
     if set(map(str, value)) - set(keys):
-        raise _unknown(source, f"setting in {name}:", set(map(str, value)) - set(keys), keys)
+        raise _unknown((name,), f"setting in {name}:", set(map(str, value)) - set(keys), keys)
     for key, item in value.items():
         if not isinstance(item, str) or not item.strip() or "\n" in item:
-            raise _fail(source, f"{name}.{key} must be a non-empty one-line string, not {item!r}")
+            raise _Problem((name, str(key)), f"{name}.{key} must be a non-empty one-line string, "
+                                             f"not {item!r}")
     return value
 
 
-def _commands(value: Any, source: str) -> tuple[str, str]:
+def _commands(value: Any) -> tuple[str, str]:
     """commands: {prefix: "/", permission: write | maintain}."""
-    found = _section(value, "commands", COMMAND_KEYS, source)
+    found = _section(value, "commands", COMMAND_KEYS)
     prefix, permission = found.get("prefix", "/"), found.get("permission", "write")
     if permission not in PERMISSIONS:
-        raise _fail(source, f"commands.permission must be one of {', '.join(PERMISSIONS)}, not "
-                            f"{permission!r}" + did_you_mean(permission, PERMISSIONS))
+        raise _Problem(("commands", "permission"),
+                       f"commands.permission must be one of {', '.join(PERMISSIONS)}, not "
+                       f"{permission!r}" + did_you_mean(permission, PERMISSIONS))
     if prefix != prefix.strip() or len(prefix) > 20:
-        raise _fail(source, f"commands.prefix must be a word of at most 20 characters without "
-                            f"surrounding spaces, not {prefix!r}")
+        raise _Problem(("commands", "prefix"),
+                       f"commands.prefix must be a word of at most 20 characters without "
+                       f"surrounding spaces, not {prefix!r}")
     return prefix, permission
 
 
-def _apply(value: Any, source: str) -> tuple[str, str]:
+def _apply(value: Any) -> tuple[str, str]:
     """apply: {label: reviewbot:apply, author: "Name <email>"}."""
-    found = _section(value, "apply", APPLY_KEYS, source)
+    found = _section(value, "apply", APPLY_KEYS)
     author = found.get("author", DEFAULT_AUTHOR)
     if not re.fullmatch(r"[^<>]+ <[^<>\s]+@[^<>\s]+>", author):
-        raise _fail(source, f"apply.author must read \"Name <email>\", not {author!r}")
+        raise _Problem(("apply", "author"), f"apply.author must read \"Name <email>\", not {author!r}")
     return found.get("label", "reviewbot:apply"), author
 
 
-def _disabled(tools: Any, source: str, known: Collection[str]) -> frozenset[str]:
+def _disabled(tools: Any, known: Collection[str]) -> frozenset[str]:
     if tools is None:
         return frozenset()
     if not isinstance(tools, dict):
-        raise _fail(source, "tools must map tool names to settings, e.g. {eslint: {enabled: false}}")
+        raise _Problem(("tools",), "tools must map tool names to settings, e.g. {eslint: {enabled: false}}")
     if known and set(map(str, tools)) - set(known):
-        raise _unknown(source, "tool in tools:", set(map(str, tools)) - set(known), known)
+        raise _unknown(("tools",), "tool in tools:", set(map(str, tools)) - set(known), known)
     disabled = set()
     for name, settings in tools.items():
         if not isinstance(settings, dict):
-            raise _fail(source, f"tools.{name}: expected a mapping such as {{enabled: false}}")
+            raise _Problem(("tools", str(name)),
+                           f"tools.{name}: expected a mapping such as {{enabled: false}}")
         if set(map(str, settings)) - set(TOOL_KEYS):
-            raise _unknown(source, f"setting in tools.{name}:", set(map(str, settings)) - set(TOOL_KEYS),
-                           TOOL_KEYS)
+            raise _unknown(("tools", str(name)), f"setting in tools.{name}:",
+                           set(map(str, settings)) - set(TOOL_KEYS), TOOL_KEYS)
         enabled = settings.get("enabled", True)
         if not isinstance(enabled, bool):
-            raise _fail(source, f"tools.{name}.enabled must be true or false, not {enabled!r}")
+            raise _Problem(("tools", str(name), "enabled"),
+                           f"tools.{name}.enabled must be true or false, not {enabled!r}")
         if not enabled:
             disabled.add(str(name))
     return frozenset(disabled)
 
 
-def _rules(rules: Any, source: str) -> tuple[Any, ...]:
+def _rules(rules: Any) -> tuple[Any, ...]:
     if rules is None:
         return ()
-    if not isinstance(rules, list) or not all(isinstance(r, dict | str) for r in rules):
-        raise _fail(source, "rules must be a list of rule mappings or rule file paths")
+    if not isinstance(rules, list):
+        raise _Problem(("rules",), "rules must be a list of rule mappings or rule file paths")
     for index, rule in enumerate(rules):
+        if not isinstance(rule, dict | str):
+            raise _Problem(("rules", index), "rules must be a list of rule mappings or rule file paths")
         if isinstance(rule, dict) and not (isinstance(rule.get("id"), str) and rule["id"].strip()):
             near = did_you_mean("id", [str(k) for k in rule if k != "id"])
-            raise _fail(source, f"rules[{index + 1}] has no `id` (a name for its findings){near}")
+            raise _Problem(("rules", index),
+                           f"rules[{index + 1}] has no `id` (a name for its findings){near}")
     return tuple(rules)
 
 
-def _sweep_label(value: Any, source: str) -> str:
+def _sweep_label(value: Any) -> str:
     """sweep: {label: reviewbot:regressions}."""
     if value is None:
         return "reviewbot:regressions"
     if not isinstance(value, dict):
-        raise _fail(source, "sweep must be a mapping such as {label: reviewbot:regressions}")
+        raise _Problem(("sweep",), "sweep must be a mapping such as {label: reviewbot:regressions}")
     if set(map(str, value)) - set(SWEEP_KEYS):
-        raise _unknown(source, "setting in sweep:", set(map(str, value)) - set(SWEEP_KEYS), SWEEP_KEYS)
+        raise _unknown(("sweep",), "setting in sweep:", set(map(str, value)) - set(SWEEP_KEYS), SWEEP_KEYS)
     label = value.get("label", "reviewbot:regressions")
     if not isinstance(label, str) or not label.strip() or label != label.strip() or "," in label \
             or len(label) > LABEL_LIMIT:
-        raise _fail(source, f"sweep.label must be a label name of 1 to {LABEL_LIMIT} characters "
-                            f"without commas or surrounding spaces, not {label!r}")
+        raise _Problem(("sweep", "label"),
+                       f"sweep.label must be a label name of 1 to {LABEL_LIMIT} characters "
+                       f"without commas or surrounding spaces, not {label!r}")
     return label
 
 
@@ -273,7 +334,7 @@ def for_review(repo: Path, merge_base: str, head: str, explicit: Path | None = N
     at_base = _at(repo, merge_base, names)
     notes: list[str] = []
     try:
-        base_cfg = parse(at_base[1], f"{at_base[0]} at the merge base", tools) if at_base else Config()
+        base_cfg = parse(at_base[1], at_base[0], tools, "at the merge base") if at_base else Config()
     except BotError as exc:
         base_cfg = Config()
         notes.append(f"the merge base's settings are invalid ({exc.message}): the gate uses the "

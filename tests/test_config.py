@@ -15,28 +15,45 @@ from tests.conftest import GitRepo
 TOOLS = frozenset({"ruff", "eslint", "biome", "ast-grep"})
 
 
-@pytest.mark.parametrize(("text", "says"), [
-    ("fail-levle: error\n", "unknown setting 'fail-levle' (did you mean 'fail-level'?)"),
-    ("fail-level: eror\n", "fail-level must be one of none, info, warning, error, not 'eror' "
-                           "(did you mean 'error'?)"),
-    ("tool-errors: warning\n", "tool-errors must be one of fail, warn, not 'warning' (did you mean 'warn'?)"),
-    ("tools: {rufff: {enabled: false}}\n", "unknown tool in tools: 'rufff' (did you mean 'ruff'?)"),
-    ("tools: {ruff: {enabled: 'no'}}\n", "tools.ruff.enabled must be true or false, not 'no'"),
-    ("tools: {ruff: {enabeld: false}}\n",
+@pytest.mark.parametrize(("text", "at", "says"), [
+    ("fail-levle: error\n", "1:1", "unknown setting 'fail-levle' (did you mean 'fail-level'?)"),
+    ("fail-level: eror\n", "1:13", "fail-level must be one of none, info, warning, error, not 'eror' "
+                                   "(did you mean 'error'?)"),
+    ("tool-errors: warning\n", "1:14",
+     "tool-errors must be one of fail, warn, not 'warning' (did you mean 'warn'?)"),
+    ("tools: {rufff: {enabled: false}}\n", "1:9", "unknown tool in tools: 'rufff' (did you mean 'ruff'?)"),
+    ("tools: {ruff: {enabled: 'no'}}\n", "1:25", "tools.ruff.enabled must be true or false, not 'no'"),
+    ("tools: {ruff: {enabeld: false}}\n", "1:16",
      "unknown setting in tools.ruff: 'enabeld' (did you mean 'enabled'?)"),
-    ("tools: {ruff: false}\n", "tools.ruff: expected a mapping"),
-    ("rules:\n  - {language: python, rule: {pattern: x}}\n", "rules[1] has no `id`"),
-    ("rules:\n  - {idd: r, language: python, rule: {pattern: x}}\n",
+    ("tools: {ruff: false}\n", "1:15", "tools.ruff: expected a mapping"),
+    ("rules:\n  - {language: python, rule: {pattern: x}}\n", "2:5", "rules[1] has no `id`"),
+    ("rules:\n  - {idd: r, language: python, rule: {pattern: x}}\n", "2:5",
      "rules[1] has no `id` (a name for its findings) (did you mean 'idd'?)"),
-    ("timeout: 0\n", "timeout must be a positive number"),
-    ("timeout: -1\n", "timeout must be a positive number"),
-    ("[1, 2]\n", "expected a mapping of settings"),
-    ("a: [\n", "not valid YAML"),
+    ("timeout: 0\n", "1:10", "timeout must be a positive number"),
+    ("timeout: -1\n", "1:10", "timeout must be a positive number"),
+    ("[1, 2]\n", "1:1", "expected a mapping of settings"),
+    ("a: [\n", "2:1", "not valid YAML"),
 ])
-def test_typos_are_errors_with_a_suggestion(text: str, says: str) -> None:
+def test_typos_are_errors_with_a_suggestion(text: str, at: str, says: str) -> None:
     with pytest.raises(BotError) as caught:
         config.parse(text, ".reviewbot.yml", TOOLS)
-    assert says in caught.value.message and caught.value.message.startswith(".reviewbot.yml: ")
+    assert says in caught.value.message and caught.value.message.startswith(f".reviewbot.yml:{at}: ")
+    assert "\n" not in caught.value.message
+
+
+@pytest.mark.parametrize(("text", "at"), [
+    # The offending key or value of a nested block, a later list item, the kept duplicate.
+    ("timeout: 10\ntools:\n  ruff:\n    enabled: false\n  eslint:\n    enabled: maybe\n", "6:14"),
+    ("rules:\n  - lint/a.yml\n  - id: ok\n    rule: {pattern: x}\n  - 7\n", "5:5"),
+    ("commands:\n  prefix: /\n  permision: write\n", "3:3"),
+    ("apply:\n  author: nobody\n", "2:11"),
+    ("sweep:\n  label: 'a,b'\n", "2:10"),
+    ("fail-level: error\nfail-level: loud\n", "2:13"),
+])
+def test_errors_point_at_the_line_and_column(text: str, at: str) -> None:
+    with pytest.raises(BotError) as caught:
+        config.parse(text, "ci/settings.yml", TOOLS)
+    assert caught.value.message.startswith(f"ci/settings.yml:{at}: ")
 
 
 def test_valid_settings() -> None:
@@ -82,7 +99,8 @@ def test_a_broken_head_is_an_error_a_broken_base_falls_back(repo: GitRepo) -> No
     head = repo.commit({".reviewbot.yml": "fail-level: warning\n"})
     got = config.for_review(repo.path, base, head, None, TOOLS)
     assert got.config.policy == GatePolicy()  # the default, the strictest on tool errors
-    assert any("merge base's settings are invalid" in n for n in got.notes)
+    assert any("merge base's settings are invalid (.reviewbot.yml:1:13 at the merge base: "
+               "fail-level must be one of" in n for n in got.notes)
     broken = repo.commit({".reviewbot.yml": "fail-level: warnign\n"})
     with pytest.raises(BotError, match="did you mean 'warning'"):
         config.for_review(repo.path, base, broken, None, TOOLS)

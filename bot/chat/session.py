@@ -39,7 +39,7 @@ def settings(checkout: Path, rev: str) -> config.Config:
         blob = git.show(checkout, rev, name)
         if blob is not None:
             try:
-                return config.parse(blob.decode("utf-8"), f"{name} at {git.short(rev)}")
+                return config.parse(blob.decode("utf-8"), name, revision=f"at {git.short(rev)}")
             except UnicodeDecodeError as exc:
                 raise BotError(f"{name} at {git.short(rev)} is not UTF-8 text") from exc
     return config.Config()

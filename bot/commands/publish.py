@@ -101,7 +101,7 @@ def trusted_policy(repository: Repository) -> GatePolicy:
         blob = repository.read_file(name)
         if blob is not None:
             text = blob.decode("utf-8", errors="replace")
-            return config.parse(text, f"{name} on the default branch").policy
+            return config.parse(text, name, revision="on the default branch").policy
     return GatePolicy()
 
 
