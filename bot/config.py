@@ -23,6 +23,9 @@ counts.
 
 Every refusal names where it is, as editors and CI logs read it: `FILE:LINE:COLUMN[ REVISION]:
 what to fix` (the key for an unknown one, else the value).
+
+`bot/schemas/reviewbot-config.schema.json` describes the same settings for editors (not checked
+here: jsonschema costs a second to import); tests/test_config_schema.py keeps the two in step.
 """
 
 from __future__ import annotations

@@ -15,7 +15,9 @@ from tests.conftest import GitRepo
 TOOLS = frozenset({"ruff", "eslint", "biome", "ast-grep"})
 
 
-@pytest.mark.parametrize(("text", "at", "says"), [
+# (document, where the error is, what it says); tests/test_config_schema.py checks that the
+# published schema refuses each of them too.
+TYPOS = [
     ("fail-levle: error\n", "1:1", "unknown setting 'fail-levle' (did you mean 'fail-level'?)"),
     ("fail-level: eror\n", "1:13", "fail-level must be one of none, info, warning, error, not 'eror' "
                                    "(did you mean 'error'?)"),
@@ -33,7 +35,10 @@ TOOLS = frozenset({"ruff", "eslint", "biome", "ast-grep"})
     ("timeout: -1\n", "1:10", "timeout must be a positive number"),
     ("[1, 2]\n", "1:1", "expected a mapping of settings"),
     ("a: [\n", "2:1", "not valid YAML"),
-])
+]
+
+
+@pytest.mark.parametrize(("text", "at", "says"), TYPOS)
 def test_typos_are_errors_with_a_suggestion(text: str, at: str, says: str) -> None:
     with pytest.raises(BotError) as caught:
         config.parse(text, ".reviewbot.yml", TOOLS)
