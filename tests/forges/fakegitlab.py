@@ -27,6 +27,8 @@ BOT = {"id": 50, "username": "project_42_bot_1", "name": "reviewbot", "bot": Tru
 HUMAN = {"id": 7, "username": "alice", "name": "Alice", "bot": False}
 TOKENS = {"glpat-bot": BOT, "glpat-alice": HUMAN}
 NOW = "2026-01-01T00:00:00.000Z"
+# A line GitLab would run as a quick action: a slash command at the start of a line.
+QUICK_ACTION = re.compile(r" {0,3}/[a-z_]+")
 LINE_CODE = ("400 Bad request - Note {:line_code=>[\"can't be blank\", "
              "\"must be a valid line code\"]}")
 
@@ -257,9 +259,10 @@ class FakeGitLab:
 
     def _faulted(self, method: str, path: str, params: dict[str, Any], kind: str
                  ) -> tuple[int, dict[str, str], Any]:
-        if kind == "timeout":
+        if kind == "timeout":  # recorded on arrival: the client has given up by the answer
+            answer = self._answer(method, path, params, 504, {"message": "late"})
             time.sleep(self.late)
-            return self._answer(method, path, params, 504, {"message": "late"})
+            return answer
         if kind == "429":
             return self._answer(method, path, params, 429, {"message": "Retry later"},
                                 {"Retry-After": "7", "RateLimit-Reset": str(int(time.time()) + 7)})
@@ -310,6 +313,8 @@ class FakeGitLab:
             for thread in self.discussions:
                 for note in thread["notes"]:
                     if str(note["id"]) == ids["note_id"]:
+                        self.errors.extend(f"a quick action in a note: {line!r}"
+                                           for line in quick_actions(params["body"]))
                         note["body"] = params["body"]
                         return 200, note, {}
             return 404, {"message": "404 Not found"}, {}
@@ -387,6 +392,8 @@ class FakeGitLab:
             self.errors.append("exactly one of body and resolved")
             return 400, {"error": "body, resolved are mutually exclusive"}, {}
         if "body" in params:
+            self.errors.extend(f"a quick action in a note: {line!r}"
+                               for line in quick_actions(params["body"]))
             note["body"] = params["body"]
         else:
             note["resolved"] = _bool(params["resolved"])
@@ -396,6 +403,8 @@ class FakeGitLab:
         return next((d for d in self.discussions if d["id"] == did), None)
 
     def _note(self, body: str, user: dict[str, Any], pos: dict[str, Any] | None) -> dict[str, Any]:
+        if user["id"] == BOT["id"]:
+            self.errors.extend(f"a quick action in a note: {line!r}" for line in quick_actions(body))
         return {"id": next(self._ids), "type": "DiffNote" if pos else None, "body": body,
                 "author": {k: user[k] for k in ("id", "username", "name")},
                 "created_at": NOW, "system": False, "noteable_type": "MergeRequest",
@@ -408,6 +417,18 @@ class FakeGitLab:
     def _git(self, *args: str) -> str:
         return subprocess.run(["git", *args], cwd=self.repo, check=True, capture_output=True,
                               text=True).stdout
+
+
+def quick_actions(body: str) -> list[str]:
+    """The lines of `body` GitLab would run: outside fenced code blocks, starting with /word."""
+    out, fence = [], ""
+    for line in body.split("\n"):
+        marker = re.match(r" {0,3}(`{3,}|~{3,})", line)
+        if marker and (not fence or marker.group(1).startswith(fence)):
+            fence = "" if fence else marker.group(1)
+        elif not fence and QUICK_ACTION.match(line):
+            out.append(line)
+    return out
 
 
 def _match(method: str, path: str) -> tuple[Route, dict[str, str]] | None:

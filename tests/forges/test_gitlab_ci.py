@@ -18,7 +18,7 @@ from bot.commands import merge_request
 from bot.forges import gitlab
 from tests.conftest import GitRepo
 from tests.forges.conftest import Sleeps
-from tests.forges.fakegitlab import FakeGitLab
+from tests.forges.fakegitlab import FakeGitLab, Fault
 
 APP = "import sys\n\n\ndef main():\n    return sys.argv\n"
 CHECK = 'def check(x, y):\n    if (x is\n            {rhs}):\n        return 1\n    return 0\n'
@@ -168,3 +168,33 @@ def test_other_pipelines_exit_0_with_one_line(pipeline: Pipeline, monkeypatch: p
     assert pipeline.run() == 0
     [line] = capsys.readouterr().err.strip().splitlines()
     assert "merge_request_event" in line and pipeline.fake.calls == []
+
+
+def test_faults_leave_one_note_each(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch,
+                                    sleeps: Sleeps) -> None:
+    fake = pipeline.fake
+    fake.faults += [Fault("POST /discussions$", "502-after"), Fault("POST /notes$", "429"),
+                    Fault("GET /versions$", "timeout"), Fault("POST /statuses/", "502")]
+    pipeline.checkout()
+    _environ(pipeline, monkeypatch)
+    assert pipeline.run() == 1
+    assert len(fake.threads()) == 2 and len(fake.summaries()) == 1
+    assert [s["status"] for s in fake.statuses] == ["failed"]
+    assert 7.0 in sleeps  # Retry-After
+    assert all(f.hit == 1 for f in fake.faults)
+
+
+def test_a_quick_action_in_a_message_runs_nothing(repo: GitRepo, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch,
+                                                  pipeline: Pipeline) -> None:
+    rules = ("rules:\n  - id: no-print\n    language: python\n"
+             "    message: \"use log($A)\\n/close\\n/label ~wontfix\"\n"
+             "    rule: {pattern: print($A)}\n")
+    pipeline.origin.commit({".reviewbot.yml": rules, "app.py": APP + "print(1)\n"}, "print")
+    pipeline.fake.push()
+    pipeline.checkout()
+    _environ(pipeline, monkeypatch)
+    pipeline.run()
+    bodies = [n["body"] for d in pipeline.fake.discussions for n in d["notes"]]
+    assert any("&#47;close" in b for b in bodies)  # the message did reach a note, defused
+    # and the fake found no line GitLab would run (its errors are asserted empty)
