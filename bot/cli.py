@@ -9,6 +9,7 @@ import importlib.metadata
 import signal
 import sys
 import threading
+import traceback
 from collections.abc import Iterator, Sequence
 from types import FrameType
 
@@ -103,6 +104,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Terminated:
         print("reviewbot: terminated", file=sys.stderr)
         return 143
+    except Exception as exc:  # a bug: one line saying so, then what a report needs
+        print(f"reviewbot: internal error (a bug, please report it): {type(exc).__name__}: {exc}",
+              file=sys.stderr)
+        traceback.print_exc(file=sys.stderr)
+        return int(Exit.INTERNAL)
 
 
 if __name__ == "__main__":

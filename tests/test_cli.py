@@ -65,3 +65,17 @@ def test_version_loads_no_command_module() -> None:
                   "print(sorted(m for m in sys.modules if m.startswith('bot.commands')), file=sys.stderr)")
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("reviewbot ") and out.stderr.strip().endswith("[]")
+
+
+def test_an_unexpected_error_is_exit_70_with_what_to_report(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from bot.commands import review
+
+    def broken(args: object) -> int:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(review, "run", broken)
+    assert main(["review"]) == 70
+    err = capsys.readouterr().err
+    assert err.startswith("reviewbot: internal error (a bug, please report it): RuntimeError: a bug")
+    assert "Traceback" in err  # what a report needs, after the one line
