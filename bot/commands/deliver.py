@@ -87,7 +87,7 @@ def _log(outcome: Outcome, number: int, runner: Runner) -> None:
         return
     new = sum(1 for i in placed.items if i.key in placed.new)
     folded = sum(1 for i in placed.items if i.kind == "summary")
-    print(f"reviewbot: PR #{number}: {new} new comments, {len(placed.kept)} kept "
+    print(f"reviewbot: {runner.CHANGE}{number}: {new} new comments, {len(placed.kept)} kept "
           f"({placed.edited} edited), {placed.resolved} fixed threads resolved, "
           f"{folded} findings in the summary only")
 

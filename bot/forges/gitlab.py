@@ -236,6 +236,8 @@ class GitLabForge:
         if self._s.target_url:
             data["target_url"] = self._s.target_url
         try:
+            if self._status_says(report.head, data):  # a re-run with the same verdict
+                return True
             # Setting a status is a state, not a new object: sending it again is harmless.
             self._call(lambda: self._gl.http_post(f"{self._project}/statuses/{report.head}",
                                                   post_data=data, **_OFF),
@@ -249,6 +251,14 @@ class GitLabForge:
                 raise
         return True
 
+    def _status_says(self, sha: str, data: Mapping[str, str]) -> bool:
+        """Whether the newest status of that name on `sha` already says what `data` does."""
+        statuses = self._list(f"{self._project}/repository/commits/{sha}/statuses",
+                              {"name": data["name"], "all": "true"})
+        latest = max(statuses, key=lambda s: int(s.get("id") or 0), default=None)
+        return latest is not None and all(
+            latest.get(k) == data[v] for k, v in (("status", "state"), ("description", "description")))
+
     # -- plumbing ----------------------------------------------------------------------
 
     def _keep_headers(self, response: requests.Response, *args: Any, **kwargs: Any) -> None:
@@ -261,8 +271,9 @@ class GitLabForge:
                            Exit.FORGE)
         return data
 
-    def _list(self, path: str) -> list[dict[str, Any]]:
-        data = self._call(lambda: list(self._gl.http_list(path, get_all=True, per_page=PER_PAGE,
+    def _list(self, path: str, query: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+        data = self._call(lambda: list(self._gl.http_list(path, query_data=dict(query or {}),
+                                                          get_all=True, per_page=PER_PAGE,
                                                           **_OFF)), write=False)
         return [d for d in data if isinstance(d, dict)]
 

@@ -16,6 +16,7 @@ from bot.triggers import github_actions, gitlab_ci
 
 class Runner(Protocol):
     ENABLE_COMMENTS: str
+    CHANGE: str
 
     def from_env(self, env: Mapping[str, str]) -> Trigger: ...
 

@@ -198,6 +198,7 @@ def warn(text: str) -> None:
     print(f"::warning::{text}")
 
 
+CHANGE = "PR #"  # how the job log names a change: PR #7, MR !3
 ENABLE_COMMENTS = (
     "reviewbot could not write to this pull request, so its findings are in the job summary and "
     "the annotations only. To get review comments: give the job `permissions: {pull-requests: "

@@ -117,5 +117,6 @@ def warn(text: str) -> None:
     print(f"reviewbot: warning: {text}")
 
 
+CHANGE = "MR !"  # how the job log names a change: PR #7, MR !3
 ENABLE_COMMENTS = ("reviewbot could not write to this merge request, so its findings are in the "
                    "job log only. " + TOKEN_HINT[0].upper() + TOKEN_HINT[1:] + ".")

@@ -80,6 +80,11 @@ ROUTES = (
     Route("PUT", "/projects/:id/merge_requests/:iid/notes/:note_id",
           "doc/api/notes.md#modify-existing-merge-request-note",
           (Param("body", "string", True),)),
+    Route("GET", "/projects/:id/repository/commits/:sha/statuses",
+          "doc/api/commits.md#list-the-statuses-of-a-commit",
+          (*PAGED, Param("ref", "string"), Param("stage", "string"), Param("name", "string"),
+           Param("pipeline_id", "integer"), Param("order_by", "string", values=("id", "pipeline_id")),
+           Param("sort", "string", values=("asc", "desc")), Param("all", "boolean"))),
     Route("POST", "/projects/:id/statuses/:sha", "doc/api/commits.md#set-commit-pipeline-status",
           (Param("state", "string", True, ("pending", "running", "success", "failed", "canceled",
                                            "skipped")),
@@ -286,11 +291,11 @@ class FakeGitLab:
                                        "head_sha": v["head_commit_sha"],
                                        "start_sha": v["start_commit_sha"]}}, {}
         if key == ("GET", "/merge_requests/:iid/versions"):
-            return self._page(route, params, self.versions)
+            return self._page(route, ids, params, self.versions)
         if key == ("GET", "/merge_requests/:iid/diffs"):
-            return self._page(route, params, [_diff_json(d) for d in self.diff().values()])
+            return self._page(route, ids, params, [_diff_json(d) for d in self.diff().values()])
         if key == ("GET", "/merge_requests/:iid/discussions"):
-            return self._page(route, params, self.discussions)
+            return self._page(route, ids, params, self.discussions)
         if key == ("POST", "/merge_requests/:iid/discussions"):
             return self._create_discussion(params, user)
         if key == ("PUT", "/merge_requests/:iid/discussions/:discussion_id"):
@@ -318,6 +323,10 @@ class FakeGitLab:
                         note["body"] = params["body"]
                         return 200, note, {}
             return 404, {"message": "404 Not found"}, {}
+        if key == ("GET", "/repository/commits/:sha/statuses"):
+            return self._page(route, ids, params, [
+                s for s in self.statuses
+                if s["sha"] == ids["sha"] and s["name"] == params.get("name", s["name"])])
         if key == ("POST", "/statuses/:sha"):
             if ids["sha"] not in {v["head_commit_sha"] for v in self.versions}:
                 return 404, {"message": "404 References Not Found"}, {}
@@ -329,14 +338,14 @@ class FakeGitLab:
             return 201, status, {}
         raise AssertionError(f"route without a handler: {route.pattern}")
 
-    def _page(self, route: Route, params: dict[str, Any], items: list[dict[str, Any]]
-              ) -> tuple[int, Any, dict[str, str]]:
+    def _page(self, route: Route, ids: dict[str, str], params: dict[str, Any],
+              items: list[dict[str, Any]]) -> tuple[int, Any, dict[str, str]]:
         per_page = int(params.get("per_page", 20))
         page = int(params.get("page", 1))
         chunk = items[(page - 1) * per_page: page * per_page]
         headers = {"X-Total": str(len(items)), "X-Page": str(page), "X-Per-Page": str(per_page)}
         if page * per_page < len(items):
-            path = route.pattern.replace(":id", str(self.project_id)).replace(":iid", str(self.iid))
+            path = re.sub(r":(\w+)", lambda m: ids[m.group(1)], route.pattern)
             query = urlencode({**params, "page": page + 1})
             headers["Link"] = f'<{self.api_url}{path}?{query}>; rel="next"'
             headers["X-Next-Page"] = str(page + 1)

@@ -142,11 +142,11 @@ def test_open_push_and_retry(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch
     assert moved["location"]["lines"]["begin"] == 4
     assert moved["fingerprint"] == next(i for i in first if i["check_name"] == "ruff/F632")["fingerprint"]
 
-    # The same job again: nothing new, the summary says the same.
+    # The same job again: nothing new, the summary and the status say the same: no write.
     assert pipeline.run() == 1
-    assert [(c.method, c.path.rsplit("/", 1)[-1][:8]) for c in fake.writes()] == [
-        ("POST", fake.version["head_commit_sha"][:8])]
+    assert fake.writes() == []
     assert fake.summaries() == [summary] and len(fake.threads()) == 2
+    assert [s["status"] for s in fake.statuses] == ["failed", "failed"]
 
 
 def test_no_token_or_the_job_token_is_exit_2(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch,
@@ -198,3 +198,17 @@ def test_a_quick_action_in_a_message_runs_nothing(repo: GitRepo, tmp_path: Path,
     bodies = [n["body"] for d in pipeline.fake.discussions for n in d["notes"]]
     assert any("&#47;close" in b for b in bodies)  # the message did reach a note, defused
     # and the fake found no line GitLab would run (its errors are asserted empty)
+
+
+def test_a_token_that_cannot_write_leaves_the_findings_in_the_job_log(
+        pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    pipeline.fake.faults += [Fault("POST /discussions$", "403", times=9),
+                             Fault("POST /statuses/", "403")]
+    pipeline.checkout()
+    _environ(pipeline, monkeypatch)
+    assert pipeline.run() == 1  # the gate still decides
+    out = capsys.readouterr().out
+    assert "could not write to this merge request" in out and "REVIEWBOT_GITLAB_TOKEN" in out
+    assert "app.py:1: error: ruff F401" in out and "::" not in out
+    assert pipeline.fake.discussions == []

@@ -120,3 +120,12 @@ def test_no_line_runs_as_a_quick_action(body: str) -> None:
 def test_code_blocks_are_left_as_they_are() -> None:
     body = "```suggestion:-0+0\n/usr/bin/env\n```"
     assert defuse(body) == body
+
+
+def test_lists_are_read_to_the_last_page(fake: FakeGitLab, sleeps: Sleeps) -> None:
+    f = forge(fake, sleeps)
+    head = f.load().head
+    f.post(head, "", [note(f"k{n}", 2) for n in range(130)])
+    assert len(f.load().comments) == 130
+    pages = [c for c in fake.calls if c.path.endswith("/discussions") and c.method == "GET"]
+    assert [c.params.get("page", "1") for c in pages[-2:]] == ["1", "2"]
