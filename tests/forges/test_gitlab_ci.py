@@ -105,7 +105,8 @@ def _lines(thread: dict[str, Any]) -> tuple[Any, Any]:
 def test_open_push_and_retry(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch,
                              tmp_path: Path) -> None:
     fake = pipeline.fake
-    pipeline.checkout()
+    clone = pipeline.checkout()
+    assert (clone / ".git" / "shallow").exists()
     _environ(pipeline, monkeypatch)
     report = tmp_path / "gl-code-quality.json"
     assert pipeline.run("--code-quality", str(report)) == 1  # F401 and F841 are errors
@@ -114,6 +115,8 @@ def test_open_push_and_retry(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch
     assert [_lines(t) for t in threads] == [(None, 1), (2, 3)]
     assert [t["notes"][0]["position"]["old_path"] for t in threads] == ["app.py", "check.py"]
     assert "F401" in threads[0]["notes"][0]["body"] and "F632" in threads[1]["notes"][0]["body"]
+    # the fix of `is` is on the commented line: a one-line GitLab suggestion
+    assert "```suggestion:-0+0\n    if (x ==\n```" in threads[1]["notes"][0]["body"]
     [summary] = fake.summaries()
     assert [s["status"] for s in fake.statuses] == ["failed"]
     assert fake.statuses[0]["sha"] == fake.version["head_commit_sha"]  # not the merge commit
@@ -157,6 +160,8 @@ def test_no_token_or_the_job_token_is_exit_2(pipeline: Pipeline, monkeypatch: py
     assert pipeline.run() == 2
     monkeypatch.setenv("GITLAB_TOKEN", "job-token")  # CI_JOB_TOKEN's value
     assert pipeline.run() == 2
+    monkeypatch.setenv("GITLAB_TOKEN", "glpat-bot")
+    assert pipeline.run("--dry-run") == 2  # not for GitLab yet, and it says so
     assert "CI_JOB_TOKEN" in capsys.readouterr().err
     assert pipeline.fake.calls == []
 
