@@ -50,6 +50,8 @@ FINDING_KEYS = ("tool", "rule", "severity", "message", "path", *SPAN_KEYS, "url"
 VERDICT_KEYS = (*FINDING_KEYS, "scope", "fingerprint", "where", "touched", "base", "reasons",
                 "matched_by")
 TOOL_RUN_KEYS = ("name", "version", "status", "message", "failed_at")
+# Keys a reader accepts missing: written by later versions than the ones above.
+TOOL_RUN_OPTIONAL = ("seconds",)
 CHANGE_KEYS = ("path", "old_path", "status", "changed_lines", "hunk_lines", "binary", "similarity",
                "base_lines")
 POLICY_KEYS = ("fail_level", "tool_errors")
@@ -102,7 +104,7 @@ def encode_verdict(verdict: Verdict) -> JsonObject:
 
 def encode_tool_run(run: ToolRun) -> JsonObject:
     return {"name": run.name, "version": run.version, "status": run.status,
-            "message": run.message, "failed_at": list(run.failed_at)}
+            "message": run.message, "failed_at": list(run.failed_at), "seconds": run.seconds}
 
 
 def encode_change(change: FileChange) -> JsonObject:
@@ -134,14 +136,14 @@ class Fields:
     """A JSON object with exactly `keys`, read field by field; errors name the field (public:
     `bot.artifact` reads its own envelope with it)."""
 
-    def __init__(self, raw: object, path: str, keys: Sequence[str]) -> None:
+    def __init__(self, raw: object, path: str, keys: Sequence[str], optional: Sequence[str] = ()) -> None:
         if not isinstance(raw, dict):
             raise CodecError(path, f"expected an object, not {_kind(raw)}")
         for key in keys:
             if key not in raw:
                 raise CodecError(_join(path, key), "missing")
-        if len(raw) != len(keys):
-            extra = sorted(str(k) for k in raw if k not in keys)
+        extra = sorted(str(k) for k in raw if k not in keys and k not in optional)
+        if extra:
             raise CodecError(_join(path, extra[0]), "unexpected key")
         self.raw: Mapping[str, object] = raw
         self.path = path
@@ -259,10 +261,20 @@ def decode_verdict(raw: object, path: str = "verdict") -> Verdict:
 
 
 def decode_tool_run(raw: object, path: str = "tool") -> ToolRun:
-    obj = Fields(raw, path, TOOL_RUN_KEYS)
+    obj = Fields(raw, path, TOOL_RUN_KEYS, TOOL_RUN_OPTIONAL)
     return ToolRun(obj.text("name"), obj.optional_text("version"), obj.choice("status", TOOL_STATUSES),
                    obj.text("message"),
-                   obj.many("failed_at", lambda value, where: _choice(value, where, SIDES)))
+                   obj.many("failed_at", lambda value, where: _choice(value, where, SIDES)),
+                   _seconds(obj.raw.get("seconds"), obj.at("seconds")))
+
+
+def _seconds(value: object, path: str) -> float | None:
+    if value is None:
+        return None
+    if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value < float("inf"):
+        said = repr(value) if isinstance(value, int | float) and not isinstance(value, bool) else _kind(value)
+        raise CodecError(path, f"expected a number of seconds, not {said}")
+    return float(value)
 
 
 def decode_change(raw: object, path: str = "change") -> FileChange:

@@ -134,6 +134,9 @@ class ToolRun:
     # The revisions where it failed or timed out: at the head, the change went unchecked;
     # at the merge base only, the head's findings lack a baseline (unclassified).
     failed_at: tuple[Side, ...] = ()
+    # Wall-clock seconds the review spent on it (finding its binary, both revisions); None
+    # where no one measured (a result built by hand, an artifact from before timings).
+    seconds: float | None = None
 
 
 @dataclass(frozen=True)

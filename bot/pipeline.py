@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -40,6 +41,8 @@ class ReviewOptions:
     analyzers: Mapping[str, Analyzer] | None = None  # replaces the registry (tests)
     # The command line's choices on top of the configured gate policy.
     policy: Callable[[GatePolicy], GatePolicy] | None = None
+    # Told of each tool as it starts (None) and ends (its ToolRun, timed): progress lines.
+    progress: Callable[[str, ToolRun | None], None] | None = None
 
 
 def registry() -> dict[str, Analyzer]:
@@ -136,10 +139,14 @@ def run_review(opts: ReviewOptions) -> ReviewResult:
         elif not applicable:
             notes.append(HINT_NOTHING)
         for analyzer in applicable:
+            started = time.monotonic()
+            if opts.progress is not None:
+                opts.progress(analyzer.name, None)
             resolution = analyzer.resolve(head_root, opts.cache_dir)
             if resolution.executable is None:
-                runs.append(ToolRun(analyzer.name, None, "missing",
-                                    f"{resolution.message}; install it with: {resolution.install_hint}"))
+                runs.append(_timed(ToolRun(analyzer.name, None, "missing",
+                                           f"{resolution.message}; install it with: "
+                                           f"{resolution.install_hint}"), started, opts))
                 continue
             head_t = Target(head_root, rev.head, tuple(head_paths), "head", timeout=timeout,
                             cache_dir=opts.cache_dir, repo=rev.repo,
@@ -156,7 +163,8 @@ def run_review(opts: ReviewOptions) -> ReviewResult:
             base_o, head_o = guard.around(
                 rev.repo if head_root == rev.repo else None, analyzer.name, head_t.paths,
                 lambda: _collect(analyzer, resolution, base_t, head_t))  # noqa: B023 (run now)
-            runs.append(_merge_status(analyzer.name, head_o.version or resolution.version, base_o, head_o))
+            runs.append(_timed(_merge_status(analyzer.name, head_o.version or resolution.version,
+                                             base_o, head_o), started, opts))
             base_findings += base_o.findings
             head_findings += head_o.findings
             extra_paths |= base_o.extra_paths | head_o.extra_paths
@@ -178,6 +186,14 @@ def run_review(opts: ReviewOptions) -> ReviewResult:
         unbaselined=frozenset(p for _, p in unbaselined), policy=policy,
         unchecked=tuple(f"{path}: {changes.skipped[path]}" for path in sorted(changes.unchecked)),
     )
+
+
+def _timed(run: ToolRun, started: float, opts: ReviewOptions) -> ToolRun:
+    """`run` with the seconds since `started`, told to the progress listener."""
+    timed = replace(run, seconds=round(time.monotonic() - started, 3))
+    if opts.progress is not None:
+        opts.progress(run.name, timed)
+    return timed
 
 
 def _load_extra(rev: workspace.Revisions, paths: Sequence[str], base_files: dict[str, FileSide],

@@ -55,7 +55,8 @@ def verdicts(paths: st.SearchStrategy[str]) -> st.SearchStrategy[Verdict]:
 def tool_runs() -> st.SearchStrategy[ToolRun]:
     return st.builds(ToolRun, texts, st.none() | texts,
                      st.sampled_from(["ok", "missing", "failed", "timeout", "skipped"]), texts,
-                     st.lists(st.sampled_from(["base", "head"]), max_size=2).map(tuple))
+                     st.lists(st.sampled_from(["base", "head"]), max_size=2).map(tuple),
+                     st.none() | st.floats(0, 1e6, allow_nan=False))
 
 
 def changes(paths: st.SearchStrategy[str]) -> st.SearchStrategy[FileChange]:

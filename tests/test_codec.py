@@ -97,6 +97,8 @@ def _encoded() -> dict[str, Any]:
     (lambda d: d["findings"][0].update(url=7), "findings[0].url", "expected a string, not a number"),
     (lambda d: d["findings"].append([]), "findings[1]", "expected an object, not a list"),
     (lambda d: d["tools"][0].update(failed_at=["both"]), "tools[0].failed_at[0]", "expected one of"),
+    (lambda d: d["tools"][0].update(seconds=-1), "tools[0].seconds", "expected a number of seconds, not -1"),
+    (lambda d: d["tools"][0].update(seconds="1s"), "tools[0].seconds", "not a string"),
     (lambda d: d["tools"][0].update(version=None, status="done"), "tools[0].status", "expected one of"),
     (lambda d: d["changes"][0].update(similarity=101), "changes[0].similarity", "0 to 100"),
     (lambda d: d["changes"][0].update(hunk_lines=[1, 0]), "changes[0].hunk_lines[1]", "positive integer"),
@@ -118,6 +120,15 @@ def test_malformed_input_names_the_field(mutate: Callable[[dict[str, Any]], Any]
     assert info.value.path == path
     assert why in info.value.why
     assert str(info.value).startswith(f"{path}: ")
+
+
+def test_a_tool_run_without_timings_reads_as_unmeasured() -> None:
+    # Artifacts written before tools carried their seconds still read.
+    data = copy.deepcopy(_encoded())
+    data["tools"][0].pop("seconds")
+    assert codec.decode_result(data).tools[0].seconds is None
+    data["tools"][0]["seconds"] = 2
+    assert codec.decode_result(data).tools[0].seconds == 2.0
 
 
 def test_a_nested_decode_is_named_from_its_root() -> None:
@@ -152,7 +163,7 @@ def test_review_json_keeps_every_documented_key_with_its_meaning() -> None:
     assert doc["version"] == 1 and doc["base"] == "a" * 40 and doc["head"] == "b" * 40
     assert doc["target"] == "main"
     assert doc["tools"] == [{"name": "ruff", "version": "0.17.6", "status": "ok", "message": "",
-                             "failed_at": []}]
+                             "failed_at": [], "seconds": None}]
     item = doc["findings"][0]
     assert set(item) >= DOCUMENTED
     assert {k: item[k] for k in ("tool", "rule", "severity", "path", "line", "column", "end_line",

@@ -12,7 +12,7 @@ from bot import fixes, git, workspace
 from bot.commands import common
 from bot.gate import decide
 from bot.pipeline import ReviewOptions, run_review
-from bot.render import report, text
+from bot.render import progress, report, text
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -26,6 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     common.add_gate_options(p)
     common.add_tool_options(p)
     p.add_argument("--show-preexisting", action="store_true", help="list preexisting findings too")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress lines on stderr (printed only when stderr is a terminal)")
     p.add_argument("--cache-dir", type=Path,
                    help="findings cache (default: $REVIEWBOT_CACHE_DIR, else $XDG_CACHE_HOME/reviewbot)")
     p.add_argument("--no-cache", action="store_true", help="lint everything again, ignore the cache")
@@ -46,9 +48,11 @@ def run(args: argparse.Namespace) -> int:
     if args.fix and args.force and head == "HEAD":
         # Fix what is on disk: review the working tree, uncommitted changes included.
         head = fixes.snapshot(git.toplevel(args.repo)) or head
+    # Progress is for a person watching: a log (stderr not a terminal) stays as it was.
+    tell = None if args.quiet or not sys.stderr.isatty() else progress.printer(sys.stderr)
     opts = ReviewOptions(repo=args.repo, base=args.base, head=head, config=args.config,
                          only=tuple(args.only) if args.only else None, timeout=args.timeout,
-                         cache_dir=cache_dir, policy=common.policy_override(args))
+                         cache_dir=cache_dir, policy=common.policy_override(args), progress=tell)
     result = run_review(opts)
     if args.fix:
         fixed = fixes.fix_and_relint(args.repo, result,

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -112,3 +114,42 @@ def test_config_typos_exit_2(py_repo: GitRepo, settings: str, says: str,
     assert review(py_repo) == 2
     err = capsys.readouterr().err
     assert says in err and err.count("\n") == 1
+
+
+def test_each_tool_carries_its_seconds_in_the_json(py_repo: GitRepo,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    py_repo.commit({"a.py": "import os\nimport sys\n"})
+    assert review(py_repo, "--format", "json") == 1
+    ruff = next(t for t in json.loads(capsys.readouterr().out)["tools"] if t["name"] == "ruff")
+    assert ruff["status"] == "ok" and isinstance(ruff["seconds"], float) and 0 < ruff["seconds"] < 60
+
+
+def test_progress_lines_at_a_terminal_only_and_not_with_quiet(
+        py_repo: GitRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    py_repo.commit({"a.py": "import os\nx = 1\n"})
+    assert review(py_repo) == 0
+    assert "ruff: running" not in capsys.readouterr().err  # a log, not a person
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert review(py_repo) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "reviewbot: ruff: running"
+    assert re.fullmatch(r"reviewbot: ruff: done in \d+\.\ds", lines[1]), lines
+    assert review(py_repo, "--quiet") == 0
+    assert "ruff" not in capsys.readouterr().err
+
+
+def test_progress_says_a_tool_is_not_installed(
+        repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    repo.commit({".golangci.yml": "version: \"2\"\n", "go.mod": "module example.com/m\n\ngo 1.22\n",
+                 "main.go": "package main\n\nfunc main() {}\n"}, "base")
+    repo.branch("feature")
+    repo.commit({"main.go": "package main\n\nfunc main() { _ = 1 }\n"})
+    empty = tmp_path / "no-tools"
+    empty.mkdir()
+    monkeypatch.setenv("REVIEWBOT_TOOLS", str(empty))
+    monkeypatch.setenv("PATH", os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep)
+                                               if not (Path(p) / "golangci-lint").exists()))
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert review(repo, "--only", "golangci-lint") == 4
+    assert re.search(r"^reviewbot: golangci-lint: not installed in \d+\.\ds$", capsys.readouterr().err, re.M)
