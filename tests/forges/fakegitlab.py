@@ -107,7 +107,8 @@ class Fault:
     """Answer the next `times` requests matching `target` ("METHOD regex-on-path") with `kind`:
     "502-after" (do it, then answer 502), "502" (answer 502, do nothing), "429" (Retry-After:
     7, do nothing), "timeout" (do nothing, answer late), "timeout-after" (do it, answer late),
-    "403" (the token may not)."""
+    "403" (the token may not), "line_code" (GitLab's 400 for a position it cannot place: its
+    diff of the version differs from the local one)."""
 
     target: str
     kind: str
@@ -227,7 +228,7 @@ class FakeGitLab:
         if errors:
             return self._invalid(method, path, params, *errors)
         fault = self._fault(method, path)
-        if fault in ("502", "429", "timeout", "403"):
+        if fault in ("502", "429", "timeout", "403", "line_code"):
             return self._faulted(method, path, params, fault)
         with self._lock:
             status, payload, extra = self._route(route, ids, params, user)
@@ -273,6 +274,8 @@ class FakeGitLab:
                                 {"Retry-After": "7", "RateLimit-Reset": str(int(time.time()) + 7)})
         if kind == "403":
             return self._answer(method, path, params, 403, {"message": "403 Forbidden"})
+        if kind == "line_code":
+            return self._answer(method, path, params, 400, {"message": LINE_CODE})
         return self._answer(method, path, params, 502, {"message": "502 Bad Gateway"})
 
     # -- routes -------------------------------------------------------------------------

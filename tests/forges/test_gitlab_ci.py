@@ -217,3 +217,16 @@ def test_a_token_that_cannot_write_leaves_the_findings_in_the_job_log(
     assert "could not write to this merge request" in out and "REVIEWBOT_GITLAB_TOKEN" in out
     assert "app.py:1: error: ruff F401" in out and "::" not in out
     assert pipeline.fake.discussions == []
+
+
+def test_a_line_gitlab_refuses_is_posted_on_the_file(pipeline: Pipeline,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = pipeline.fake
+    fake.faults.append(Fault("POST /discussions$", "line_code"))
+    pipeline.checkout()
+    _environ(pipeline, monkeypatch)
+    assert pipeline.run() == 1
+    kinds = sorted(t["notes"][0]["position"]["position_type"] for t in fake.threads())
+    assert kinds == ["file", "text"]
+    [moved] = [t["notes"][0] for t in fake.threads() if t["notes"][0]["position"]["position_type"] == "file"]
+    assert "the forge refused line" in moved["body"] and "line_code" in moved["body"]
