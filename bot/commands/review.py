@@ -10,6 +10,7 @@ from pathlib import Path
 from bot import cache as findings_cache
 from bot import fixes, git, workspace
 from bot.commands import common
+from bot.errors import BotError
 from bot.gate import decide
 from bot.pipeline import ReviewOptions, run_review
 from bot.render import progress, report, text
@@ -22,6 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--repo", type=Path, default=Path.cwd(), help="repository (default: current dir)")
     p.add_argument("--base", help="target branch or commit (default: the remote's default branch, else main)")
     p.add_argument("--head", default="HEAD", help="revision to review (default: HEAD)")
+    p.add_argument("--working-tree", action="store_true",
+                   help="review the tracked files as they are on disk, uncommitted changes included "
+                        "(in a pre-commit hook: what is staged)")
     p.add_argument("--format", choices=("text", "json"), default="text")
     common.add_gate_options(p)
     common.add_tool_options(p)
@@ -45,6 +49,11 @@ def run(args: argparse.Namespace) -> int:
     common.writable_output(args.sarif, "--sarif")
     cache_dir = None if args.no_cache else (args.cache_dir or findings_cache.default_dir())
     head = args.head
+    if args.working_tree:
+        if head != "HEAD":
+            raise BotError("--working-tree reviews the files on disk: it cannot be given with --head")
+        # A commit of the tracked files that moves nothing; HEAD itself when nothing changed.
+        head = fixes.snapshot(git.toplevel(args.repo)) or head
     if args.fix and args.force and head == "HEAD":
         # Fix what is on disk: review the working tree, uncommitted changes included.
         head = fixes.snapshot(git.toplevel(args.repo)) or head

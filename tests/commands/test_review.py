@@ -88,6 +88,8 @@ def test_a_configured_linter_that_is_not_installed_fails_closed(
     (("--timeout", "0"), "--timeout: must be a positive number of seconds"),
     (("--timeout", "-1"), "--timeout: must be a positive number of seconds"),
     (("--timeout", "soon"), "--timeout: expected a number of seconds"),
+    (("--working-tree", "--head", "HEAD~1"),
+     "--working-tree reviews the files on disk: it cannot be given with --head"),
     (("--sarif", "/missing/dir/x.sarif"),
      "--sarif /missing/dir/x.sarif: the folder /missing/dir does not exist"),
 ])
