@@ -29,9 +29,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def run(args: argparse.Namespace) -> int:
     root = git.toplevel(args.repo)
     analyzers = registry()
-    cfg, disabled = probe.settings(root, tool_names(analyzers))
     files = git.ls_files(root)
-    facts = probe.tools(analyzers, root, files, disabled)
+    cfg, disabled, rules = probe.settings(root, tool_names(analyzers), files)
+    facts = probe.tools(analyzers, root, files, disabled) + ([rules] if rules else [])
     result = report.build(version(), str(root), cfg, facts)
     if args.format == "json":
         sys.stdout.write(json.dumps(report.to_dict(result), indent=2) + "\n")

@@ -17,6 +17,7 @@ from bot.errors import BotError
 from bot.linters.runner import LinterAnalyzer
 from bot.lsp import servers
 from bot.lsp.analyzer import LspAnalyzer, project_root
+from bot.structural import TOOL as RULES_TOOL
 
 
 def _count(files: Sequence[str], suffixes: Collection[str]) -> int:
@@ -118,14 +119,36 @@ def _off(facts: ToolFacts) -> ToolFacts:
     return replace(facts, disabled=True)
 
 
-def settings(root: Path, known: Collection[str]) -> tuple[ConfigFacts, frozenset[str]]:
-    """The checkout's `.reviewbot.yml` (as on disk: the file being edited) and the tools it
-    switches off. A review reads it from git per revision (`config.for_review`)."""
+def settings(root: Path, known: Collection[str], files: Sequence[str]
+             ) -> tuple[ConfigFacts, frozenset[str], ToolFacts | None]:
+    """The checkout's `.reviewbot.yml` (as on disk: the file being edited), the tools it
+    switches off, and its rules as the tool they run as. A review reads the file from git per
+    revision (`config.for_review`)."""
     source = next((n for n in config_mod.FILE_NAMES if (root / n).is_file()), None)
     try:
         cfg = config_mod.load(root, tools=known)
+        checked = _rules(cfg.rules, root, files) if cfg.rules else None
     except BotError as exc:
-        return ConfigFacts(source, exc.message), frozenset()
+        return ConfigFacts(source, exc.message), frozenset(), None
     rules = f", {len(cfg.rules)} rule(s)" if cfg.rules else ""
     summary = f"fail-level {cfg.fail_level}, tool-errors {cfg.tool_errors}, timeout {cfg.timeout:g}s{rules}"
-    return ConfigFacts(source, None, summary), cfg.disabled
+    if checked is not None and RULES_TOOL in cfg.disabled:
+        checked = _off(checked)
+    return ConfigFacts(source, None, summary), cfg.disabled, checked
+
+
+def _rules(entries: Sequence[object], root: Path, files: Sequence[str]) -> ToolFacts:
+    """The repository's rules, compiled as a review compiles them (a rule that does not
+    compile refuses the review), as the tool their findings carry."""
+    # Imported here: tree-sitter and the grammars load only for repositories with rules.
+    from bot.structural.analyzer import RulesAnalyzer
+
+    def read(path: str) -> bytes | None:
+        target = root / path
+        return target.read_bytes() if target.is_file() else None
+
+    analyzer = RulesAnalyzer.from_settings(entries, read)
+    resolution = analyzer.resolve(root)
+    return ToolFacts(RULES_TOOL, "rules", (f"{len(entries)} rule(s) in .reviewbot.yml",), ("rules:",),
+                     (), sum(1 for f in files if analyzer.applies(root, [f])), resolution.executable,
+                     "built in", resolution.version)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-Kind = Literal["linter", "language server"]
+Kind = Literal["linter", "language server", "rules"]
 # ready: applies and runs; missing: applies, cannot run, the gate would say so; unavailable:
 # applies, cannot start, the review leaves it out; unused: does not apply; off: switched off.
 State = Literal["ready", "missing", "unavailable", "unused", "off"]
@@ -90,9 +90,11 @@ def judge(facts: ToolFacts) -> ToolCheck:
     found = ", ".join(facts.markers)
     if facts.declined:
         return ToolCheck(facts, "unused", f"{found} found, but {facts.declined}")
+    unit = f"{_kinds(facts)} file" if facts.suffixes else "file"
+    tail = "" if facts.suffixes else " in their languages"  # rules: each names its own
     if not facts.files:
-        return ToolCheck(facts, "unused", f"{found} found, but no {_kinds(facts)} file is tracked")
-    why = f"{found}; {_plural(facts.files, _kinds(facts) + ' file')}"
+        return ToolCheck(facts, "unused", f"{found} found, but no {unit}{tail} is tracked")
+    why = f"{found}; {_plural(facts.files, unit)}{tail}"
     if facts.executable is not None:
         return ToolCheck(facts, "ready", why)
     return ToolCheck(facts, "missing" if facts.kind == "linter" else "unavailable", why)

@@ -180,3 +180,17 @@ def test_only_an_applying_linter_without_a_binary_is_a_problem(changes: dict[str
     built = report.build("1", "/r", report.ConfigFacts(None), [_facts(**changes)])
     assert built.tools[0].state == state
     assert built.exit == (1 if state == "missing" else 0)
+
+
+def test_the_repository_rules_are_compiled_as_a_review_compiles_them(
+        repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    rule = "  - id: no-print\n    language: python\n    rule: {pattern: print($$$A)}\n    message: log\n"
+    repo.commit({".reviewbot.yml": "rules:\n" + rule, "a.py": "print(1)\n", "b.js": "x\n"})
+    status, doc = doctor(repo, capsys)
+    rules = tool(doc, "ast-grep")
+    assert status == 0 and rules["state"] == "ready" and rules["kind"] == "rules"
+    assert rules["why"] == "1 rule(s) in .reviewbot.yml; 1 file in their languages"
+    (repo.path / ".reviewbot.yml").write_text("rules:\n" + rule.replace("print($$$A)", "print(("))
+    status, doc = doctor(repo, capsys)
+    assert status == 1 and doc["config"]["error"].startswith(".reviewbot.yml rules[no-print]: ")
+    assert all(t["name"] != "ast-grep" for t in doc["tools"])
