@@ -84,7 +84,7 @@ def _kinds(facts: ToolFacts) -> str:
 def judge(facts: ToolFacts) -> ToolCheck:
     """The state of one tool and the reason, from its facts."""
     if facts.disabled:
-        return ToolCheck(facts, "off", "switched off in .reviewbot.yml (tools: {enabled: false})")
+        return ToolCheck(facts, "off", f"by .reviewbot.yml (tools: {{{facts.name}: {{enabled: false}}}})")
     if not facts.markers:
         return ToolCheck(facts, "unused", f"none of {', '.join(facts.candidates)} found")
     found = ", ".join(facts.markers)
@@ -128,9 +128,11 @@ def to_text(report: Report) -> str:
         lines.append(f"settings: no .reviewbot.yml, the defaults ({cfg.summary})")
     for check in report.tools:
         facts = check.facts
-        lines += ["", f"{facts.name} ({facts.kind}): {_HEADS[check.state]}",
-                  f"  {'applies' if check.state in ('ready', 'missing', 'unavailable') else 'why'}: "
-                  f"{check.why}"]
+        if check.state in ("unused", "off"):  # one line: nothing to do about it
+            lines += ["", f"{facts.name} ({facts.kind}): {_HEADS[check.state]}: {check.why}"]
+        else:
+            lines += ["", f"{facts.name} ({facts.kind}): {_HEADS[check.state]}",
+                      f"  applies: {check.why}"]
         if facts.executable is not None or check.state in ("missing", "unavailable"):
             lines.append(f"  binary: {_binary(facts)}")
         if facts.executable is None and check.state in ("missing", "unavailable"):

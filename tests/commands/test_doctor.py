@@ -194,3 +194,14 @@ def test_the_repository_rules_are_compiled_as_a_review_compiles_them(
     status, doc = doctor(repo, capsys)
     assert status == 1 and doc["config"]["error"].startswith(".reviewbot.yml rules[no-print]: ")
     assert all(t["name"] != "ast-grep" for t in doc["tools"])
+
+
+def test_the_text_report_says_in_one_line_why_a_tool_does_not_apply(
+        repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    repo.commit({".reviewbot.yml": "tools: {eslint: {enabled: false}}\n", "a.py": "x = 1\n"})
+    assert main(["doctor", "--repo", str(repo.path)]) == 0
+    text = capsys.readouterr().out
+    assert "\nbiome (linter): does not apply: none of biome.json, biome.jsonc found\n" in text
+    assert "\neslint (linter): switched off: by .reviewbot.yml (tools: {eslint: {enabled: false}})\n" in text
+    assert "settings: .reviewbot.yml: valid (fail-level error, tool-errors fail, timeout 300s)" in text
+    assert text.endswith("\nreviewbot doctor: every tool that applies can run\n")
