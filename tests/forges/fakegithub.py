@@ -16,12 +16,13 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 
 from graphql import graphql_sync
 
+from tests.forges.loopback import json_handler
 from tests.forges.validate import graphql_errors, graphql_schema, rest_errors
 
 BOT_REST = "github-actions[bot]"
@@ -92,7 +93,8 @@ class FakeGitHub:
         self._numbers = itertools.count(number + 1)
         self._deferred: list[tuple[str, str, dict[str, list[str]], Any]] = []
         self._lock = threading.RLock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0),
+                                           json_handler(self.handle, "application/json; charset=utf-8"))
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         host, port = self._server.server_address[:2]
         self.root = f"http://{host}:{port}"
@@ -669,31 +671,3 @@ def _json(body: bytes | None) -> Any:
         return json.loads(body)
     except ValueError:
         return None
-
-
-def _handler(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def _serve(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            body = self.rfile.read(length) if length else b""
-            status, headers, payload = fake.handle(self.command, self.path, dict(self.headers), body)
-            data = json.dumps(payload).encode() if payload is not None else b""
-            try:
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json; charset=utf-8")
-                self.send_header("Content-Length", str(len(data)))
-                for key, value in headers.items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the client gave up (a timeout fault)
-
-        do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _serve
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    return Handler

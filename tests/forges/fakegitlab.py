@@ -18,10 +18,12 @@ import subprocess
 import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
+
+from tests.forges.loopback import json_handler
 
 BOT = {"id": 50, "username": "project_42_bot_1", "name": "reviewbot", "bot": True}
 HUMAN = {"id": 7, "username": "alice", "name": "Alice", "bot": False}
@@ -152,7 +154,7 @@ class FakeGitLab:
         self.faults: list[Fault] = []
         self._ids = itertools.count(9001)
         self._lock = threading.RLock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), json_handler(self.handle))
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         host, port = self._server.server_address[:2]
         self.root = f"http://{host}:{port}"
@@ -528,31 +530,3 @@ def _diff_json(d: FileDiff) -> dict[str, Any]:
     return {"old_path": d.old_path, "new_path": d.new_path, "a_mode": "100644",
             "b_mode": "100644", "new_file": d.status == "A", "renamed_file": d.status == "R",
             "deleted_file": d.status == "D", "generated_file": False, "diff": d.hunks}
-
-
-def _handler(fake: FakeGitLab) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def _serve(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            body = self.rfile.read(length) if length else b""
-            status, headers, payload = fake.handle(self.command, self.path, dict(self.headers), body)
-            data = json.dumps(payload).encode() if payload is not None else b""
-            try:
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                for key, value in headers.items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the client gave up (a timeout fault)
-
-        do_GET = do_POST = do_PUT = do_DELETE = _serve
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    return Handler

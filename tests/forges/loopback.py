@@ -1,0 +1,40 @@
+"""The HTTP side of the fake forges: one loopback handler that hands every request to a fake's
+`handle(method, path, headers, body) -> (status, headers, payload)` and answers with JSON."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler
+from typing import Any
+
+Handle = Callable[[str, str, dict[str, str], bytes], tuple[int, dict[str, str], Any]]
+
+
+def json_handler(handle: Handle, content_type: str = "application/json"
+                 ) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def _serve(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else b""
+            status, headers, payload = handle(self.command, self.path, dict(self.headers), body)
+            data = json.dumps(payload).encode() if payload is not None else b""
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(data)))
+                for key, value in headers.items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (a timeout fault)
+
+        do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _serve
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    return Handler
