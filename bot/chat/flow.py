@@ -12,7 +12,6 @@ the commands could be answered: the gate is the check run's.
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Literal
@@ -25,9 +24,10 @@ from bot.chat import pr as prmod
 from bot.chat import publishing, structural
 from bot.chat.parse import Command, Parsed, Problem, help_text
 from bot.chat.parse import commands as parse_commands
-from bot.chat.session import Session, allowed, checkout_of, connect, settings, who_may
+from bot.chat.session import Session, admitted, checkout_of, connect, log, settings, who_may
 from bot.chat.state import Ignored, Staged, without_ignored
 from bot.errors import BotError, Exit
+from bot.forges.repository import Access
 from bot.model import Trigger
 from bot.render.suggestion import block
 
@@ -35,25 +35,25 @@ from bot.render.suggestion import block
 def comment(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str]) -> int:
     assert trigger.number is not None and trigger.comment_id is not None
     if trigger.actor_is_bot or not trigger.actor:
-        _log(f"a comment by the bot account {trigger.actor or '(unknown)'}: ignored")
+        log(f"a comment by the bot account {trigger.actor or '(unknown)'}: ignored")
         return int(Exit.OK)
     checkout = checkout_of(args, env)
     cfg = settings(checkout, "HEAD")  # the default branch: actions/checkout without `ref`
     parsed = parse_commands(trigger.comment_body or "", cfg.command_prefix)
     if not parsed:
-        _log(f"comment {trigger.comment_id} holds no command")
+        log(f"comment {trigger.comment_id} holds no command")
         return int(Exit.OK)
     if not trigger.open:
-        _log(f"pull request #{trigger.number} is closed; commands are not run")
+        log(f"pull request #{trigger.number} is closed; commands are not run")
         return int(Exit.OK)
     session = connect(args, trigger, env, checkout, cfg)
-    access = session.repo.access(trigger.actor)
-    if access.bot:
-        _log(f"{trigger.actor} is a bot account: ignored")
-        return int(Exit.OK)
-    if not allowed(access, cfg):
-        session.repo.react(trigger.number, trigger.comment_id, "-1")
+    number, comment = trigger.number, trigger.comment_id
+
+    def refuse(access: Access) -> None:
+        session.repo.react(number, comment, "-1")
         session.say(who_may(access, cfg, session.repository, "run reviewbot commands"))
+
+    if not admitted(session, trigger.actor, refuse):
         return int(Exit.OK)
     session.repo.react(trigger.number, trigger.comment_id, "eyes")
     try:
@@ -192,6 +192,3 @@ HANDLERS: dict[str, Handler] = {"help": _help, "review": _review, "ignore": _ign
                                 "ast-grep": _ast_grep, "ast-edit": _ast_edit, "apply": _apply,
                                 "fix": _apply}
 
-
-def _log(message: str) -> None:
-    print(f"reviewbot: {message}", file=sys.stderr)

@@ -56,6 +56,23 @@ def who_may(access: Access, cfg: config.Config, repository: str, what: str) -> s
             f"@{access.login} has {access.permission.label}. Nothing was done.")
 
 
+def log(message: str) -> None:
+    print(f"reviewbot: {message}", file=sys.stderr)
+
+
+def admitted(session: Session, actor: str, refuse: Callable[[Access], None]) -> bool:
+    """Whether `actor` may have the bot act. A bot account never, without a word (loop guard);
+    anyone without the permission gets `refuse` (a reaction or the label removed, one reply)."""
+    access = session.repo.access(actor)
+    if access.bot:
+        log(f"{actor} is a bot account: ignored")
+        return False
+    if not allowed(access, session.cfg):
+        refuse(access)
+        return False
+    return True
+
+
 def checkout_of(args: argparse.Namespace, env: Mapping[str, str]) -> Path:
     return git.toplevel(args.repo or Path(env.get("GITHUB_WORKSPACE") or "."))
 

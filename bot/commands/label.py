@@ -11,15 +11,15 @@ is reviewed in the same run (a push made with GITHUB_TOKEN starts no workflow).
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Mapping
 
 from bot.chat import pr as prmod
 from bot.chat import publishing
 from bot.chat.flow import reply_outcome
-from bot.chat.session import allowed, checkout_of, connect, settings, who_may
+from bot.chat.session import admitted, checkout_of, connect, log, settings, who_may
 from bot.commands import pull_request
 from bot.errors import Exit
+from bot.forges.repository import Access
 from bot.model import Trigger
 
 
@@ -30,23 +30,23 @@ def label(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str]) ->
     pull_request.ensure_commits(checkout, (trigger.base_sha,))
     cfg = settings(checkout, trigger.base_sha)  # the target's settings: the PR cannot change them
     if trigger.label != cfg.apply_label:
-        _log(f"label {trigger.label!r} is not the apply label {cfg.apply_label!r}: nothing to do")
+        log(f"label {trigger.label!r} is not the apply label {cfg.apply_label!r}: nothing to do")
         return int(Exit.OK)
     if trigger.actor_is_bot or not trigger.actor:
-        _log(f"the label was added by the bot account {trigger.actor or '(unknown)'}: ignored")
+        log(f"the label was added by the bot account {trigger.actor or '(unknown)'}: ignored")
         return int(Exit.OK)
     if not trigger.open:
-        _log(f"pull request #{trigger.number} is closed; the label is not acted on")
+        log(f"pull request #{trigger.number} is closed; the label is not acted on")
         return int(Exit.OK)
     session = connect(args, trigger, env, checkout, cfg)
-    access = session.repo.access(trigger.actor)
-    if access.bot:
-        _log(f"{trigger.actor} is a bot account: ignored")
-        return int(Exit.OK)
-    if not allowed(access, cfg):
-        session.repo.remove_label(trigger.number, cfg.apply_label)
+    number = trigger.number
+
+    def refuse(access: Access) -> None:
+        session.repo.remove_label(number, cfg.apply_label)
         session.say(who_may(access, cfg, session.repository,
                             f"have the label `{cfg.apply_label}` acted on"))
+
+    if not admitted(session, trigger.actor, refuse):
         return int(Exit.OK)
     done = f"The label `{cfg.apply_label}` was removed."
     if session.pr.head != trigger.head_sha:
@@ -68,6 +68,3 @@ def label(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str]) ->
         session.publish()  # the new head, or the plan as it is now; its gate is the check run's
     return int(Exit.OK)
 
-
-def _log(message: str) -> None:
-    print(f"reviewbot: {message}", file=sys.stderr)
