@@ -65,9 +65,10 @@ def test_the_working_tree_config_never_counts(py_repo: GitRepo) -> None:
     assert review(py_repo) == 1
 
 
-def test_a_configured_linter_that_is_not_installed_fails_closed(
-        repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+def go_change_without_go_tools(repo: GitRepo, tmp_path: Path,
+                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A change to a repository that configures golangci-lint, reviewed where neither
+    golangci-lint nor gopls can be found (no bundled tools, PATH without them)."""
     repo.commit({".golangci.yml": "version: \"2\"\n", "go.mod": "module example.com/m\n\ngo 1.22\n",
                  "main.go": "package main\n\nfunc main() {}\n"}, "base")
     repo.branch("feature")
@@ -78,6 +79,12 @@ def test_a_configured_linter_that_is_not_installed_fails_closed(
     monkeypatch.setenv("PATH", os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep)
                                                if not (Path(p) / "golangci-lint").exists()
                                                and not (Path(p) / "gopls").exists()))
+
+
+def test_a_configured_linter_that_is_not_installed_fails_closed(
+        repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    go_change_without_go_tools(repo, tmp_path, monkeypatch)
     assert review(repo, "--only", "golangci-lint") == 4
     err = capsys.readouterr().err
     assert "golangci-lint is configured but not installed" in err
@@ -143,15 +150,7 @@ def test_progress_lines_at_a_terminal_only_and_not_with_quiet(
 def test_progress_says_a_tool_is_not_installed(
         repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    repo.commit({".golangci.yml": "version: \"2\"\n", "go.mod": "module example.com/m\n\ngo 1.22\n",
-                 "main.go": "package main\n\nfunc main() {}\n"}, "base")
-    repo.branch("feature")
-    repo.commit({"main.go": "package main\n\nfunc main() { _ = 1 }\n"})
-    empty = tmp_path / "no-tools"
-    empty.mkdir()
-    monkeypatch.setenv("REVIEWBOT_TOOLS", str(empty))
-    monkeypatch.setenv("PATH", os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep)
-                                               if not (Path(p) / "golangci-lint").exists()))
+    go_change_without_go_tools(repo, tmp_path, monkeypatch)
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     assert review(repo, "--only", "golangci-lint") == 4
     assert re.search(r"^reviewbot: golangci-lint: not installed in \d+\.\ds$", capsys.readouterr().err, re.M)
