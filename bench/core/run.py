@@ -1,22 +1,43 @@
-"""Wall time of `reviewbot review --format json` on a change of N Python files, side by side
-with a plain `ruff check` of the head's changed files (what a diff-filtering bot pays).
+"""Wall time of `reviewbot review --format json` on a change of N Python files, side by side in
+one run with the real reviewdog fed by ruff (what a diff-filtering bot pays) and plain ruff.
 
-    .venv/bin/python bench/core/run.py [--files 200] [--repeat 5]
+    .venv/bin/python bench/core/run.py [--files 200] [--repeat 7] [--readme LABEL]
+
+The peer is `ruff check --output-format=rdjson FILES | reviewdog -f=rdjson -filter-mode=added
+-reporter=local -diff="git diff BASE HEAD"`: ruff on the head's changed files, reviewdog keeping
+what is on added lines. reviewdog is taken from tools/bin, else installed into bench/out/bin with
+`go install` (the version below). Every round runs each command once, in turn, so a load
+spike from another process hits all of them alike; the figures are the medians of the rounds.
+
+Columns: the peer; `reviewbot review --no-cache` (ruff at the base and at the head, classify,
+JSON); the same with a warm findings cache (the base, unchanged since the last run, is not
+linted again: what the second push of a pull request pays); plain ruff on the head's files
+(the shared cost); ruff on the base's files (the price of a real baseline, which the peer does
+not pay). `--readme LABEL` records the medians as a row of bench/core/README.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 BIN = Path(sys.executable).parent
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+REVIEWDOG = "github.com/reviewdog/reviewdog/cmd/reviewdog@v0.21.0"
+README = HERE / "README.md"
+ROWS_START, ROWS_END = "<!-- rows -->", "<!-- /rows -->"
 
 MODULE = '''"""Module {i}."""
 
@@ -73,38 +94,130 @@ def build(root: Path, files: int) -> Path:
     return repo
 
 
-def timed(argv: list[str], cwd: Path) -> float:
-    start = time.perf_counter()
+def reviewdog() -> Path:
+    """tools/bin/reviewdog if the tools set-up put it there, else one this bench installs."""
+    for candidate in (ROOT / "tools" / "bin" / "reviewdog", ROOT / "bench" / "out" / "bin" / "reviewdog"):
+        if candidate.is_file() and _version(candidate) == REVIEWDOG.rsplit("@", 1)[1]:
+            return candidate
+    go = shutil.which("go")
+    if go is None:
+        raise SystemExit("reviewdog is not installed and go is not on PATH: install Go, or put "
+                         f"reviewdog in tools/bin (go install {REVIEWDOG})")
+    out = ROOT / "bench" / "out" / "bin"
+    out.mkdir(parents=True, exist_ok=True)
+    print(f"installing {REVIEWDOG} into {out.relative_to(ROOT)}", file=sys.stderr)
+    subprocess.run([go, "install", REVIEWDOG], check=True,
+                   env={**os.environ, "GOBIN": str(out), "GOFLAGS": "-mod=mod"})
+    return out / "reviewdog"
+
+
+def _version(exe: Path) -> str | None:
+    """The module version Go recorded in the binary (`reviewdog -version` says "master" for a
+    `go install` build)."""
+    go = shutil.which("go")
+    if go is None:
+        return None
+    listing = subprocess.run([go, "version", "-m", str(exe)], capture_output=True, text=True).stdout
+    found = re.search(r"^\s*mod\s+github.com/reviewdog/reviewdog\s+(\S+)", listing, re.M)
+    return found.group(1) if found else None
+
+
+def run(argv: list[str], cwd: Path, ok: tuple[int, ...] = (0, 1)) -> bytes:
     result = subprocess.run(argv, cwd=cwd, capture_output=True)
-    elapsed = time.perf_counter() - start
-    if result.returncode not in (0, 1):
-        raise SystemExit(f"{argv[0]} failed: {result.stderr.decode()[-2000:]}")
-    return elapsed
+    if result.returncode not in ok:
+        raise SystemExit(f"{argv[0]} failed ({result.returncode}): {result.stderr.decode()[-2000:]}")
+    return result.stdout
+
+
+def peer(ruff: list[str], dog: list[str], cwd: Path) -> bytes:
+    """`ruff ... | reviewdog ...`: two processes joined by a pipe, as a shell would run them."""
+    first = subprocess.Popen(ruff, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    second = subprocess.run(dog, cwd=cwd, stdin=first.stdout, capture_output=True)
+    assert first.stdout is not None
+    first.stdout.close()
+    if first.wait() not in (0, 1) or second.returncode != 0:
+        raise SystemExit(f"reviewdog pipeline failed: {second.stderr.decode()[-2000:]}")
+    return second.stdout
+
+
+def timed(action: Callable[[], bytes]) -> tuple[float, bytes]:
+    start = time.perf_counter()
+    out = action()
+    return time.perf_counter() - start, out
+
+
+def record(label: str, row: list[str]) -> None:
+    """Replace (or add) the row called `label` in README's results table."""
+    text = README.read_text()
+    start, end = text.index(ROWS_START) + len(ROWS_START), text.index(ROWS_END)
+    rows = [r for r in text[start:end].strip("\n").splitlines()
+            if r.strip() and not r.startswith(f"| {label} |")]
+    rows.append("| " + " | ".join([label, *row]) + " |")
+    README.write_text(text[:start] + "\n" + "\n".join(rows) + "\n" + text[end:])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--files", type=int, default=200)
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--readme", metavar="LABEL", help="record the medians in README.md")
     args = parser.parse_args()
+    dog_exe = reviewdog()
     root = Path(tempfile.mkdtemp(prefix="reviewbot-bench-"))
     try:
         repo = build(root, args.files)
+        base_tree = root / "base"
+        git(repo, "worktree", "add", "-q", "--detach", str(base_tree), "main")
         changed = [f"pkg/mod_{i}.py" for i in range(args.files)]
-        ruff = [str(BIN / "ruff"), "check", "--output-format=json", "--no-cache", *changed]
+        ruff = str(BIN / "ruff")
+        plain = [ruff, "check", "--output-format=json", "--no-cache", *changed]
+        rdjson = [ruff, "check", "--output-format=rdjson", "--no-cache", *changed]
+        dog = [str(dog_exe), "-f=rdjson", "-filter-mode=added", "-reporter=local",
+               "-diff=git diff main feature"]
         bot = [str(BIN / "reviewbot"), "review", "--base", "main", "--format", "json"]
-        env_note = f"{os.cpu_count()} cores"
-        plain, review = [], []
-        timed(ruff, repo)
-        timed(bot, repo)  # warm the OS caches for both
+        cold = [*bot, "--no-cache"]
+        warm = [*bot, "--cache-dir", str(root / "cache")]
+        cases: dict[str, Callable[[], bytes]] = {
+            "peer": lambda: peer(rdjson, dog, repo),
+            "cold": lambda: run(cold, repo),
+            "warm": lambda: run(warm, repo),
+            "ruff": lambda: run(plain, repo),
+            "base": lambda: run(plain, base_tree),
+        }
+        times: dict[str, list[float]] = {name: [] for name in cases}
+        outs = {name: action() for name, action in cases.items()}  # warm OS caches and the cache
         for _ in range(args.repeat):
-            plain.append(timed(ruff, repo))
-            review.append(timed(bot, repo))
-        p, r = statistics.median(plain), statistics.median(review)
-        print(f"{args.files} changed files, median of {args.repeat} runs, {env_note}")
-        print(f"  ruff check (changed files, head only): {p:.3f}s")
-        print(f"  reviewbot review --format json:        {r:.3f}s")
-        print(f"  ratio reviewbot / plain ruff:           {r / p:.1f}x")
+            for name, action in cases.items():
+                seconds, outs[name] = timed(action)
+                times[name].append(seconds)
+        run(["git", "worktree", "remove", "--force", str(base_tree)], repo, ok=(0,))
+        # Both must report the same thing: the findings on the lines the change added.
+        # -reporter=local prints each diagnostic in protobuf text form, one location each.
+        reported = re.findall(r"location:\{path:\"[^\"]*pkg/mod_", outs["peer"].decode())
+        review = json.loads(outs["cold"])
+        total = len(json.loads(outs["ruff"]))
+        introduced = review["summary"]["introduced"]
+        assert introduced == len(reported) == json.loads(outs["warm"])["summary"]["introduced"], (
+            introduced, len(reported))
+        assert 0 < len(reported) < total, "the peer filtered nothing: the bench measures no filter"
+        med = {name: statistics.median(ts) for name, ts in times.items()}
+        load = os.getloadavg()[0]
+        print(f"{args.files} changed files, {total} findings at the head, {len(reported)} on added "
+              f"lines; median of {args.repeat} alternated rounds; {os.cpu_count()} cores, "
+              f"load {load:.2f}")
+        print(f"  peer: ruff rdjson | reviewdog -filter-mode=added:  {med['peer']:.3f}s")
+        print(f"  reviewbot review --format json --no-cache:       {med['cold']:.3f}s"
+              f"  {med['cold'] / med['peer']:.2f}x the peer")
+        print(f"  reviewbot review --format json, warm cache:      {med['warm']:.3f}s"
+              f"  {med['warm'] / med['peer']:.2f}x the peer")
+        print(f"  plain ruff check, head's changed files:          {med['ruff']:.3f}s")
+        print(f"  plain ruff check, base's files (the baseline):   {med['base']:.3f}s")
+        if args.readme:
+            record(args.readme, [
+                datetime.now(UTC).strftime("%Y-%m-%d"), str(args.files), str(total),
+                f"{load:.2f}", *(f"{med[n]:.3f}" for n in ("peer", "cold", "warm", "ruff", "base")),
+                f"**{med['cold'] / med['peer']:.2f}x**", f"**{med['warm'] / med['peer']:.2f}x**"])
+            print(f"recorded as {args.readme!r} in {README.relative_to(ROOT)}")
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
