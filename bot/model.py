@@ -223,6 +223,9 @@ class Trigger:
     comment_created_at: str | None = None  # ISO 8601, as the forge wrote it
     label: str | None = None
     reason: str = ""  # why an `ignored` trigger needs nothing
+    actor_id: int | None = None  # the forge's id of `actor`, where the event names it (GitLab)
+    # Labels the event added (a GitLab merge request update may add several at once).
+    added_labels: tuple[str, ...] = ()
 
     @property
     def fork(self) -> bool:

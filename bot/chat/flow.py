@@ -20,11 +20,10 @@ from bot import git
 from bot.apply import sources
 from bot.apply.flow import ApplyOutcome
 from bot.apply.plan import plan_for, render
-from bot.chat import pr as prmod
 from bot.chat import publishing, structural
 from bot.chat.parse import Command, Parsed, Problem, help_text
 from bot.chat.parse import commands as parse_commands
-from bot.chat.session import Session, admitted, checkout_of, connect, log, settings, who_may
+from bot.chat.session import GITHUB, Session, Side, admitted, log, settings
 from bot.chat.state import Ignored, Staged, without_ignored
 from bot.errors import BotError, Exit
 from bot.forges.repository import Access
@@ -32,12 +31,13 @@ from bot.model import Trigger
 from bot.render.suggestion import block
 
 
-def comment(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str]) -> int:
+def comment(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str],
+            side: Side = GITHUB) -> int:
     assert trigger.number is not None and trigger.comment_id is not None
     if trigger.actor_is_bot or not trigger.actor:
         log(f"a comment by the bot account {trigger.actor or '(unknown)'}: ignored")
         return int(Exit.OK)
-    checkout = checkout_of(args, env)
+    checkout = side.checkout(args, env)
     cfg = settings(checkout, "HEAD")  # the default branch: actions/checkout without `ref`
     parsed = parse_commands(trigger.comment_body or "", cfg.command_prefix)
     if not parsed:
@@ -46,12 +46,12 @@ def comment(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str]) 
     if not trigger.open:
         log(f"pull request #{trigger.number} is closed; commands are not run")
         return int(Exit.OK)
-    session = connect(args, trigger, env, checkout, cfg)
+    session = side.connect(args, trigger, env, checkout, cfg)
     number, comment = trigger.number, trigger.comment_id
 
     def refuse(access: Access) -> None:
         session.repo.react(number, comment, "-1")
-        session.say(who_may(access, cfg, session.repository, "run reviewbot commands"))
+        session.say(session.who_may(access, "run reviewbot commands"))
 
     if not admitted(session, trigger.actor, refuse):
         return int(Exit.OK)
@@ -69,12 +69,12 @@ def run(session: Session, parsed: Sequence[Parsed], trigger: Trigger) -> tuple[b
     """Every command in order: (all succeeded, exit status)."""
     lines = (trigger.comment_body or "").splitlines()
     if any(isinstance(p, Command) and p.verb != "help" for p in parsed):
-        moved = session.moved_since(trigger.comment_created_at)
+        moved = session.moved_since(trigger)
         if moved:
             session.say(moved)
             return False, int(Exit.OK)
-        prmod.fetch_head(session.checkout, session.pr, session.git_env)
-        session.state = publishing.read_state(session.forge.api, session.number)
+        session.fetch_head()
+        session.state = session.read_state()
     ok, dirty = True, False
     for item in parsed:
         quoted = "> " + lines[item.line - 1].strip()[:200] if item.line <= len(lines) else ""
@@ -178,8 +178,8 @@ def reply_outcome(session: Session, outcome: ApplyOutcome, quoted: str,
     if outcome.patch:
         text += "\n\n" + block(outcome.patch.splitlines(), "diff")
     if outcome.status == "pushed" and outcome.commit:
-        text += (f"\n\nCommit {outcome.commit}. The review of the new head follows in this run: a "
-                 "push made with the workflow's GITHUB_TOKEN starts no new workflow run.")
+        text += (f"\n\nCommit {outcome.commit}. The review of the new head follows in this run: "
+                 f"{session.host.after_push}")
         # The staged rewrites are in the commit; `/fix` took none of them.
         session.state = session.state.applied() if kind == "apply" else replace(
             session.state, shown=None)

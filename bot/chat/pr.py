@@ -14,11 +14,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from bot import git
+from bot.chat import publishing
+from bot.chat.state import Conversation
 from bot.errors import BotError, Exit
 from bot.forges.github_api import Api, NotFound
+from bot.forges.repository import Permission
+from bot.model import Trigger
 
 
 @dataclass(frozen=True)
@@ -95,3 +99,42 @@ def fetch_head(checkout: Path, pr: PullRequest, env: Mapping[str, str]) -> None:
         if git.rev_parse(checkout, sha) is None:
             raise BotError(f"commit {sha[:12]} of pull request #{pr.number} could not be "
                            f"fetched ({ref})", Exit.USAGE)
+
+
+class GitHubHost:
+    """GitHub's side of a conversation (`session.Host`)."""
+
+    name: Literal["github", "gitlab"] = "github"
+    after_push = "a push made with the workflow's GITHUB_TOKEN starts no new workflow run."
+
+    def __init__(self, api: Api, number: int, push_env: Mapping[str, str]) -> None:
+        self._api, self._number, self._push_env = api, number, dict(push_env)
+
+    def load(self) -> PullRequest:
+        return load(self._api, self._number)
+
+    def moved_since(self, pr: PullRequest, trigger: Trigger) -> str | None:
+        """Whether GitHub recorded the push of the head after the comment was written."""
+        when = arrived(self._api, pr)
+        head = pr.head[:12]
+        if when is None:
+            return (f"GitHub's activity log does not say when the head {head} arrived, so it "
+                    "cannot be told whether the command was written against it. Nothing was done.")
+        created_at = trigger.comment_created_at
+        if created_at is None or when >= parse_time(created_at):
+            return (f"The pull request's head moved to {head} after the comment was written "
+                    f"(pushed {when:%Y-%m-%d %H:%M:%S} UTC). Nothing was done: check the new head "
+                    "and comment again.")
+        return None
+
+    def fetch_head(self, checkout: Path, pr: PullRequest) -> None:
+        fetch_head(checkout, pr, self._push_env)
+
+    def read_state(self) -> Conversation:
+        return publishing.read_state(self._api, self._number)
+
+    def push_env(self) -> dict[str, str]:
+        return dict(self._push_env)
+
+    def role(self, permission: Permission) -> str:
+        return permission.label

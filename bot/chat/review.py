@@ -24,6 +24,6 @@ def review(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str]) -
     # The apply label's name and the command prefix as the target branch says.
     session = connect(args, trigger, env, checkout, settings(checkout, trigger.base_sha))
     result = pull_request.review_pull_request(checkout, trigger, args)
-    state = publishing.read_state(session.forge.api, trigger.number)
+    state = session.read_state()
     return int(publishing.publish(session.forge, checkout, result, state, session.cfg, args, env,
                                   trigger.number).gate.exit)

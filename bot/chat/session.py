@@ -4,6 +4,10 @@ publishing of the result with the conversation's state.
 
 Settings that decide who may do what (`commands:`, `apply:`) are read from a commit the pull
 request cannot change (the default branch's checkout, or the PR's base), never from its head.
+
+What differs between forges is behind two seams: `Host` (the change as the forge says now,
+its commits, the conversation's state, its role names) and `Side` (where the checkout is, and
+how a session is connected). GitHub's are in `pr.py`, GitLab's in `gitlab_host.py`.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 from bot import config, git
 from bot.apply.flow import ApplyOutcome, ApplyRequest
@@ -26,8 +30,9 @@ from bot.chat.state import Conversation, without_ignored
 from bot.commands import pull_request
 from bot.errors import BotError, Exit
 from bot.forges import github
+from bot.forges.base import Forge
 from bot.forges.github_repository import GitHubRepository
-from bot.forges.repository import Access, Permission
+from bot.forges.repository import Access, Permission, Repository
 from bot.model import ReviewResult, Trigger
 
 HEAD_WAIT = (1.0, 2.0, 4.0, 8.0)  # GitHub updates a PR's head shortly after a push
@@ -50,10 +55,46 @@ def allowed(access: Access, cfg: config.Config) -> bool:
     return access.permission >= least
 
 
-def who_may(access: Access, cfg: config.Config, repository: str, what: str) -> str:
-    roles = "admin or maintain" if cfg.command_permission == "maintain" else "admin, maintain or write"
+def who_may(access: Access, cfg: config.Config, repository: str, what: str,
+            host: Host | None = None) -> str:
+    names = host.role if host is not None else (lambda p: p.label)
+    least = Permission.MAINTAIN if cfg.command_permission == "maintain" else Permission.WRITE
+    allowed_roles = [names(p) for p in sorted(Permission, reverse=True) if p >= least]
+    roles = ", ".join(allowed_roles[:-1]) + " or " + allowed_roles[-1]
     return (f"Only people with the {roles} role on {repository} may {what}; "
-            f"@{access.login} has {access.permission.label}. Nothing was done.")
+            f"@{access.login} has {names(access.permission)}. Nothing was done.")
+
+
+class Host(Protocol):
+    """The forge side of a conversation on one change (a pull or merge request)."""
+
+    name: Literal["github", "gitlab"]
+    # What the reply after a push adds: whether the push starts a pipeline of its own.
+    after_push: str
+
+    def load(self) -> prmod.PullRequest:
+        """The change as the forge says now (its head, base, branch, and fork)."""
+        ...
+
+    def moved_since(self, pr: prmod.PullRequest, trigger: Trigger) -> str | None:
+        """Why `pr.head` is not the head the trigger's comment was written against, or None."""
+        ...
+
+    def fetch_head(self, checkout: Path, pr: prmod.PullRequest) -> None:
+        """The head's and base's commits into the checkout; BotError when they cannot be."""
+        ...
+
+    def read_state(self) -> Conversation:
+        """The conversation's state in the bot's own summary."""
+        ...
+
+    def push_env(self) -> dict[str, str]:
+        """The credentials for one git process, in its environment only."""
+        ...
+
+    def role(self, permission: Permission) -> str:
+        """The forge's own name for an access level."""
+        ...
 
 
 def log(message: str) -> None:
@@ -77,17 +118,30 @@ def checkout_of(args: argparse.Namespace, env: Mapping[str, str]) -> Path:
     return git.toplevel(args.repo or Path(env.get("GITHUB_WORKSPACE") or "."))
 
 
+Connect = Callable[[argparse.Namespace, Trigger, Mapping[str, str], Path, config.Config],
+                   "Session"]
+
+
+@dataclass(frozen=True)
+class Side:
+    """How one forge's conversations start: where the checkout is, and the session on it."""
+
+    checkout: Callable[[argparse.Namespace, Mapping[str, str]], Path]
+    connect: Connect
+
+
 @dataclass
 class Session:
     args: argparse.Namespace
     env: Mapping[str, str]
     checkout: Path
     cfg: config.Config
-    forge: github.GitHubForge
-    repo: GitHubRepository
+    forge: Forge
+    repo: Repository
     number: int
     repository: str
     token: str
+    host: Host
     state: Conversation = field(default_factory=Conversation)
     pull: prmod.PullRequest | None = None
     sleep: Callable[[float], None] = time.sleep
@@ -96,40 +150,40 @@ class Session:
     @property
     def pr(self) -> prmod.PullRequest:
         if self.pull is None:
-            self.pull = prmod.load(self.forge.api, self.number)
+            self.pull = self.host.load()
         return self.pull
 
     @property
     def git_env(self) -> dict[str, str]:
         """The token for one git process (fetch, push) at a time, never in a config file."""
-        return push_env(self.token, self.env)
+        return self.host.push_env()
 
     def say(self, body: str) -> None:
         self.repo.reply(self.number, body)
+
+    def who_may(self, access: Access, what: str) -> str:
+        return who_may(access, self.cfg, self.repository, what, self.host)
+
+    def fetch_head(self) -> None:
+        self.host.fetch_head(self.checkout, self.pr)
+
+    def read_state(self) -> Conversation:
+        return self.host.read_state()
 
     def result(self) -> ReviewResult:
         """The review of the PR's head (ignored findings included: they are left out when
         published and planned)."""
         if self._result is None or self._result.head != self.pr.head:
 
-            trigger = Trigger("github", "issue_comment", "review", number=self.number,
+            trigger = Trigger(self.host.name, "comment", "review", number=self.number,
                               repository=self.repository, head_sha=self.pr.head,
                               base_sha=self.pr.base)
             self._result = pull_request.review_pull_request(self.checkout, trigger, self.args)
         return self._result
 
-    def moved_since(self, created_at: str | None) -> str | None:
-        """Why the head is not the one a comment written at `created_at` saw, or None."""
-        arrived = prmod.arrived(self.forge.api, self.pr)
-        head = self.pr.head[:12]
-        if arrived is None:
-            return (f"GitHub's activity log does not say when the head {head} arrived, so it "
-                    "cannot be told whether the command was written against it. Nothing was done.")
-        if created_at is None or arrived >= prmod.parse_time(created_at):
-            return (f"The pull request's head moved to {head} after the comment was written "
-                    f"(pushed {arrived:%Y-%m-%d %H:%M:%S} UTC). Nothing was done: check the new head "
-                    "and comment again.")
-        return None
+    def moved_since(self, trigger: Trigger) -> str | None:
+        """Why the head is not the one the trigger's comment saw, or None."""
+        return self.host.moved_since(self.pr, trigger)
 
     def apply(self, kind: Literal["apply", "fix"], asked_by: str) -> ApplyOutcome:
         """The engine at the PR head: the plan shown (`apply`) or the safe fixes (`fix`)."""
@@ -146,11 +200,11 @@ class Session:
         """After our push: wait until GitHub shows `commit` as the head, and review that."""
         for wait in (0.0, *HEAD_WAIT):
             self.sleep(wait)
-            self.pull = prmod.load(self.forge.api, self.number)
+            self.pull = self.host.load()
             if self.pull.head == commit:
                 return
         self.pull = replace(self.pull, head=commit) if self.pull else None
-        print(f"reviewbot: GitHub does not show {commit[:12]} as the head yet", file=sys.stderr)
+        print(f"reviewbot: the forge does not show {commit[:12]} as the head yet", file=sys.stderr)
 
     def publish(self) -> int:
         published = publishing.publish(self.forge, self.checkout, self.result(), self.state,
@@ -182,6 +236,10 @@ def connect(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str],
     assert trigger.number is not None
     forge = pull_request.forge(repository, trigger, token, env)
     assert isinstance(forge, github.GitHubForge)
+    host = prmod.GitHubHost(forge.api, trigger.number, push_env(token, env))
     return Session(args, env, checkout, cfg, forge,
                    GitHubRepository(forge.api.settings, api=forge.api), trigger.number,
-                   repository, token, sleep=forge.api.sleep)
+                   repository, token, host, sleep=forge.api.sleep)
+
+
+GITHUB = Side(checkout_of, connect)

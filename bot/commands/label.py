@@ -13,24 +13,27 @@ from __future__ import annotations
 import argparse
 from collections.abc import Mapping
 
-from bot.chat import pr as prmod
-from bot.chat import publishing
 from bot.chat.flow import reply_outcome
-from bot.chat.session import admitted, checkout_of, connect, log, settings, who_may
+from bot.chat.session import GITHUB, Side, admitted, log, settings
 from bot.commands import pull_request
 from bot.errors import Exit
 from bot.forges.repository import Access
 from bot.model import Trigger
 
 
-def label(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str]) -> int:
-
-    assert trigger.number is not None and trigger.head_sha and trigger.base_sha
-    checkout = checkout_of(args, env)
-    pull_request.ensure_commits(checkout, (trigger.base_sha,))
-    cfg = settings(checkout, trigger.base_sha)  # the target's settings: the PR cannot change them
-    if trigger.label != cfg.apply_label:
-        log(f"label {trigger.label!r} is not the apply label {cfg.apply_label!r}: nothing to do")
+def label(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str],
+          side: Side = GITHUB) -> int:
+    assert trigger.number is not None and trigger.head_sha
+    checkout = side.checkout(args, env)
+    if trigger.base_sha:
+        pull_request.ensure_commits(checkout, (trigger.base_sha,))
+    # The target's settings (the PR cannot change them): its base when the event names it,
+    # else the checkout, which is then the default branch (a GitLab webhook's pipeline).
+    cfg = settings(checkout, trigger.base_sha or "HEAD")
+    added = trigger.added_labels or ((trigger.label,) if trigger.label else ())
+    if cfg.apply_label not in added:
+        log(f"label {', '.join(map(repr, added))} is not the apply label {cfg.apply_label!r}: "
+            "nothing to do")
         return int(Exit.OK)
     if trigger.actor_is_bot or not trigger.actor:
         log(f"the label was added by the bot account {trigger.actor or '(unknown)'}: ignored")
@@ -38,13 +41,12 @@ def label(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str]) ->
     if not trigger.open:
         log(f"pull request #{trigger.number} is closed; the label is not acted on")
         return int(Exit.OK)
-    session = connect(args, trigger, env, checkout, cfg)
+    session = side.connect(args, trigger, env, checkout, cfg)
     number = trigger.number
 
     def refuse(access: Access) -> None:
         session.repo.remove_label(number, cfg.apply_label)
-        session.say(who_may(access, cfg, session.repository,
-                            f"have the label `{cfg.apply_label}` acted on"))
+        session.say(session.who_may(access, f"have the label `{cfg.apply_label}` acted on"))
 
     if not admitted(session, trigger.actor, refuse):
         return int(Exit.OK)
@@ -54,8 +56,8 @@ def label(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str]) ->
         session.say(f"The pull request's head moved to {session.pr.head[:12]} after the label "
                     f"was added at {trigger.head_sha[:12]}: nothing was committed. {done}")
         return int(Exit.OK)
-    prmod.fetch_head(checkout, session.pr, session.git_env)
-    session.state = publishing.read_state(session.forge.api, trigger.number)
+    session.fetch_head()
+    session.state = session.read_state()
     if session.state.shown is None:
         session.repo.remove_label(trigger.number, cfg.apply_label)
         session.say(f"Nothing to apply: the summary shows no staged plan at "
