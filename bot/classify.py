@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
+from bot import moves
 from bot.diff import ADDED, MODIFIED, UNCHANGED, WS_CHANGED, LineMap, identity_map, norm
 from bot.model import Finding, Span, Verdict, Where
 
@@ -44,6 +46,7 @@ def is_file_level(finding: Finding) -> bool:
     return finding.file_level or finding.span == FILE_START
 
 
+@lru_cache(maxsize=4096)
 def msg_exact(message: str) -> str:
     text = " ".join(message.split())
     for pattern, repl in _LINE_REFS:
@@ -51,6 +54,7 @@ def msg_exact(message: str) -> str:
     return text
 
 
+@lru_cache(maxsize=4096)
 def msg_shape(message: str) -> str:
     return _NUMBER.sub("<n>", _QUOTED.sub("<q>", msg_exact(message)))
 
@@ -98,20 +102,35 @@ class _Anchored:
         return self.finding
 
 
-def _context(side: FileSide, line: int, reach: int = 2) -> tuple[str, ...]:
+@dataclass(frozen=True)
+class _Indexed:
+    """What every finding of one file side needs, computed once for the file."""
+
+    side: FileSide
+    norms: tuple[str, ...]  # norm() of each line
+    counts: Mapping[str, int]  # how often each normalised line occurs
+
+    def norm(self, line: int) -> str:
+        return self.norms[line - 1] if 0 < line <= len(self.norms) else ""
+
+
+def _indexed(side: FileSide) -> _Indexed:
+    norms = tuple(norm(line) for line in side.lines)
+    return _Indexed(side, norms, Counter(norms))
+
+
+def _context(ix: _Indexed, line: int, reach: int = 2) -> tuple[str, ...]:
     above: list[str] = []
-    n = line - 1
+    n = min(line, len(ix.norms) + 1) - 1
     while n >= 1 and len(above) < reach:
-        text = norm(side.text(n))
-        if text:
-            above.append(text)
+        if ix.norms[n - 1]:
+            above.append(ix.norms[n - 1])
         n -= 1
     below: list[str] = []
-    n = line + 1
-    while n <= len(side.lines) and len(below) < reach:
-        text = norm(side.text(n))
-        if text:
-            below.append(text)
+    n = max(line, 0) + 1
+    while n <= len(ix.norms) and len(below) < reach:
+        if ix.norms[n - 1]:
+            below.append(ix.norms[n - 1])
         n += 1
     return (*reversed(above), "|", *below)
 
@@ -133,17 +152,25 @@ def enclosing_scope(side: FileSide, line: int) -> str | None:
     return None
 
 
-def _anchor(finding: Finding, side: FileSide, side_path: str, pair_key: str,
-            counts: Mapping[str, int]) -> _Anchored:
+def own_path_out(message: str, path: str) -> str:
+    """A message naming the finding's own file (INP001: File `pkg/a.py` is part of ...) says
+    the same thing after the file is renamed or the code moves."""
+    if not path or path not in message:
+        return message
+    return re.sub(rf"(?<![\w./-]){re.escape(path)}(?![\w/-])", "<file>", message)
+
+
+def _anchor(finding: Finding, ix: _Indexed, side_path: str, pair_key: str) -> _Anchored:
     file_level = is_file_level(finding)
-    line_hash = "" if file_level else norm(side.text(finding.line))
+    line_hash = "" if file_level else ix.norm(finding.line)
+    message = own_path_out(finding.message, finding.path)
     return _Anchored(
         finding, side_path, pair_key, line_hash,
-        () if file_level else _context(side, finding.line),
-        msg_exact(finding.message), msg_shape(finding.message),
-        len(line_hash) < 12 or counts.get(line_hash, 0) > 3,
+        () if file_level else _context(ix, finding.line),
+        msg_exact(message), msg_shape(message),
+        len(line_hash) < 12 or ix.counts.get(line_hash, 0) > 3,
         file_level=file_level,
-        scope=None if file_level else enclosing_scope(side, finding.line),
+        scope=None if file_level else enclosing_scope(ix.side, finding.line),
     )
 
 
@@ -297,39 +324,38 @@ def _fingerprints(items: Iterable[_Anchored]) -> dict[int, str]:
     return out
 
 
-def _line_counts(side: FileSide) -> dict[str, int]:
-    counts: dict[str, int] = defaultdict(int)
-    for line in side.lines:
-        counts[norm(line)] += 1
-    return counts
-
-
 def classify(inputs: Inputs) -> tuple[list[Verdict], list[Verdict], list[str]]:
     """Returns (head verdicts, fixed verdicts, notes), each sorted deterministically."""
     reverse = {base: head for head, base in inputs.pairs.items() if base is not None}
     empty = FileSide(())
-    counts_cache: dict[tuple[str, str], dict[str, int]] = {}
+    indexed: dict[tuple[str, str], _Indexed] = {}  # (side, path): one index per file
 
-    def counts(side: str, path: str, fs: FileSide) -> dict[str, int]:
-        if (side, path) not in counts_cache:
-            counts_cache[(side, path)] = _line_counts(fs)
-        return counts_cache[(side, path)]
+    def index(side: str, path: str) -> _Indexed:
+        if (side, path) not in indexed:
+            files = inputs.head_files if side == "head" else inputs.base_files
+            indexed[(side, path)] = _indexed(files.get(path, empty))
+        return indexed[(side, path)]
 
     groups: dict[tuple[str, str, str], _Group] = {}
+
+    line_maps: dict[str, LineMap] = {}
+
+    def lm_of(pair_key: str) -> LineMap:
+        if pair_key not in line_maps:
+            lm = inputs.maps.get(pair_key)
+            line_maps[pair_key] = lm if lm is not None else identity_map(
+                len(inputs.head_files.get(pair_key, empty).lines))
+        return line_maps[pair_key]
 
     def group(tool: str, rule: str, pair_key: str) -> _Group:
         key = (tool, rule, pair_key)
         if key not in groups:
-            lm = inputs.maps.get(pair_key)
-            if lm is None:
-                lm = identity_map(len(inputs.head_files.get(pair_key, empty).lines))
-            groups[key] = _Group(lm)
+            groups[key] = _Group(lm_of(pair_key))
         return groups[key]
 
     heads: list[_Anchored] = []
     for i, f in enumerate(sorted(inputs.head, key=Finding.sort_key)):
-        side = inputs.head_files.get(f.path, empty)
-        a = _anchor(f, side, f.path, f.path, counts("head", f.path, side))
+        a = _anchor(f, index("head", f.path), f.path, f.path)
         a.index = i
         g = group(f.tool, f.rule, f.path)
         a.status = ADDED if a.file_level and inputs.pairs.get(f.path, f.path) is None else (
@@ -338,11 +364,10 @@ def classify(inputs: Inputs) -> tuple[list[Verdict], list[Verdict], list[str]]:
         heads.append(a)
     bases: list[_Anchored] = []
     for i, f in enumerate(sorted(inputs.base, key=Finding.sort_key)):
-        side = inputs.base_files.get(f.path, empty)
         pair_key = reverse.get(f.path, f.path if f.path not in inputs.deleted else f"\0{f.path}")
         if pair_key in inputs.pairs and inputs.pairs[pair_key] is None:
             pair_key = f"\0{f.path}"  # the head path is a new file that only shares the name
-        a = _anchor(f, side, f.path, pair_key, counts("base", f.path, side))
+        a = _anchor(f, index("base", f.path), f.path, pair_key)
         a.index = i
         group(f.tool, f.rule, pair_key).base.append(a)
         bases.append(a)
@@ -357,7 +382,7 @@ def classify(inputs: Inputs) -> tuple[list[Verdict], list[Verdict], list[str]]:
             if name == "P3":
                 _unique_block_pass(g, matched, taken)
                 _unique_scope_pass(g, matched, taken)
-    _cross_file_pass(inputs, groups, matched, taken)
+    _moved_pass(heads, bases, lm_of, lambda side, path: index(side, path).norms, matched, taken)
 
     broken_base = {(b.f.tool, b.pair_key) for b in bases if b.f.rule in SYNTAX_RULES}
     head_fp = _fingerprints(heads)
@@ -400,24 +425,59 @@ def classify(inputs: Inputs) -> tuple[list[Verdict], list[Verdict], list[str]]:
     return verdicts, fixed, notes
 
 
-def _cross_file_pass(inputs: Inputs, groups: Mapping[tuple[str, str, str], _Group],
-                     matched: dict[int, tuple[_Anchored, str]], taken: set[int]) -> None:
-    """P7: code moved to another changed file keeps its findings (same text, same message)."""
-    by_key: dict[tuple[str, str, str, str], list[_Anchored]] = defaultdict(list)
-    for (tool, rule, _), g in sorted(groups.items()):
-        for b in g.base:
-            deleted = b.f.line not in g.lm.base_to_head and b.f.line not in g.lm.base_to_head_mod
-            if id(b) not in taken and not b.low_info and not b.file_level and deleted:
-                by_key[(tool, rule, b.line_hash, b.exact)].append(b)
-    if not by_key:
+def _moved_pass(heads: Sequence[_Anchored], bases: Sequence[_Anchored],
+                lm_of: Callable[[str], LineMap], norms: Callable[[str, str], tuple[str, ...]],
+                matched: dict[int, tuple[_Anchored, str]], taken: set[int]) -> None:
+    """P7: code moved to another changed file keeps its findings (`bot.moves` says where each
+    removed line went). A line carried verbatim pairs like P1 (a lone line only with its exact
+    message), a line edited inside the moved block like P2 (same message shape): P7m.
+
+    A block copied to several places has one origin: pairs are taken verbatim before edited,
+    exact message first, then from the move that carried the most lines verbatim, then by
+    head file and line order. The other copies are introduced, like any copy."""
+    free_b = [b for b in bases if id(b) not in taken and not b.file_level
+              and b.f.line not in lm_of(b.pair_key).base_to_head]
+    free_h = [h for h in heads if id(h) not in matched and not h.file_level
+              and h.status in (ADDED, MODIFIED)]
+    if not free_b or not free_h:
         return
-    for (tool, rule, _), g in sorted(groups.items()):
-        for h in g.head:
-            if id(h) in matched or h.status != ADDED or h.low_info or h.file_level:
+    base_path = {b.pair_key: b.side_path for b in free_b}
+    lost = []
+    for key, path in sorted(base_path.items()):
+        kept = lm_of(key).base_to_head
+        texts = norms("base", path)
+        numbers = tuple(n for n in range(1, len(texts) + 1) if n not in kept)
+        lost.append(moves.Lines(key, numbers, tuple(texts[n - 1] for n in numbers)))
+    gained = []
+    for path in sorted({h.f.path for h in free_h}):
+        lm, texts = lm_of(path), norms("head", path)
+        numbers = tuple(n for n in range(1, len(texts) + 1) if lm.head_status(n) in (ADDED, MODIFIED))
+        gained.append(moves.Lines(path, numbers, tuple(texts[n - 1] for n in numbers)))
+    by_source: dict[str, list[_Anchored]] = defaultdict(list)
+    for b in free_b:
+        by_source[b.pair_key].append(b)
+    at_line: dict[tuple[str, str, str, int], list[_Anchored]] = defaultdict(list)
+    for h in free_h:
+        at_line[(h.f.tool, h.f.rule, h.f.path, h.f.line)].append(h)
+    candidates: list[tuple[tuple[object, ...], _Anchored, _Anchored, str]] = []
+    for move in moves.moves(lost, gained):
+        for b in by_source[move.source]:
+            if b.f.line in move.verbatim:
+                line, run = move.verbatim[b.f.line]
+                kind, name = 0, "P7"
+            elif b.f.line in move.edited:
+                line, run, kind, name = move.edited[b.f.line], 0, 1, "P7m"
+            else:
                 continue
-            candidates = by_key.get((tool, rule, h.line_hash, h.exact))
-            if candidates:
-                best = next((c for c in candidates if c.ctx == h.ctx), candidates[0])
-                candidates.remove(best)
-                matched[id(h)] = (best, "P7")
-                taken.add(id(best))
+            for h in at_line.get((b.f.tool, b.f.rule, move.target, line), ()):
+                if kind == 0 and run < 2 and (b.low_info or b.exact != h.exact):
+                    continue
+                if kind == 1 and b.shape != h.shape:
+                    continue
+                rank = (kind, b.exact != h.exact, -move.carried, b.f.column != h.f.column,
+                        h.index, b.index)
+                candidates.append((rank, h, b, name))
+    for _, h, b, name in sorted(candidates, key=lambda c: c[0]):
+        if id(h) not in matched and id(b) not in taken:
+            matched[id(h)] = (b, name)
+            taken.add(id(b))

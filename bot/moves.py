@@ -1,0 +1,159 @@
+"""Where the lines one file lost went in another file of the same change (pure functions).
+
+Code moved between two changed files shows in each file's own line map only as lines removed
+at the source and lines added (or modified) at the destination. Aligning one file's removed
+lines with another's added lines, the way `bot.diff` pairs the two sides of a hunk, gives a
+line map for the move: lines carried verbatim (up to whitespace and suppression comments), and
+lines edited inside the moved block, paired by position between verbatim ones or by similarity
+at its edges.
+"""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from bot.diff import _similar_pairs
+
+# A normalised line this long says something on its own (the classifier's low_info bound):
+# only such lines start a verbatim run, so blank lines and `pass` never make a move by themselves.
+INFORMATIVE = 12
+# Alignment is monotone; each further round finds blocks that moved in another order.
+ROUNDS = 8
+SIMILAR = 0.6  # as bot.diff pairs modified lines
+
+
+@dataclass(frozen=True)
+class Lines:
+    """The lines a file pair lost (base side) or gained (head side), in file order."""
+
+    key: str  # the file pair's key: its head path (a deleted file has its own key)
+    numbers: tuple[int, ...]  # line numbers in the file
+    norms: tuple[str, ...]  # `bot.diff.norm` of each
+
+
+@dataclass(frozen=True)
+class Move:
+    """Lines of the file pair `source` found among the added lines of `target`."""
+
+    source: str
+    target: str
+    verbatim: Mapping[int, tuple[int, int]]  # base line -> (head line, length of its run)
+    edited: Mapping[int, int]  # base line -> head line, edited inside the moved block
+    carried: int  # how many lines arrived verbatim: the move's weight
+
+
+def _informative(text: str) -> bool:
+    return len(text) >= INFORMATIVE
+
+
+def _verbatim(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int]]:
+    """Index pairs of equal lines, in rounds: each round aligns what earlier rounds left."""
+    free_a, free_b = list(range(len(a))), list(range(len(b)))
+    found: list[tuple[int, int]] = []
+    for _ in range(ROUNDS):
+        matcher = difflib.SequenceMatcher(
+            lambda text: not _informative(text), [a[i] for i in free_a], [b[j] for j in free_b],
+            autojunk=False)
+        new = [pair for x, y, n in matcher.get_matching_blocks()
+               if any(_informative(a[free_a[x + k]]) for k in range(n))
+               for pair in ((free_a[x + k], free_b[y + k]) for k in range(n))]
+        if not new:
+            break
+        found += new
+        used_a, used_b = {i for i, _ in new}, {j for _, j in new}
+        free_a = [i for i in free_a if i not in used_a]
+        free_b = [j for j in free_b if j not in used_b]
+    return sorted(found)
+
+
+def _runs(lost: Lines, gained: Lines, pairs: Sequence[tuple[int, int]]) -> list[list[tuple[int, int]]]:
+    """Pairs grouped into runs of lines consecutive in both files."""
+    runs: list[list[tuple[int, int]]] = []
+    for i, j in pairs:
+        if runs:
+            pi, pj = runs[-1][-1]
+            if (i == pi + 1 and j == pj + 1 and lost.numbers[i] == lost.numbers[pi] + 1
+                    and gained.numbers[j] == gained.numbers[pj] + 1):
+                runs[-1].append((i, j))
+                continue
+        runs.append([(i, j)])
+    return runs
+
+
+def _contiguous(numbers: Sequence[int], first: int, last: int) -> bool:
+    return numbers[last] - numbers[first] == last - first
+
+
+def _edited(lost: Lines, gained: Lines, runs: Sequence[Sequence[tuple[int, int]]]
+            ) -> dict[int, int]:
+    """Index pairs of lines edited inside a moved block: between two runs that follow each
+    other in both files (by position when the gaps are the same size, else by similarity),
+    and just outside a run while the lines stay similar."""
+    used_a = {i for run in runs for i, _ in run}
+    used_b = {j for run in runs for _, j in run}
+    out: dict[int, int] = {}
+    for before, after in itertools.pairwise(runs):
+        (i1, j1), (i2, j2) = before[-1], after[0]
+        if j2 <= j1 + 1 or i2 <= i1 + 1:
+            continue
+        if not (_contiguous(lost.numbers, i1, i2) and _contiguous(gained.numbers, j1, j2)):
+            continue
+        if i2 - i1 == j2 - j1:
+            pairs = [(i1 + k, j1 + k) for k in range(1, i2 - i1)]
+        else:
+            pairs = _similar_pairs(lost.norms, gained.norms, i1 + 1, i2, j1 + 1, j2)
+        for i, j in pairs:
+            out[i] = j
+    used_a |= set(out)
+    used_b |= set(out.values())
+    for run in runs:
+        for (i, j), step in ((run[0], -1), (run[-1], 1)):
+            while True:
+                i, j = i + step, j + step
+                if not (0 <= i < len(lost.norms) and 0 <= j < len(gained.norms)):
+                    break
+                if i in used_a or j in used_b or not (
+                        _contiguous(lost.numbers, min(i, i - step), max(i, i - step))
+                        and _contiguous(gained.numbers, min(j, j - step), max(j, j - step))):
+                    break
+                ratio = difflib.SequenceMatcher(None, lost.norms[i], gained.norms[j],
+                                                autojunk=False).ratio()
+                if ratio < SIMILAR:
+                    break
+                out[i] = j
+                used_a.add(i)
+                used_b.add(j)
+    return out
+
+
+def align(lost: Lines, gained: Lines) -> Move | None:
+    """The move from `lost` into `gained`, if any informative line arrived verbatim."""
+    runs = _runs(lost, gained, _verbatim(lost.norms, gained.norms))
+    if not runs:
+        return None
+    verbatim = {lost.numbers[i]: (gained.numbers[j], len(run)) for run in runs for i, j in run}
+    edited = {lost.numbers[i]: gained.numbers[j] for i, j in _edited(lost, gained, runs).items()}
+    return Move(lost.key, gained.key, verbatim, edited, len(verbatim))
+
+
+def moves(lost: Sequence[Lines], gained: Sequence[Lines]) -> list[Move]:
+    """Every move from a file pair that lost lines into another that gained them, in key
+    order. Only pairs sharing an informative line are aligned."""
+    where: dict[str, set[str]] = defaultdict(set)
+    by_key = {g.key: g for g in gained}
+    for g in gained:
+        for text in g.norms:
+            if _informative(text):
+                where[text].add(g.key)
+    out: list[Move] = []
+    for source in sorted(lost, key=lambda s: s.key):
+        targets = {key for text in source.norms if _informative(text) for key in where.get(text, ())}
+        for key in sorted(targets - {source.key}):
+            move = align(source, by_key[key])
+            if move is not None:
+                out.append(move)
+    return out
