@@ -1,6 +1,12 @@
 """GitLab CI: the pipeline's predefined variables as a `Trigger`, the token it publishes with,
 and the job's own outputs (the job log; GitLab CI has no annotations or job summary).
 
+GitLab has no comment trigger for CI: a project webhook (Comments, Merge request events)
+pointed at the pipeline trigger URL of the default branch starts a pipeline with
+CI_PIPELINE_SOURCE=trigger, whose TRIGGER_PAYLOAD is a file variable: it holds the path of a
+file with the webhook's JSON. Who acted is the payload's `user`, never GITLAB_USER_* (those
+name the trigger token's owner).
+
 Pure parsing with messages that say what to change. The SHAs here are what the pipeline
 says; the forge takes base, start and head from the merge request's latest diff version,
 since in a merged-result pipeline CI_COMMIT_SHA is a merge commit, not the MR head.
@@ -8,8 +14,11 @@ since in a merged-result pipeline CI_COMMIT_SHA is a merge commit, not the MR he
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Collection, Mapping, Sequence
+from pathlib import Path
+from typing import Any
 
 from bot.errors import BotError, Exit
 from bot.forges.base import Annotation
@@ -20,6 +29,9 @@ TOKEN_HINT = ("create a project (or group) access token with the `api` scope and
               "role or higher, and store it as the CI/CD variable REVIEWBOT_GITLAB_TOKEN "
               "(masked; not protected, or merge request pipelines cannot read it)")
 REVIEW_SOURCE = "merge_request_event"
+HOOK_SOURCE = "trigger"
+HOOK_HINT = ("point a project webhook (Comments; Merge request events) at the pipeline trigger "
+             "URL of the default branch (docs/gitlab.md)")
 
 
 def active(env: Mapping[str, str]) -> bool:
@@ -40,6 +52,8 @@ def from_env(env: Mapping[str, str]) -> Trigger:
             head_ref=env.get("CI_MERGE_REQUEST_SOURCE_BRANCH_NAME") or None,
             head_repository=env.get("CI_MERGE_REQUEST_SOURCE_PROJECT_PATH") or project,
             actor=env.get("GITLAB_USER_LOGIN") or None)
+    if source == HOOK_SOURCE:
+        return from_payload(env)
     if source == "schedule":
         return Trigger("gitlab", source, "sweep", repository=project,
                        target_ref=env.get("CI_COMMIT_BRANCH") or None,
@@ -47,6 +61,136 @@ def from_env(env: Mapping[str, str]) -> Trigger:
     reason = (f"CI_PIPELINE_SOURCE={source}: only merge request pipelines are reviewed"
               if source else "CI_PIPELINE_SOURCE is not set")
     return Trigger("gitlab", source or "unknown", "ignored", repository=project, reason=reason)
+
+
+def from_payload(env: Mapping[str, str]) -> Trigger:
+    """The webhook that triggered this pipeline, from the file TRIGGER_PAYLOAD names."""
+    path = env.get("TRIGGER_PAYLOAD")
+    if not path:
+        return Trigger("gitlab", HOOK_SOURCE, "ignored", repository=env.get("CI_PROJECT_PATH"),
+                       reason="a trigger pipeline without TRIGGER_PAYLOAD (not started by a "
+                              "webhook): " + HOOK_HINT)
+    try:
+        payload = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise BotError(f"cannot read TRIGGER_PAYLOAD {path}: {exc.strerror}", Exit.USAGE) from exc
+    except ValueError as exc:
+        raise BotError(f"TRIGGER_PAYLOAD {path} is not JSON: {exc}", Exit.USAGE) from exc
+    return parse_hook(payload)
+
+
+def parse_hook(payload: Any) -> Trigger:
+    """A webhook body as a Trigger: a new note on a merge request is a `comment`, a merge
+    request update that adds labels a `label`; anything else is `ignored`."""
+    if not isinstance(payload, dict):
+        raise BotError("malformed webhook payload: not an object", Exit.USAGE)
+    kind = payload.get("object_kind")
+    project = payload.get("project")
+    path = project.get("path_with_namespace") if isinstance(project, dict) else None
+    repository = path if isinstance(path, str) else None
+    if kind == "note":
+        return _note(payload, repository)
+    if kind == "merge_request":
+        return _merge_request(payload, repository)
+    return Trigger("gitlab", HOOK_SOURCE, "ignored", repository=repository,
+                   reason=f"a {kind or 'unknown'} webhook needs nothing from `reviewbot ci`")
+
+
+def _note(payload: dict[str, Any], repository: str | None) -> Trigger:
+    note = _obj(payload, "object_attributes", "note")
+    action = str(note.get("action") or "create")  # `action` is sent since GitLab 16.11
+    if note.get("noteable_type") != "MergeRequest":
+        return _ignored("note", repository, f"a comment on a {note.get('noteable_type')}, not "
+                                            "on a merge request", action)
+    if action != "create" or note.get("system"):
+        return _ignored("note", repository, f"a comment `{action}`: only new comments count",
+                        action)
+    mr = _obj(payload, "merge_request", "note")
+    user = _obj(payload, "user", "note")
+    return Trigger(
+        "gitlab", "note", "comment", action=action, repository=repository,
+        number=_int(mr, "iid", "merge_request.", "note"),
+        head_sha=_last_commit(mr, "merge_request.", "note"),
+        target_ref=_str(mr, "target_branch"), head_ref=_str(mr, "source_branch"),
+        head_repository=_source(mr, repository), open=mr.get("state") == "opened",
+        draft=bool(mr.get("draft") or mr.get("work_in_progress")),
+        actor=_str(user, "username"), actor_id=_int(user, "id", "user.", "note"),
+        comment_id=_int(note, "id", "object_attributes.", "note"),
+        comment_body=str(note.get("note") or ""),
+        comment_created_at=_str(note, "created_at"))
+
+
+def _merge_request(payload: dict[str, Any], repository: str | None) -> Trigger:
+    mr = _obj(payload, "object_attributes", "merge_request")
+    action = str(mr.get("action") or "")
+    changes = payload.get("changes") if isinstance(payload.get("changes"), dict) else {}
+    labels = changes.get("labels") if isinstance(changes, dict) else None
+    before = _titles(labels.get("previous")) if isinstance(labels, dict) else ()
+    after = _titles(labels.get("current")) if isinstance(labels, dict) else ()
+    added = tuple(t for t in after if t not in before)
+    if action != "update" or not added:
+        return _ignored("merge_request", repository,
+                        f"a merge request `{action or 'event'}` that adds no label", action)
+    user = _obj(payload, "user", "merge_request")
+    return Trigger(
+        "gitlab", "merge_request", "label", action=action, repository=repository,
+        number=_int(mr, "iid", "object_attributes.", "merge_request"),
+        head_sha=_last_commit(mr, "object_attributes.", "merge_request"),
+        target_ref=_str(mr, "target_branch"), head_ref=_str(mr, "source_branch"),
+        head_repository=_source(mr, repository), open=mr.get("state") == "opened",
+        draft=bool(mr.get("draft")), actor=_str(user, "username"),
+        actor_id=_int(user, "id", "user.", "merge_request"),
+        label=added[0], added_labels=added)
+
+
+def _ignored(event: str, repository: str | None, reason: str, action: str = "") -> Trigger:
+    return Trigger("gitlab", event, "ignored", action=action, repository=repository,
+                   reason=reason)
+
+
+def _obj(obj: dict[str, Any], key: str, event: str) -> dict[str, Any]:
+    value = obj.get(key)
+    if not isinstance(value, dict):
+        raise BotError(f"malformed {event} webhook: `{key}` is missing or not an object",
+                       Exit.USAGE)
+    return value
+
+
+def _int(obj: dict[str, Any], key: str, prefix: str, event: str) -> int:
+    value = obj.get(key)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise BotError(f"malformed {event} webhook: `{prefix}{key}` is missing or not a number",
+                       Exit.USAGE)
+    return value
+
+
+def _str(obj: dict[str, Any], key: str) -> str | None:
+    value = obj.get(key)
+    return value if isinstance(value, str) and value else None
+
+
+def _last_commit(mr: dict[str, Any], prefix: str, event: str) -> str:
+    """The head the event saw (`last_commit.id`): what a command was written against."""
+    commit = mr.get("last_commit")
+    sha = commit.get("id") if isinstance(commit, dict) else None
+    if not isinstance(sha, str) or not SHA.fullmatch(sha):
+        raise BotError(f"malformed {event} webhook: `{prefix}last_commit.id` is not a commit sha",
+                       Exit.USAGE)
+    return sha
+
+
+def _source(mr: dict[str, Any], repository: str | None) -> str | None:
+    """The source project's path: the target's unless the ids differ (a fork)."""
+    if mr.get("source_project_id") == mr.get("target_project_id"):
+        return repository
+    source = mr.get("source")
+    path = source.get("path_with_namespace") if isinstance(source, dict) else None
+    return path if isinstance(path, str) else None
+
+
+def _titles(labels: Any) -> tuple[str, ...]:
+    return tuple(str(x["title"]) for x in labels or ()
+                 if isinstance(x, dict) and isinstance(x.get("title"), str))
 
 
 def token(env: Mapping[str, str]) -> str:
@@ -74,7 +218,10 @@ def api(env: Mapping[str, str]) -> tuple[str, str]:
 
 def unhandled(trigger: Trigger, handled: Collection[TriggerKind]) -> str:
     what = trigger.reason or f"CI_PIPELINE_SOURCE={trigger.event} is not handled on GitLab yet"
-    return f"nothing to do: {what}; handled: {REVIEW_SOURCE}"
+    kinds = {"review": REVIEW_SOURCE, "comment": "trigger (a note hook on a merge request)",
+             "label": "trigger (a merge request hook adding the apply label)",
+             "sweep": "schedule"}
+    return f"nothing to do: {what}; handled: {'; '.join(kinds[k] for k in handled if k in kinds)}"
 
 
 def _need(env: Mapping[str, str], name: str) -> str:
