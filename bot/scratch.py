@@ -4,16 +4,23 @@ A run cleans up after itself, SIGTERM included (`bot.cli`); SIGKILL cannot be ca
 scratch folder records its owner (pid, the process's start time so a reused pid is not taken
 for it, and the repository its worktrees belong to), and every run first removes the folders,
 and the worktrees registered under them, whose owner is gone.
+
+A repository's base checkout has a place of its own that every run reuses (`claim`): tools key
+their own caches on file paths, so a base at a new path each run would miss them. The place
+is locked while a run uses it; what a killed run left there is removed by the next run that
+claims it (the kernel drops a dead process's lock).
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from bot import git
 
@@ -104,3 +111,40 @@ def prune(repo: Path) -> None:
                 git.worktree_remove(each, worktree)
     for folder in stale:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@dataclass
+class Place:
+    """A repository's own place for its base checkout (`path`, absent until made), held by
+    this run until `release`."""
+
+    path: Path
+    lock: IO[str]
+
+    def release(self) -> None:
+        self.lock.close()  # closing the file drops the lock
+
+
+def claim(repo: Path, home: Path) -> Place | None:
+    """The place `home/base` for `repo`'s base checkout, emptied and locked for this run; None
+    when another run holds it or `home` cannot be written (the caller then uses a new path)."""
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+        lock = (home / "lock").open("a")
+    except OSError:
+        return None
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        lock.close()
+        return None
+    place = Place(home.resolve() / "base", lock)
+    vacate(repo, place.path)
+    return place
+
+
+def vacate(repo: Path, path: Path) -> None:
+    """No checkout at `path`: its worktree registration in `repo` and its files removed."""
+    if path in git.worktrees(repo) or path.exists():
+        git.worktree_remove(repo, path)
+    shutil.rmtree(path, ignore_errors=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import shutil
 import threading
 from collections.abc import Iterator, Sequence
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot import deps, git, linked, scratch, trees
-from bot.cache import file_blob
+from bot.cache import default_dir, file_blob
 from bot.classify import FileSide
 from bot.diff import UNCHANGED, FilePatch, LineMap, hunk_lines, line_map, parse_patch
 from bot.errors import BotError
@@ -191,6 +192,14 @@ def load_files(repo: Path, rev: str, paths: Sequence[str]) -> dict[str, FileSide
 
 # --- checkouts -------------------------------------------------------------------------------
 
+def base_home(repo: Path) -> Path:
+    """Where `repo`'s base checkout is made, the same folder every run: golangci-lint keys its
+    package cache, and the go command its build ids, on the files' absolute paths, so a base
+    at a new path each run misses both (seconds per package)."""
+    digest = hashlib.sha256(str(repo.resolve()).encode("utf-8", "surrogateescape")).hexdigest()
+    return default_dir() / "bases" / digest[:16]
+
+
 def _head_is_checkout(rev: Revisions) -> bool:
     current = git.rev_parse(rev.repo, "HEAD")
     return current == rev.head and not git.status_porcelain(rev.repo).strip()
@@ -216,7 +225,9 @@ class Checkouts:
         self.scratch = scratch.make(rev.repo)
         self.made: list[Path] = []
         self.lock = threading.Lock()
-        self.base_root = self.scratch / "base"
+        # The repository's own place when no other run holds it, else a new one.
+        self.place = scratch.claim(rev.repo, base_home(rev.repo))
+        self.base_root = self.place.path if self.place else self.scratch / "base"
         # Set by the caller when no tool to be run on the base writes into its files: the
         # base may then share the head's files through hard links (bot.linked).
         self.read_only = False
@@ -285,6 +296,9 @@ class Checkouts:
         for where in self.made:
             git.worktree_remove(self.rev.repo, where)
         shutil.rmtree(self.scratch, ignore_errors=True)
+        if self.place is not None:
+            scratch.vacate(self.rev.repo, self.place.path)
+            self.place.release()
 
 
 @contextlib.contextmanager

@@ -264,3 +264,56 @@ def test_a_changed_file_over_the_size_limit_is_not_checked_and_says_so(repo: Git
                                 "renamed.py: over the 10 MB size limit")
     assert "big.py: not analysed (over the 10 MB size limit)" in result.notes
     assert [(v.finding.path, v.scope) for v in result.findings] == [("a.py", "introduced")]
+
+
+def _feature(repo: GitRepo) -> workspace.Revisions:
+    repo.commit({"a.py": "x = 1\n"})
+    repo.branch("feat")
+    repo.commit({"a.py": "x = 2\n"})
+    return workspace.resolve(repo.path, "main", "HEAD")
+
+
+def test_the_base_checkout_has_one_place_per_repository_reused_by_every_run(
+        repo: GitRepo, tmp_path: Path) -> None:
+    """Tools key their own caches on absolute paths: the base is at the same path each run,
+    and that path is empty and unregistered between runs."""
+    rev = _feature(repo)
+    other = GitRepo(tmp_path / "other")
+    other_rev = _feature(other)
+    seen = []
+    for _ in range(2):
+        with workspace.checkouts(rev, []) as trees:
+            assert (trees.base() / "a.py").read_text() == "x = 1\n"
+            seen.append(trees.base_root)
+        assert repo.git("worktree", "list").count("\n") == 0
+        assert not seen[-1].exists()
+    assert seen[0] == seen[1] == workspace.base_home(repo.path).resolve() / "base"
+    with workspace.checkouts(other_rev, []) as trees:
+        assert trees.base() != seen[0]
+
+
+def test_a_concurrent_run_of_the_same_repository_gets_a_place_of_its_own(repo: GitRepo) -> None:
+    rev = _feature(repo)
+    with workspace.checkouts(rev, []) as first, workspace.checkouts(rev, []) as second:
+        assert first.base() == workspace.base_home(repo.path).resolve() / "base"
+        assert second.base().parent == second.scratch
+        assert (first.base() / "a.py").read_text() == (second.base() / "a.py").read_text()
+        scratch = second.scratch
+    assert repo.git("worktree", "list").count("\n") == 0
+    assert not scratch.exists()
+    with workspace.checkouts(rev, []) as again:  # the lock went with the first run
+        assert again.base() == first.base_root
+
+
+def test_what_a_killed_run_left_at_the_place_is_removed(repo: GitRepo) -> None:
+    """SIGKILL leaves the base registered and on disk: the next run that claims the place
+    removes both before making its own."""
+    rev = _feature(repo)
+    place = workspace.base_home(repo.path).resolve() / "base"
+    place.parent.mkdir(parents=True, exist_ok=True)
+    git.worktree_add(repo.path, place, "feat")
+    (place / "stray.txt").write_text("left by a killed run\n")
+    with workspace.checkouts(rev, []) as trees:
+        assert trees.base() == place
+        assert (place / "a.py").read_text() == "x = 1\n" and not (place / "stray.txt").exists()
+    assert repo.git("worktree", "list").count("\n") == 0 and not place.exists()

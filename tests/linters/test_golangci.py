@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from pathlib import Path
 
 import pytest
 
-from bot import proc
+from bot import proc, workspace
 from bot.analyzer import Target
 from bot.linters import golangci
 from bot.linters.base import Unit
+from bot.linters.runner import LinterAnalyzer
 from bot.model import Severity, Span
+from bot.pipeline import ReviewOptions, run_review
 from bot.trees import DiskView
+from tests.conftest import GitRepo
 from tests.linters.conftest import lint, write
 
 CONFIG = """
@@ -186,3 +191,49 @@ def test_never_writes_a_nested_modules_go_mod(tmp_path: Path, monkeypatch: pytes
     assert not (tmp_path / "docs" / "go.sum").exists()
     # The module needs a go.mod update the run may not make: the tool says so, never "clean".
     assert outcome.status == "failed" or outcome.findings, outcome
+
+
+def _cache_entries(*folders: Path) -> set[str]:
+    """The entries of the go build cache and golangci-lint's, but the go command's module
+    index: that one is keyed on the files' modification times (a new checkout has new ones)
+    and skips folders with files younger than a few seconds, so it says nothing of paths."""
+    entries = {p for folder in folders for p in folder.rglob("*") if p.is_file()}
+    index = {p for p in entries if p.name.endswith("-d") and p.read_bytes()[:8] == b"go index"}
+    for action in [p for p in entries if p.name.endswith("-a")]:
+        words = action.read_text(errors="replace").split()  # "v1 <action> <output> <size> <time>"
+        if len(words) > 2 and action.parent.parent / words[2][:2] / f"{words[2]}-d" in index:
+            index.add(action)
+    return {p.as_posix() for p in entries - index}
+
+
+def test_a_second_review_of_a_go_change_hits_the_go_caches_at_the_base(
+        repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The go command keys its build cache on the package directory's absolute path: the base
+    checkout, at the same place every run, is served from the caches by the second review (no
+    findings cache, so both revisions are linted again) and writes no new entry. At a new path
+    each run, it writes entries of its own."""
+    repo.commit({"go.mod": "module example.com/m\n\ngo 1.22\n", ".golangci.yml": CONFIG,
+                 "main.go": MAIN, "text/text.go": TEXT})
+    repo.branch("feat")
+    repo.commit({"main.go": MAIN.replace('"x"', '"y"')})
+    # A private build cache, seeded with hard links to the user's (no standard library to
+    # build): new entries are new files, so only this test's runs show in it.
+    user = Path(proc.run(["go", "env", "GOCACHE"], timeout=60).out.strip())
+    build_cache, tool_cache = tmp_path / "go-build", tmp_path / "golangci-cache"
+    shutil.copytree(user, build_cache, copy_function=os.link)
+    monkeypatch.setenv("GOCACHE", str(build_cache))
+    monkeypatch.setenv("GOLANGCI_LINT_CACHE", str(tool_cache))
+
+    def review() -> set[str]:
+        result = run_review(ReviewOptions(repo=repo.path, base="main", cache_dir=None,
+                                          analyzers={"golangci-lint": LinterAnalyzer(golangci.SPEC)}))
+        assert [t.status for t in result.tools] == ["ok"], result.tools
+        assert {v.finding.rule for v in result.findings} >= {"errcheck"}
+        return _cache_entries(build_cache, tool_cache)
+
+    first = review()
+    assert review() == first
+    # The observation can fail: a base at a new path writes entries of its own.
+    moved = iter(tmp_path / f"elsewhere-{i}" for i in range(2))
+    monkeypatch.setattr(workspace, "base_home", lambda _repo: next(moved))
+    assert review() - first
