@@ -89,6 +89,123 @@ def test_s4_function_moved_to_another_changed_file(repo: GitRepo) -> None:
     assert v.base is not None and v.base.path == "a.py"
 
 
+# --- code moved between changed files, every shape ---------------------------------------------
+
+MOVED = "def moved(payload):\n    leftover_value = compute(payload)\n    if payload == None:\n" \
+    "        return 0\n    return payload\n"
+OTHER = "def helper(items):\n    total_count = len(items)\n    return undefined_total\n"
+HEAD = "compute = int\n\n\n"
+STAY = "def stay():\n    return 2\n"
+
+
+def moved_rows(result: ReviewResult) -> list[tuple[str, str, int, str, str | None]]:
+    return [r for r in table(result) if r[0] in ("F841", "E711", "F821")]
+
+
+def test_move_edited_on_the_way_between_modified_files(repo: GitRepo) -> None:
+    """The flagged line edited in the moved block: its finding changed; the untouched one stays;
+    a line added inside the block brings a new finding."""
+    start(repo, {"a.py": HEAD + MOVED + "\n\n" + STAY, "b.py": HEAD + STAY.replace("stay", "other")})
+    edited = MOVED.replace("leftover_value", "renamed_value").replace(
+        "    return payload", "    fresh_value = compute(1)\n    return payload")
+    repo.commit({"a.py": HEAD + STAY, "b.py": HEAD + STAY.replace("stay", "other") + "\n\n" + edited})
+    result = review(repo)
+    assert moved_rows(result) == [
+        ("E711", "b.py", 10, "preexisting", None),
+        ("F841", "b.py", 9, "changed", None),
+        ("F841", "b.py", 12, "introduced", "diff"),
+    ]
+    (changed,) = [v for v in result.findings if v.scope == "changed"]
+    assert changed.reasons == ("message-args",) and changed.base is not None
+    assert changed.base.path == "a.py" and changed.matched_by == "P7m"
+
+
+def test_move_out_of_a_deleted_file_into_a_modified_one(repo: GitRepo) -> None:
+    start(repo, {"a.py": HEAD + MOVED + "\n\n" + OTHER, "b.py": HEAD + STAY + filler(30)})
+    repo.commit({"a.py": None, "b.py": HEAD + STAY + filler(30) + "\n\n" + MOVED})
+    assert moved_rows(review(repo)) == [
+        ("E711", "b.py", 40, "preexisting", None),
+        ("F821", "a.py", 13, "fixed", None),
+        ("F841", "a.py", 12, "fixed", None),
+        ("F841", "b.py", 39, "preexisting", None),
+    ]
+
+
+def test_move_into_a_new_file_edited_on_the_way(repo: GitRepo) -> None:
+    start(repo, {"a.py": HEAD + MOVED + "\n\n" + STAY + filler(30)})
+    repo.commit({"a.py": HEAD + STAY + filler(30),
+                 "new.py": HEAD + MOVED.replace("leftover_value", "renamed_value")})
+    assert moved_rows(review(repo)) == [
+        ("E711", "new.py", 6, "preexisting", None),
+        ("F841", "new.py", 5, "changed", None),
+    ]
+
+
+def test_moves_of_two_blocks_to_two_files_in_swapped_order(repo: GitRepo) -> None:
+    start(repo, {"a.py": HEAD + MOVED + "\n\n" + OTHER + "\n\n" + STAY + filler(30),
+                 "b.py": HEAD + "def other():\n    return 3\n"})
+    repo.commit({
+        "a.py": HEAD + STAY + filler(30),
+        "b.py": HEAD + OTHER + "\n\ndef other():\n    return 3\n\n\n" + MOVED,
+        "c.py": HEAD + OTHER.replace("helper", "helper_copy"),
+    })
+    rows = moved_rows(review(repo))
+    # OTHER went to b.py whole; the copy in c.py is new.
+    assert rows == [
+        ("E711", "b.py", 15, "preexisting", None),
+        ("F821", "b.py", 6, "preexisting", None),
+        ("F821", "c.py", 6, "introduced", "diff"),
+        ("F841", "b.py", 5, "preexisting", None),
+        ("F841", "b.py", 14, "preexisting", None),
+        ("F841", "c.py", 5, "introduced", "diff"),
+    ]
+
+
+def test_move_duplicated_into_two_files_has_one_origin(repo: GitRepo) -> None:
+    """Both copies carry the block whole: the first path is the move, the other a new copy."""
+    start(repo, {"a.py": HEAD + MOVED + "\n\n" + STAY + filler(30)})
+    repo.commit({"a.py": HEAD + STAY + filler(30), "y.py": HEAD + MOVED, "x.py": HEAD + MOVED})
+    first, second = review(repo), review(repo)
+    assert moved_rows(first) == [
+        ("E711", "x.py", 6, "preexisting", None),
+        ("E711", "y.py", 6, "introduced", "diff"),
+        ("F841", "x.py", 5, "preexisting", None),
+        ("F841", "y.py", 5, "introduced", "diff"),
+    ]
+    assert first.findings == second.findings
+
+
+def test_move_out_of_a_renamed_file(repo: GitRepo) -> None:
+    start(repo, {"old.py": HEAD + MOVED + "\n\n" + STAY + filler(30), "b.py": HEAD + STAY})
+    repo.mv("old.py", "new.py")
+    repo.commit({"new.py": HEAD + STAY + filler(30), "b.py": HEAD + STAY + "\n\n" + MOVED})
+    result = review(repo)
+    assert moved_rows(result) == [
+        ("E711", "b.py", 10, "preexisting", None),
+        ("F841", "b.py", 9, "preexisting", None),
+    ]
+    assert {v.base.path for v in result.findings if v.base is not None and v.finding.path == "b.py"} \
+        == {"old.py"}
+
+
+def test_eslint_function_moved_between_files_edited_on_the_way(repo: GitRepo) -> None:
+    require_tool("eslint")
+    config = ('export default [{ files: ["**/*.js"], '
+              'rules: { "no-unused-vars": "error", eqeqeq: "error" } }];\n')
+    moved = ("export function moved(a, b) {\n  const leftover = a + 1;\n  if (a == b) {\n"
+             "    return 0;\n  }\n  return b;\n}\n")
+    stay = "export function stay() {\n  return 2;\n}\n"
+    start(repo, {"eslint.config.mjs": config, "a.js": moved + "\n" + stay,
+                 "b.js": "export const other = 1;\n"}, "")
+    repo.commit({"a.js": stay,
+                 "b.js": "export const other = 1;\n\n" + moved.replace("leftover", "renamed")})
+    result = review(repo)
+    assert table(result) == [
+        ("eqeqeq", "b.js", 5, "preexisting", None),
+        ("no-unused-vars", "b.js", 4, "changed", None),
+    ]
+
+
 def test_s5_file_renamed_identical(repo: GitRepo) -> None:
     start(repo, {"old.py": "compute = int\n\n\n" + UNUSED})
     repo.mv("old.py", "new.py")
