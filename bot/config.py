@@ -5,6 +5,12 @@
     timeout: 300               # seconds per tool invocation
     tools:                     # per tool: enabled (default true)
       eslint: {enabled: false}
+      my-lint:                 # a linter of the repository's own: a name and a command
+        command: [my-lint, --sarif, "{files}"]
+        files: ["*.foo"]       # .gitignore-style patterns of the files it checks
+        format: sarif          # sarif | rdjson | rdjsonl | checkstyle | regex (with pattern:)
+        scope: file            # file (run on the changed files) | repo (run once, no {files})
+        fix: display           # the fixes it offers: safe | unsafe | display (shown only)
     rules:                     # structural rules run as the tool "ast-grep" (bot.structural.rules)
       - id: no-print           # inline, in ast-grep's rule shape, plus message/severity/url
         language: python
@@ -39,19 +45,38 @@ from typing import Any, cast
 
 from bot import git
 from bot.errors import BotError
-from bot.model import GatePolicy, ToolErrors
+from bot.linters.formats import FORMATS
+from bot.linters.formats.regex import problem as regex_problem
+from bot.model import Applicability, GatePolicy, ToolErrors
 
 FAIL_LEVELS = ("none", "info", "warning", "error")
 TOOL_ERRORS: tuple[ToolErrors, ...] = ("fail", "warn")
 FILE_NAMES = (".reviewbot.yml", ".reviewbot.yaml")
 KEYS = ("fail-level", "tool-errors", "timeout", "tools", "rules", "commands", "apply", "sweep")
 TOOL_KEYS = ("enabled",)
+DECLARED_KEYS = ("enabled", "command", "files", "format", "pattern", "scope", "fix")
+SCOPES = ("file", "repo")
+FIXES = ("safe", "unsafe", "display")
+FILES_PLACEHOLDER = "{files}"
 SWEEP_KEYS = ("label",)
 LABEL_LIMIT = 50  # characters in a GitHub label name
 COMMAND_KEYS = ("prefix", "permission")
 APPLY_KEYS = ("label", "author")
 PERMISSIONS = ("write", "maintain")  # the least repository permission that may command the bot
 DEFAULT_AUTHOR = "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>"
+
+
+@dataclass(frozen=True)
+class Declared:
+    """A linter the repository declares in `tools:` (see `bot.linters.declared`)."""
+
+    name: str
+    command: tuple[str, ...]
+    files: tuple[str, ...]
+    format: str
+    scope: str = "file"
+    fix: Applicability = "display"
+    pattern: str = ""
 
 
 @dataclass(frozen=True)
@@ -67,6 +92,7 @@ class Config:
     apply_label: str = "reviewbot:apply"  # apply: {label}
     apply_author: str = DEFAULT_AUTHOR  # apply: {author}: "Name <email>" of the apply commit
     sweep_label: str = "reviewbot:regressions"  # sweep: {label}: the tracking issue's label
+    declared: tuple[Declared, ...] = ()  # tools: {NAME: {command: ...}}, from the head
 
     @property
     def policy(self) -> GatePolicy:
@@ -177,7 +203,8 @@ def _settings(data: Any, source: str, tools: Collection[str]) -> Config:
     return Config(level, cast(ToolErrors, errors), float(timeout),
                   _disabled(data.get("tools"), tools), source, _rules(data.get("rules")),
                   prefix, permission, label, author,
-                  sweep_label=_sweep_label(data.get("sweep")))
+                  sweep_label=_sweep_label(data.get("sweep")),
+                  declared=_declared(data.get("tools"), tools))
 
 
 def _section(value: Any, name: str, keys: tuple[str, ...]) -> dict[str, Any]:
@@ -223,16 +250,22 @@ def _disabled(tools: Any, known: Collection[str]) -> frozenset[str]:
         return frozenset()
     if not isinstance(tools, dict):
         raise _Problem(("tools",), "tools must map tool names to settings, e.g. {eslint: {enabled: false}}")
-    if known and set(map(str, tools)) - set(known):
-        raise _unknown(("tools",), "tool in tools:", set(map(str, tools)) - set(known), known)
+    # A name the bot does not know is a linter the repository declares: it needs a command.
+    unknown = {str(n) for n, v in tools.items()
+               if str(n) not in known and not (isinstance(v, dict) and "command" in v)}
+    if known and unknown:
+        problem = _unknown(("tools",), "tool in tools:", unknown, known)
+        raise _Problem(problem.where, f"{problem.what} (a linter of your own needs a `command`)",
+                       key=True)
     disabled = set()
     for name, settings in tools.items():
         if not isinstance(settings, dict):
             raise _Problem(("tools", str(name)),
                            f"tools.{name}: expected a mapping such as {{enabled: false}}")
-        if set(map(str, settings)) - set(TOOL_KEYS):
+        allowed = DECLARED_KEYS if "command" in settings else TOOL_KEYS
+        if set(map(str, settings)) - set(allowed):
             raise _unknown(("tools", str(name)), f"setting in tools.{name}:",
-                           set(map(str, settings)) - set(TOOL_KEYS), TOOL_KEYS)
+                           set(map(str, settings)) - set(allowed), allowed)
         enabled = settings.get("enabled", True)
         if not isinstance(enabled, bool):
             raise _Problem(("tools", str(name), "enabled"),
@@ -240,6 +273,67 @@ def _disabled(tools: Any, known: Collection[str]) -> frozenset[str]:
         if not enabled:
             disabled.add(str(name))
     return frozenset(disabled)
+
+
+def _declared(tools: Any, known: Collection[str]) -> tuple[Declared, ...]:
+    """The linters `tools:` declares (entries with a `command`), checked; `_disabled` has
+    checked the shape of every entry already."""
+    declared = []
+    for name, settings in (tools or {}).items():
+        if "command" not in settings:
+            continue
+        name = str(name)
+        if name in known:
+            raise _Problem(("tools", name, "command"),
+                           f"tools.{name}: {name} is built in, its command cannot be replaced; "
+                           "declare your own linter under another name")
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name):
+            raise _Problem(("tools", name), f"tools.{name}: a declared linter's name must be "
+                                            "letters, digits, '.', '-' or '_'", key=True)
+        where: Where = ("tools", name)
+        command = settings["command"]
+        if not (isinstance(command, list) and command
+                and all(isinstance(a, str) and a for a in command)):
+            raise _Problem((*where, "command"), f"tools.{name}.command must be a list of "
+                                                "arguments, e.g. [my-lint, --json, \"{files}\"]")
+        scope = settings.get("scope", "file")
+        if scope not in SCOPES:
+            raise _Problem((*where, "scope"), f"tools.{name}.scope must be one of "
+                                              f"{', '.join(SCOPES)}, not {scope!r}"
+                                              + did_you_mean(str(scope), SCOPES))
+        if scope == "repo" and FILES_PLACEHOLDER in command:
+            raise _Problem((*where, "command"), f"tools.{name}.command: scope repo runs once "
+                                                f"over the repository, without {FILES_PLACEHOLDER}")
+        if FILES_PLACEHOLDER in command[:1]:
+            raise _Problem((*where, "command"), f"tools.{name}.command must start with the "
+                                                "program to run")
+        files = settings.get("files")
+        if isinstance(files, str):
+            files = [files]
+        if not (isinstance(files, list) and files and all(isinstance(f, str) and f.strip()
+                                                          for f in files)):
+            raise _Problem((*where, "files") if "files" in settings else where,
+                           f"tools.{name}.files must list the files it checks, e.g. [\"*.sh\"]")
+        fmt = settings.get("format")
+        if fmt not in FORMATS:
+            raise _Problem((*where, "format") if "format" in settings else where,
+                           f"tools.{name}.format must be one of {', '.join(FORMATS)}, not "
+                           f"{fmt!r}" + did_you_mean(str(fmt), FORMATS))
+        pattern = settings.get("pattern", "")
+        if (fmt == "regex") != ("pattern" in settings):
+            raise _Problem((*where, "pattern") if "pattern" in settings else (*where, "format"),
+                           f"tools.{name}: format regex needs a pattern, and only it takes one")
+        if fmt == "regex":
+            why = regex_problem(pattern) if isinstance(pattern, str) else "must be a string"
+            if why:
+                raise _Problem((*where, "pattern"), f"tools.{name}.pattern {why}")
+        fix = settings.get("fix", "display")
+        if fix not in FIXES:
+            raise _Problem((*where, "fix"), f"tools.{name}.fix must be one of {', '.join(FIXES)}, "
+                                            f"not {fix!r}" + did_you_mean(str(fix), FIXES))
+        declared.append(Declared(name, tuple(command), tuple(files), fmt, scope,
+                                 cast(Applicability, fix), pattern))
+    return tuple(declared)
 
 
 def _rules(rules: Any) -> tuple[Any, ...]:

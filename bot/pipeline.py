@@ -19,6 +19,7 @@ from bot.classify import FileSide, Inputs, classify
 from bot.diff import LineMap, identity_map
 from bot.errors import BotError
 from bot.linters.registry import CONFIG_FILES, LINTERS
+from bot.linters.registry import declared as declared_linters
 from bot.lsp.registry import SERVERS
 from bot.model import Finding, GatePolicy, ReviewResult, Side, ToolRun, ToolStatus
 from bot.structural import TOOL as RULES_TOOL
@@ -106,9 +107,10 @@ def run_review(opts: ReviewOptions) -> ReviewResult:
     rev = workspace.resolve(opts.repo, opts.base, opts.head)
     analyzers = dict(opts.analyzers) if opts.analyzers is not None else registry()
     known = tool_names(analyzers)
-    check_only(opts.only, known)
     settings = config_mod.for_review(rev.repo, rev.merge_base, rev.head, opts.config, known)
     cfg = settings.config
+    analyzers.update(declared_linters(cfg.declared))  # the repository's own, from the head
+    check_only(opts.only, known | set(analyzers))
     timeout = opts.timeout or cfg.timeout
     changes = workspace.read_changes(rev)
     if cfg.rules:

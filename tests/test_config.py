@@ -31,6 +31,19 @@ TYPOS = [
     ("rules:\n  - {language: python, rule: {pattern: x}}\n", "2:5", "rules[1] has no `id`"),
     ("rules:\n  - {idd: r, language: python, rule: {pattern: x}}\n", "2:5",
      "rules[1] has no `id` (a name for its findings) (did you mean 'idd'?)"),
+    ("tools: {mylint: {files: '*.x'}}\n", "1:9",
+     "unknown tool in tools: 'mylint'"),
+    ("tools: {mylint: {command: [x], files: '*.x', formt: sarif}}\n", "1:46",
+     "unknown setting in tools.mylint: 'formt' (did you mean 'format'?)"),
+    ("tools: {mylint: {command: [x], files: '*.x', format: sarf}}\n", "1:54",
+     "tools.mylint.format must be one of sarif, rdjson, rdjsonl, checkstyle, regex, not 'sarf' "
+     "(did you mean 'sarif'?)"),
+    ("tools: {mylint: {command: [x], files: '*.x', format: regex, pattern: '(?P<line>\\d+)'}}\n",
+     "1:70", "tools.mylint.pattern needs the named group(s) (?P<file>...), (?P<message>...)"),
+    ("tools: {mylint: {command: [x], files: '*.x', format: sarif, scope: dir}}\n", "1:68",
+     "tools.mylint.scope must be one of file, repo, not 'dir'"),
+    ("tools: {ruff: {command: [x], files: '*.x', format: sarif}}\n", "1:25",
+     "tools.ruff: ruff is built in, its command cannot be replaced"),
     ("timeout: 0\n", "1:10", "timeout must be a positive number"),
     ("timeout: -1\n", "1:10", "timeout must be a positive number"),
     ("[1, 2]\n", "1:1", "expected a mapping of settings"),
@@ -59,6 +72,19 @@ def test_errors_point_at_the_line_and_column(text: str, at: str) -> None:
     with pytest.raises(BotError) as caught:
         config.parse(text, "ci/settings.yml", TOOLS)
     assert caught.value.message.startswith(f"ci/settings.yml:{at}: ")
+
+
+def test_declared_linters_are_read_from_the_head(repo: GitRepo) -> None:
+    base = repo.commit({".reviewbot.yml": "tools: {grepper: {command: [rm, -rf, x], files: '*',"
+                                          " format: sarif}}\n"})
+    repo.branch("feature")
+    head = repo.commit({".reviewbot.yml": "tools:\n  grepper:\n    command: [grep, -n, x, '{files}']\n"
+                                          "    files: '*.txt'\n    format: regex\n    pattern: "
+                                          "'(?P<file>[^:]+):(?P<line>\\d+):(?P<message>.*)'\n"})
+    declared = config.for_review(repo.path, base, head, tools=TOOLS).config.declared
+    assert declared == (config.Declared("grepper", ("grep", "-n", "x", "{files}"), ("*.txt",),
+                                        "regex", "file", "display",
+                                        "(?P<file>[^:]+):(?P<line>\\d+):(?P<message>.*)"),)
 
 
 def test_valid_settings() -> None:

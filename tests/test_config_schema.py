@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from bot import config
 from bot.errors import BotError
+from bot.linters.formats import FORMATS
 from bot.pipeline import registry, tool_names
 from tests.test_config import TYPOS
 
@@ -44,7 +45,12 @@ def schema_accepts(text: str) -> bool:
 def test_the_schema_is_a_valid_schema_shipped_with_the_package() -> None:
     jsonschema.Draft202012Validator.check_schema(SCHEMA)
     assert SCHEMA["properties"].keys() == set(config.KEYS)
-    assert SCHEMA["properties"]["tools"]["propertyNames"]["enum"] == sorted(KNOWN)
+    assert sorted(SCHEMA["properties"]["tools"]["properties"]) == sorted(KNOWN)
+    declared = SCHEMA["$defs"]["declared-linter"]["properties"]
+    assert declared.keys() == set(config.DECLARED_KEYS)
+    assert declared["format"]["enum"] == list(FORMATS)
+    assert declared["scope"]["enum"] == list(config.SCOPES)
+    assert declared["fix"]["enum"] == list(config.FIXES)
     assert SCHEMA["properties"]["fail-level"]["enum"] == list(config.FAIL_LEVELS)
     assert SCHEMA["properties"]["tool-errors"]["enum"] == list(config.TOOL_ERRORS)
     assert SCHEMA["properties"]["commands"]["properties"]["permission"]["enum"] == list(config.PERMISSIONS)
@@ -67,6 +73,10 @@ VALID = [
     "apply: {label: 'ship it', author: 'Jo Doe <jo@example.com>'}\n",
     "sweep: {label: 'ci: regressions'}\n",
     "sweep: {label: " + "x" * 50 + "}\n",
+    "tools: {mine: {command: [lint, '{files}'], files: '*.x', format: sarif, fix: safe}}\n",
+    "tools: {my.lint: {command: [./lint], files: [a, 'b/**'], format: rdjsonl, scope: repo}}\n",
+    "tools: {grep: {command: [grep, -n, x], files: ['*'], format: regex,\n"
+    "  pattern: '(?P<file>[^:]+):(?P<line>\\d+):(?P<message>.*)', enabled: false}}\n",
 ]
 
 INVALID = [
@@ -79,6 +89,19 @@ INVALID = [
     "sweep: {label: 'a,b'}\n", "sweep: {label: ' a'}\n", "sweep: {label: \"a\\n\"}\n",
     "sweep: {label: " + "x" * 51 + "}\n", "sweep: {label: 3}\n", "sweep: label\n", "swep: {}\n",
     "- fail-level\n", "42\n",
+    "tools: {mine: {command: [lint], files: '*.x'}}\n",
+    "tools: {mine: {command: [lint], files: [], format: sarif}}\n",
+    "tools: {mine: {command: [], files: '*.x', format: sarif}}\n",
+    "tools: {mine: {command: ['{files}'], files: '*.x', format: sarif}}\n",
+    "tools: {mine: {command: lint, files: '*.x', format: sarif}}\n",
+    "tools: {mine: {command: [lint], files: '*.x', format: json}}\n",
+    "tools: {mine: {command: [lint], files: '*.x', format: regex}}\n",
+    "tools: {mine: {command: [lint], files: '*.x', format: sarif, pattern: x}}\n",
+    "tools: {mine: {command: [lint, '{files}'], files: '*.x', format: sarif, scope: repo}}\n",
+    "tools: {mine: {command: [lint], files: '*.x', format: sarif, fix: always}}\n",
+    "tools: {mine: {command: [lint], files: '*.x', format: sarif, args: [x]}}\n",
+    "tools: {ruff: {command: [lint], files: '*.x', format: sarif}}\n",
+    "tools: {my lint: {command: [lint], files: '*.x', format: sarif}}\n",
 ]
 
 
@@ -102,9 +125,17 @@ _SCALAR = st.one_of(_TEXT, st.none(), st.booleans(), st.integers(-2, 400),
                     st.sampled_from([*config.FAIL_LEVELS, *config.TOOL_ERRORS, "warnign"]))
 _SECTION = st.one_of(st.none(), _SCALAR, st.dictionaries(
     st.sampled_from(["prefix", "permission", "label", "author", "lable"]), _SCALAR, max_size=3))
+_ARGV = st.one_of(_SCALAR, st.lists(st.one_of(_TEXT, st.just("{files}"), st.integers(0, 1)), max_size=3))
+_DECLARED = st.fixed_dictionaries(
+    {"command": _ARGV},
+    optional={"files": _ARGV, "format": st.sampled_from(["sarif", "rdjson", "regex", "json", ""]),
+              "scope": st.sampled_from(["file", "repo", "dir", None]),
+              "fix": st.sampled_from(["safe", "display", "yes", 1]), "enabled": _SCALAR,
+              "pattern": st.just("(?P<file>.+):(?P<line>\\d+) (?P<message>.*)")})
 _TOOLS = st.one_of(st.none(), _SCALAR, st.dictionaries(
-    st.sampled_from(["ruff", "eslint", "gopls", "rufff"]),
-    st.one_of(_SCALAR, st.dictionaries(st.sampled_from(["enabled", "enabeld"]), _SCALAR, max_size=2)),
+    st.sampled_from(["ruff", "eslint", "gopls", "rufff", "my-lint", "x y"]),
+    st.one_of(_SCALAR, st.dictionaries(st.sampled_from(["enabled", "enabeld"]), _SCALAR, max_size=2),
+              _DECLARED),
     max_size=2))
 _RULE = st.one_of(_TEXT, st.integers(0, 1), st.dictionaries(
     st.sampled_from(["id", "idd", "language"]), _SCALAR, max_size=2))

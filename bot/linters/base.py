@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -11,6 +12,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO, Literal
 
 import ijson  # type: ignore[import-untyped]
+import pathspec
 from ijson.common import ObjectBuilder  # type: ignore[import-untyped]
 
 from bot import proc
@@ -94,9 +96,25 @@ class LinterSpec:
     # After a successful run: findings completed by further runs of the tool (biome: which of
     # its suggestions its own safe fixer applies). Must not raise for the tool's failures.
     refine: Callable[[str, list[Finding], Unit, Target], list[Finding]] | None = None
+    # Gitignore-style patterns for the files it checks, beyond `extensions` (Dockerfile,
+    # a declared linter's `files:`).
+    globs: tuple[str, ...] = ()
+    # Part of the cache key beyond name and version: what a declared linter runs and reads.
+    identity: str = ""
+    # False when findings depend on more than the unit's files (a declared repo-wide linter):
+    # nothing is cached.
+    cacheable: bool = True
 
     def wants(self, path: str) -> bool:
-        return PurePosixPath(path).suffix.lower() in self.extensions
+        if PurePosixPath(path).suffix.lower() in self.extensions:
+            return True
+        return bool(self.globs) and _globs(self.globs)(path)
+
+
+@functools.lru_cache(maxsize=64)
+def _globs(patterns: tuple[str, ...]) -> Callable[[str], bool]:
+    matches: Callable[[str], bool] = pathspec.PathSpec.from_lines("gitignore", patterns).match_file
+    return matches
 
 
 _VERSION = re.compile(r"\d+\.\d+(?:\.\d+)?(?:[-.+][\w.]+)?")

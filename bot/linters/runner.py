@@ -312,7 +312,7 @@ class LinterAnalyzer(Analyzer):
         spec = self.spec
         if spec.for_version is not None:
             spec = spec.for_version(spec, resolution.version)
-        salt = make_key(CACHE_SALT, spec.name, resolution.version or "", spec.scope,
+        salt = make_key(CACHE_SALT, spec.name, resolution.version or "", spec.scope, spec.identity,
                         *sorted(f"{k}={v}" for k, v in spec.env.items()))
         return spec, resolution.executable, salt
 
@@ -336,7 +336,7 @@ class LinterAnalyzer(Analyzer):
 
     def collect(self, target: Target, resolution: Resolution) -> Outcome:
         spec, exe, salt = self._prepare(resolution)
-        cache = self._cache(target, resolution)
+        cache = self._cache(target, resolution) if spec.cacheable else None
         paths = [p for p in target.paths if spec.wants(p)]
         run = _Run()
         if spec.scope == "file":
