@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
-import importlib.metadata
 import signal
 import sys
 import threading
@@ -34,10 +33,26 @@ COMMANDS: dict[str, str] = {
 
 def version() -> str:
     """The installed package's version (what pip and the image report), not a copy of it."""
+    # Imported here: importlib.metadata costs more to import than the rest of the start.
+    import importlib.metadata
+
     try:
         return importlib.metadata.version("reviewbot")
     except importlib.metadata.PackageNotFoundError:  # run from a source tree never installed
         return "unknown (not installed)"
+
+
+class _Version(argparse.Action):
+    """`--version`, reading the package's metadata only when it is asked for."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 default: str = argparse.SUPPRESS, help: str = "show the version and exit") -> None:
+        super().__init__(option_strings, dest, nargs=0, default=default, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        sys.stdout.write(f"reviewbot {version()}\n")
+        parser.exit()
 
 
 def build_parser(only: str | None = None, commands: bool = True) -> argparse.ArgumentParser:
@@ -47,7 +62,7 @@ def build_parser(only: str | None = None, commands: bool = True) -> argparse.Arg
         prog="reviewbot",
         description="Review a change with the repository's own linters; report what it made worse.",
     )
-    parser.add_argument("--version", action="version", version=f"reviewbot {version()}")
+    parser.add_argument("--version", action=_Version)
     parser.set_defaults(func=None)  # no command given
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in () if not commands else COMMANDS if only is None else (only,):

@@ -122,8 +122,9 @@ def _version(exe: Path) -> str | None:
     return found.group(1) if found else None
 
 
-def run(argv: list[str], cwd: Path, ok: tuple[int, ...] = (0, 1)) -> bytes:
-    result = subprocess.run(argv, cwd=cwd, capture_output=True)
+def run(argv: list[str], cwd: Path, ok: tuple[int, ...] = (0, 1),
+        env: dict[str, str] | None = None) -> bytes:
+    result = subprocess.run(argv, cwd=cwd, capture_output=True, env=env)
     if result.returncode not in ok:
         raise SystemExit(f"{argv[0]} failed ({result.returncode}): {result.stderr.decode()[-2000:]}")
     return result.stdout
@@ -161,6 +162,9 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=200)
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--readme", metavar="LABEL", help="record the medians in README.md")
+    parser.add_argument("--source", type=Path, default=ROOT,
+                        help="the source tree whose bot is measured (e.g. a worktree of an older "
+                             "commit; default: this one)")
     args = parser.parse_args()
     dog_exe = reviewdog()
     root = Path(tempfile.mkdtemp(prefix="reviewbot-bench-"))
@@ -174,13 +178,19 @@ def main() -> None:
         rdjson = [ruff, "check", "--output-format=rdjson", "--no-cache", *changed]
         dog = [str(dog_exe), "-f=rdjson", "-filter-mode=added", "-reporter=local",
                "-diff=git diff main feature"]
-        bot = [str(BIN / "reviewbot"), "review", "--base", "main", "--format", "json"]
+        # What the `reviewbot` console script runs, with the bot of --source first on the path.
+        bot = [sys.executable, "-c", "import sys; from bot.cli import main; sys.exit(main())",
+               "review", "--base", "main", "--format", "json"]
+        # With bytecode caches, as an installed package runs (pip compiles it at install time);
+        # they go to the bench's folder, not into the source tree.
+        env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+               "PYTHONPATH": str(args.source.resolve()), "PYTHONPYCACHEPREFIX": str(root / "pyc")}
         cold = [*bot, "--no-cache"]
         warm = [*bot, "--cache-dir", str(root / "cache")]
         cases: dict[str, Callable[[], bytes]] = {
             "peer": lambda: peer(rdjson, dog, repo),
-            "cold": lambda: run(cold, repo),
-            "warm": lambda: run(warm, repo),
+            "cold": lambda: run(cold, repo, env=env),
+            "warm": lambda: run(warm, repo, env=env),
             "ruff": lambda: run(plain, repo),
             "base": lambda: run(plain, base_tree),
         }

@@ -14,7 +14,6 @@ from bot import config as config_mod
 from bot.errors import BotError
 from bot.gate import Gate, lines, override
 from bot.model import GatePolicy, ReviewResult
-from bot.render import codequality, sarif
 
 
 def positive_seconds(text: str) -> float:
@@ -68,6 +67,8 @@ def writable_output(path: Path | None, flag: str) -> None:
 def write_sarif(path: Path | None, result: ReviewResult) -> None:
     if path is None:
         return
+    from bot.render import sarif  # only when asked for: a review without --sarif skips it
+
     try:
         atomic.write(path, (json.dumps(sarif.to_sarif(result), indent=2) + "\n").encode())
     except OSError as exc:
@@ -77,6 +78,8 @@ def write_sarif(path: Path | None, result: ReviewResult) -> None:
 def write_code_quality(path: Path | None, result: ReviewResult) -> None:
     if path is None:
         return
+    from bot.render import codequality
+
     try:
         atomic.write(path, codequality.dumps(result))
     except OSError as exc:

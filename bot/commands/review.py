@@ -8,12 +8,15 @@ import sys
 from pathlib import Path
 
 from bot import cache as findings_cache
-from bot import fixes, git, workspace
+from bot import git, workspace
 from bot.commands import common
 from bot.errors import BotError
 from bot.gate import decide
 from bot.pipeline import ReviewOptions, run_review
-from bot.render import progress, report, text
+from bot.render import progress, report
+
+# `bot.fixes` (--fix, --working-tree) and `bot.render.text` (--format text) are imported where
+# they are used: a JSON review loads neither.
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -49,6 +52,8 @@ def run(args: argparse.Namespace) -> int:
     common.writable_output(args.sarif, "--sarif")
     cache_dir = None if args.no_cache else (args.cache_dir or findings_cache.default_dir())
     head = args.head
+    if args.working_tree or args.fix:
+        from bot import fixes
     if args.working_tree:
         if head != "HEAD":
             raise BotError("--working-tree reviews the files on disk: it cannot be given with --head")
@@ -74,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         sys.stdout.write(report.to_json(result))
     else:
+        from bot.render import text
+
         texts = workspace.texts(git.toplevel(args.repo), result.head,
                                 [v.finding.path for v in result.findings])
         sys.stdout.write(text.render(result, lambda path: texts.get(path, []), args.show_preexisting))

@@ -40,4 +40,6 @@ def to_dict(result: ReviewResult) -> dict[str, Any]:
 
 
 def to_json(result: ReviewResult) -> str:
-    return json.dumps(to_dict(result), indent=2, ensure_ascii=False) + "\n"
+    """One line: without an indent `json` encodes in C, several times faster on a big review
+    (`jq .` shows it indented)."""
+    return json.dumps(to_dict(result), ensure_ascii=False, separators=(",", ":")) + "\n"
