@@ -382,7 +382,8 @@ def classify(inputs: Inputs) -> tuple[list[Verdict], list[Verdict], list[str]]:
             if name == "P3":
                 _unique_block_pass(g, matched, taken)
                 _unique_scope_pass(g, matched, taken)
-    _moved_pass(heads, bases, lm_of, lambda side, path: index(side, path).norms, matched, taken)
+    untraced = _moved_pass(heads, bases, lm_of, lambda side, path: index(side, path).norms,
+                           matched, taken)
 
     broken_base = {(b.f.tool, b.pair_key) for b in bases if b.f.rule in SYNTAX_RULES}
     head_fp = _fingerprints(heads)
@@ -420,6 +421,9 @@ def classify(inputs: Inputs) -> tuple[list[Verdict], list[Verdict], list[str]]:
         notes.append(f"{tool}: {n} finding(s) of the merge base in {path} could not be compared "
                      "(the file does not parse at one revision, or the tool failed on it); "
                      "not counted as fixed")
+    if untraced:
+        notes.append(f"{untraced} pair(s) of changed files too large to trace code moved between "
+                     "them: findings in such code are reported as introduced and fixed")
     verdicts.sort(key=lambda v: v.finding.sort_key())
     fixed.sort(key=lambda v: v.finding.sort_key())
     return verdicts, fixed, notes
@@ -427,20 +431,22 @@ def classify(inputs: Inputs) -> tuple[list[Verdict], list[Verdict], list[str]]:
 
 def _moved_pass(heads: Sequence[_Anchored], bases: Sequence[_Anchored],
                 lm_of: Callable[[str], LineMap], norms: Callable[[str, str], tuple[str, ...]],
-                matched: dict[int, tuple[_Anchored, str]], taken: set[int]) -> None:
+                matched: dict[int, tuple[_Anchored, str]], taken: set[int]) -> int:
     """P7: code moved to another changed file keeps its findings (`bot.moves` says where each
     removed line went). A line carried verbatim pairs like P1 (a lone line only with its exact
     message), a line edited inside the moved block like P2 (same message shape): P7m.
 
     A block copied to several places has one origin: pairs are taken verbatim before edited,
     exact message first, then from the move that carried the most lines verbatim, then by
-    head file and line order. The other copies are introduced, like any copy."""
+    head file and line order. The other copies are introduced, like any copy.
+
+    Returns how many file pairs were too large to align."""
     free_b = [b for b in bases if id(b) not in taken and not b.file_level
               and b.f.line not in lm_of(b.pair_key).base_to_head]
     free_h = [h for h in heads if id(h) not in matched and not h.file_level
               and h.status in (ADDED, MODIFIED)]
     if not free_b or not free_h:
-        return
+        return 0
     base_path = {b.pair_key: b.side_path for b in free_b}
     lost = []
     for key, path in sorted(base_path.items()):
@@ -460,7 +466,8 @@ def _moved_pass(heads: Sequence[_Anchored], bases: Sequence[_Anchored],
     for h in free_h:
         at_line[(h.f.tool, h.f.rule, h.f.path, h.f.line)].append(h)
     candidates: list[tuple[tuple[object, ...], _Anchored, _Anchored, str]] = []
-    for move in moves.moves(lost, gained):
+    found, untraced = moves.moves(lost, gained)
+    for move in found:
         for b in by_source[move.source]:
             if b.f.line in move.verbatim:
                 line, run = move.verbatim[b.f.line]
@@ -481,3 +488,4 @@ def _moved_pass(heads: Sequence[_Anchored], bases: Sequence[_Anchored],
         if id(h) not in matched and id(b) not in taken:
             matched[id(h)] = (b, name)
             taken.add(id(b))
+    return untraced

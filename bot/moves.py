@@ -24,6 +24,10 @@ INFORMATIVE = 12
 # Alignment is monotone; each further round finds blocks that moved in another order.
 ROUNDS = 8
 SIMILAR = 0.6  # as bot.diff pairs modified lines
+COMMON = 8  # a line added to more files than this selects none of them
+# Line pairs aligned in one review at most (SonarQube bounds its block matching the same way):
+# past it, moves are not traced and the classifier says so.
+BUDGET = 4_000_000
 
 
 @dataclass(frozen=True)
@@ -140,9 +144,13 @@ def align(lost: Lines, gained: Lines) -> Move | None:
     return Move(lost.key, gained.key, verbatim, edited, len(verbatim))
 
 
-def moves(lost: Sequence[Lines], gained: Sequence[Lines]) -> list[Move]:
+def moves(lost: Sequence[Lines], gained: Sequence[Lines], budget: int | None = None
+           ) -> tuple[list[Move], int]:
     """Every move from a file pair that lost lines into another that gained them, in key
-    order. Only pairs sharing an informative line are aligned."""
+    order, and how many pairs were left unaligned because the work would exceed `budget`
+    (lines times lines). Only pairs sharing an informative line that few files gained are
+    aligned: a line added to many files (a common import) is no sign of a move."""
+    budget = BUDGET if budget is None else budget
     where: dict[str, set[str]] = defaultdict(set)
     by_key = {g.key: g for g in gained}
     for g in gained:
@@ -150,10 +158,17 @@ def moves(lost: Sequence[Lines], gained: Sequence[Lines]) -> list[Move]:
             if _informative(text):
                 where[text].add(g.key)
     out: list[Move] = []
+    skipped = 0
     for source in sorted(lost, key=lambda s: s.key):
-        targets = {key for text in source.norms if _informative(text) for key in where.get(text, ())}
+        targets = {key for text in source.norms if _informative(text)
+                   for key in where.get(text, ()) if len(where[text]) <= COMMON}
         for key in sorted(targets - {source.key}):
+            cost = len(source.norms) * len(by_key[key].norms)
+            if cost > budget:
+                skipped += 1
+                continue
+            budget -= cost
             move = align(source, by_key[key])
             if move is not None:
                 out.append(move)
-    return out
+    return out, skipped

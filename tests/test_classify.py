@@ -389,6 +389,15 @@ def test_a_message_naming_its_renamed_file_is_not_a_change() -> None:
     assert verdict.scope == "preexisting"
 
 
+def test_moves_too_large_to_trace_are_said_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    (case,) = [c for c in CASES if c.name.startswith("move: source file deleted")]
+    monkeypatch.setattr("bot.moves.BUDGET", 1)
+    verdicts, fixed, notes = classify(case.inputs())
+    assert [v.scope for v in verdicts] == ["introduced"] and len(fixed) == 1
+    assert notes == ["1 pair(s) of changed files too large to trace code moved between them: "
+                     "findings in such code are reported as introduced and fixed"]
+
+
 def test_p4_pairs_two_findings_of_one_line_by_column() -> None:
     (case,) = [c for c in CASES if c.name.startswith("P4:")]
     verdicts, _, _ = classify(case.inputs())

@@ -1,0 +1,91 @@
+"""Where removed lines went in another file: alignment of one file's removed lines with another
+file's added lines (`bot.moves`), on normalised texts as `bot.diff.norm` gives them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.diff import norm
+from bot.moves import Lines, align, moves
+
+
+def side(key: str, texts: Sequence[str], first: int = 1, numbers: Sequence[int] | None = None) -> Lines:
+    """Lines numbered from `first` (or as given), normalised like the classifier does."""
+    found = tuple(numbers) if numbers is not None else tuple(range(first, first + len(texts)))
+    return Lines(key, found, tuple(norm(t) for t in texts))
+
+
+FN = ["def moved(payload):", "    value = compute_things(payload)", "", "    return payload_result"]
+OTHER = ["def other_one():", "    return undefined_thing + 1"]
+
+
+def test_a_block_carried_verbatim_maps_every_line_with_its_run() -> None:
+    move = align(side("a.py", FN, 10), side("b.py", FN, 3))
+    assert move is not None
+    assert move.verbatim == {10: (3, 4), 11: (4, 4), 12: (5, 4), 13: (6, 4)}
+    assert move.edited == {} and move.carried == 4
+
+
+def test_a_line_edited_between_verbatim_ones_is_paired_by_position() -> None:
+    edited = [*FN[:1], "    renamed = compute_things(payload)", *FN[2:]]
+    long_fn = [*FN, "    more_lines_here(payload)"]
+    move = align(side("a.py", long_fn), side("b.py", [*edited, long_fn[-1]]))
+    assert move is not None
+    assert move.edited == {2: 2}
+    assert 2 not in move.verbatim and move.verbatim[1] == (1, 1)
+
+
+def test_an_uneven_gap_pairs_only_similar_lines() -> None:
+    base = ["alpha_line = first_call()", "    value = compute_things(payload)", "omega_line = last_call()"]
+    head = [base[0], "    value = compute_things(payload, 2)", "    brand_new_statement_here()",
+            base[2]]
+    move = align(side("a.py", base), side("b.py", head))
+    assert move is not None and move.edited == {2: 2}
+
+
+def test_an_edited_first_line_of_the_block_is_paired_while_similar() -> None:
+    edited = ["def moved_renamed(payload):", *FN[1:]]
+    move = align(side("a.py", FN), side("b.py", edited))
+    assert move is not None and move.edited == {1: 1}
+    unrelated = ["class Totally(Different):", *FN[1:]]
+    move = align(side("a.py", FN), side("b.py", unrelated))
+    assert move is not None and move.edited == {}
+
+
+def test_blocks_moved_in_another_order_are_all_found() -> None:
+    move = align(side("a.py", FN + OTHER), side("b.py", OTHER + FN))
+    assert move is not None
+    assert move.verbatim[1] == (3, 4) and move.verbatim[5] == (1, 2) and move.carried == 6
+
+
+def test_short_or_blank_lines_alone_make_no_move() -> None:
+    assert align(side("a.py", ["", "pass", "return None"]), side("b.py", ["", "pass", "return None"])) is None
+
+
+def test_no_edit_pairing_across_lines_that_are_not_neighbours_in_the_file() -> None:
+    base = ["alpha_line = first_call()", "    value = compute_things(payload)", "omega_line = last_call()"]
+    head = [base[0], "    value = compute_things(payload, 2)", base[2]]
+    apart = align(side("a.py", base, numbers=(1, 20, 40)), side("b.py", head))
+    assert apart is not None and apart.edited == {}
+
+
+def test_moves_pairs_only_other_files_that_share_an_informative_line() -> None:
+    lost = [side("b.py", FN), side("a.py", OTHER)]
+    gained = [side("c.py", FN), side("a.py", OTHER), side("d.py", ["", "pass"]), side("e.py", OTHER)]
+    found, skipped = moves(lost, gained)
+    assert [(m.source, m.target) for m in found] == [("a.py", "e.py"), ("b.py", "c.py")]
+    assert skipped == 0
+
+
+def test_a_line_many_files_gained_selects_none_of_them() -> None:
+    common = "from __future__ import annotations"
+    gained = [side(f"g{n}.py", [common, f"fresh_{n} = 1"]) for n in range(9)]
+    assert moves([side("a.py", [common, "x = 1"])], gained) == ([], 0)
+    assert len(moves([side("a.py", [common, "x = 1"])], gained[:8])[0]) == 8
+
+
+def test_past_the_budget_pairs_are_counted_not_aligned() -> None:
+    lost = [side("a.py", FN), side("b.py", OTHER)]
+    gained = [side("c.py", FN), side("d.py", OTHER)]
+    found, skipped = moves(lost, gained, budget=len(FN) ** 2)
+    assert [(m.source, m.target) for m in found] == [("a.py", "c.py")] and skipped == 1
