@@ -1,6 +1,7 @@
 """A GitLab merge request pipeline (`CI_PIPELINE_SOURCE=merge_request_event`): the review of
 the MR head against its merge base, published as diff threads, one sticky summary note and a
-commit status, with the Code Quality report and SARIF as files.
+commit status, with the Code Quality report and SARIF as files; the summary carries the
+conversation (findings ignored with `/ignore`, the staged plan the apply label commits).
 
 Base and head are the MR's latest diff version (never CI_COMMIT_SHA, a merge commit in
 merged-result pipelines); the runner's shallow, detached checkout is fetched into as needed.
@@ -13,9 +14,12 @@ import sys
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
+from typing import Literal
 
 from bot import git
-from bot.commands import common, deliver, pull_request
+from bot.chat import publishing, session
+from bot.chat.state import read
+from bot.commands import common, pull_request
 from bot.errors import BotError, Exit
 from bot.forges import gitlab
 from bot.model import Trigger
@@ -41,9 +45,11 @@ def review(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str]) -
         return int(Exit.OK)
     mr = replace(trigger, base_sha=version.base, head_sha=version.head)
     result = pull_request.review_pull_request(repo, mr, args, hint=CHECKOUT_HINT)
-    gate, _ = deliver.deliver(publish_to, result, pull_request.texts(repo, result),
-                              deliver.options(args), env, trigger.number)
-    return int(gate.exit)
+    # The apply label's name and the command prefix as the target's merge base says.
+    cfg = session.settings(repo, version.base)
+    state = read(publish_to.summary_body())
+    return int(publishing.publish(publish_to, repo, result, state, cfg, args, env,
+                                  trigger.number).gate.exit)
 
 
 def forge(trigger: Trigger, token: str, env: Mapping[str, str]) -> gitlab.GitLabForge:
@@ -53,3 +59,12 @@ def forge(trigger: Trigger, token: str, env: Mapping[str, str]) -> gitlab.GitLab
     return gitlab.GitLabForge(gitlab.Settings(api_url=api, token=token, project=project,
                                               iid=trigger.number,
                                               target_url=env.get("CI_JOB_URL") or None))
+
+
+def repository(token: str, env: Mapping[str, str], users: Mapping[str, int],
+               replies: Literal["merge_requests", "issues"] = "merge_requests"
+               ) -> gitlab.GitLabRepository:
+    """The project's side: replies on merge requests (commands) or on issues (the sweep)."""
+    api, project = gitlab_ci.api(env)
+    return gitlab.GitLabRepository(gitlab.RepositorySettings(api, token, project,
+                                                             replies=replies), users=users)

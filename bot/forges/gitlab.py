@@ -15,7 +15,7 @@ import contextlib
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 from urllib.parse import quote
 
 import gitlab
@@ -27,6 +27,7 @@ from bot.forges.base import Draft, Posted, ReadOnly, Rejected, State, StatusRepo
 from bot.forges.gitlab_limits import rate_limit_wait, server_wait
 from bot.forges.gitlab_notes import Version, defuse, position
 from bot.forges.hunks import head_lines
+from bot.forges.repository import Access, Issue, Permission, Reaction
 from bot.placement import Dialect
 from bot.render.markdown import SUMMARY_MARKER, clip, parse_marker
 
@@ -72,40 +73,138 @@ class Settings:
     target_url: str | None = None  # CI_JOB_URL, where the commit status links to
 
 
+@dataclass(frozen=True)
+class MergeRequest:
+    iid: int
+    version: Version  # the latest diff version: base and head
+    source_branch: str
+    fork: bool  # the source project is not the target project
+    source_project: str | None  # a fork's full path (None: the same project, or unknown)
+    source_url: str | None  # a fork's clone URL
+    allow_collaboration: bool  # the fork lets members of the target push to its branch
+    open: bool
+
+
+@dataclass(frozen=True)
+class RepositorySettings:
+    api_url: str
+    token: str
+    project: str
+    timeout: float = 30.0
+    # Replies go to merge request notes (commands) or to issue notes (the sweep's issue).
+    replies: Literal["merge_requests", "issues"] = "merge_requests"
+
+
+# The Repository protocol's reactions by GitLab's emoji names.
+EMOJI = {"eyes": "eyes", "rocket": "rocket", "confused": "confused", "-1": "thumbsdown",
+         "+1": "thumbsup"}
+# Access levels (GitLab's members API): Guest 10, Planner 15, Reporter 20, Developer 30,
+# Maintainer 40, Owner 50.
+LEVELS = ((50, Permission.ADMIN, "Owner"), (40, Permission.MAINTAIN, "Maintainer"),
+          (30, Permission.WRITE, "Developer"), (20, Permission.TRIAGE, "Reporter"),
+          (10, Permission.READ, "Guest"))
+ROLES = {p: name for _, p, name in LEVELS}
+
+
 @dataclass
 class _Thread:
     discussion: str
     note: int
 
 
-class GitLabForge:
+class _Client:
+    """The REST plumbing both sides share: python-gitlab with its retries off, ours in `_call`."""
+
+    def __init__(self, api_url: str, token: str, project: str, timeout: float,
+                 sleep: Callable[[float], None], clock: Callable[[], float]) -> None:
+        self._sleep, self._clock = sleep, clock
+        server = api_url.rstrip("/").removesuffix("/api/v4")
+        self._gl = gitlab.Gitlab(server, private_token=token, timeout=timeout,
+                                 retry_transient_errors=False, keep_base_url=True)
+        self._headers: dict[str, str] = {}  # of the last answer: a 429's Retry-After
+        self._gl.session.hooks["response"].append(self._keep_headers)
+        self._project = f"/projects/{quote(project, safe='')}"
+        self._me: int | None = None
+
+    def me(self) -> int:
+        """The token's user: the bot's own account."""
+        if self._me is None:
+            self._me = int(self._get("/user")["id"])
+        return self._me
+
+    # -- plumbing ----------------------------------------------------------------------
+
+    def _keep_headers(self, response: requests.Response, *args: Any, **kwargs: Any) -> None:
+        self._headers = dict(response.headers)
+
+    def _get(self, path: str) -> dict[str, Any]:
+        data = self._call(lambda: self._gl.http_get(path, **_OFF), write=False)
+        if not isinstance(data, dict):
+            raise BotError(f"GitLab answered GET {path} with something else than an object",
+                           Exit.FORGE)
+        return data
+
+    def _list(self, path: str, query: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+        data = self._call(lambda: list(self._gl.http_list(path, query_data=dict(query or {}),
+                                                          get_all=True, per_page=PER_PAGE,
+                                                          **_OFF)), write=False)
+        return [d for d in data if isinstance(d, dict)]
+
+    def _call(self, send: Callable[[], T], *, write: bool, idempotent: bool = False) -> T:
+        """Send with our retries: a 429 waits as GitLab says; a 5xx or a timeout is sent again
+        only when repeating it cannot duplicate anything, else it is `Uncertain`."""
+        repeatable = not write or idempotent
+
+        def judge(outcome: Sent[T] | Failed) -> Wait | None:
+            if isinstance(outcome, Sent):
+                return None
+            error, attempt = outcome.error, outcome.attempt
+            if isinstance(error, requests.exceptions.RequestException):
+                if not repeatable:
+                    raise Uncertain(f"GitLab did not answer a write in time ({error})")
+                return Wait(server_wait(attempt), f"no answer ({type(error).__name__})")
+            if not isinstance(error, gitlab.exceptions.GitlabError):
+                return None
+            code = error.response_code or 0
+            message = f"{code}: {error.error_message}"
+            if code == 429:
+                return Wait(rate_limit_wait(self._headers, attempt, self._clock()), message)
+            if code >= 500:
+                if not repeatable:
+                    raise Uncertain(f"GitLab answered a write with {message}")
+                return Wait(server_wait(attempt), message)
+            if code in (401, 403):
+                if write:
+                    raise ReadOnly(f"the token may not write to this merge request ({message})")
+                raise BotError(f"GitLab refused the token ({message}): it needs the `api` scope "
+                               "and the Developer role or higher", Exit.FORGE)
+            if code == 404:
+                raise NotFound(f"not found ({message})")
+            if code in (400, 409, 422):
+                raise Refused(message)
+            return None
+
+        return retry(send, judge, retries=RETRIES, sleep=self._sleep,
+                     exhausted=lambda why: BotError(f"the GitLab API kept failing: {why}",
+                                                    Exit.FORGE))
+
+
+class GitLabForge(_Client):
     """One merge request."""
 
     dialect = DIALECT
 
     def __init__(self, settings: Settings, *, sleep: Callable[[float], None] = time.sleep,
                  clock: Callable[[], float] = time.time) -> None:
+        super().__init__(settings.api_url, settings.token, settings.project, settings.timeout,
+                         sleep, clock)
         self._s = settings
-        self._sleep, self._clock = sleep, clock
-        server = settings.api_url.rstrip("/").removesuffix("/api/v4")
-        self._gl = gitlab.Gitlab(server, private_token=settings.token, timeout=settings.timeout,
-                                 retry_transient_errors=False, keep_base_url=True)
-        self._headers: dict[str, str] = {}  # of the last answer: a 429's Retry-After
-        self._gl.session.hooks["response"].append(self._keep_headers)
-        project = quote(settings.project, safe="")
-        self._project = f"/projects/{project}"
         self._mr = f"{self._project}/merge_requests/{settings.iid}"
-        self._me: int | None = None
         self._version: Version | None = None
         self._threads: dict[str, _Thread] = {}  # our notes by id
         self._summary: tuple[int, str] | None = None  # note id, body
 
     # -- reads -------------------------------------------------------------------------
-
-    def me(self) -> int:
-        if self._me is None:
-            self._me = int(self._get("/user")["id"])
-        return self._me
 
     def version(self) -> tuple[Version, bool]:
         """The latest diff version, and whether the merge request is open. Base, start and
@@ -120,6 +219,26 @@ class GitLabForge:
         self._version = Version(int(latest["id"]), str(latest["base_commit_sha"]),
                                 str(latest["start_commit_sha"]), str(latest["head_commit_sha"]))
         return self._version, mr.get("state") == "opened"
+
+    def merge_request(self) -> MergeRequest:
+        """The merge request as GitLab says now: its latest diff version, its branches, and
+        whether the bot may push to a fork's source branch (`allow_collaboration`)."""
+        version, is_open = self.version()
+        mr = self._get(self._mr)
+        source, target = mr.get("source_project_id"), mr.get("target_project_id")
+        fork = source != target
+        project = self._get(f"/projects/{source}") if fork and isinstance(source, int) else {}
+        path = project.get("path_with_namespace") if fork else None
+        url = project.get("http_url_to_repo") if fork else None
+        return MergeRequest(self._s.iid, version, str(mr.get("source_branch") or ""),
+                            fork, str(path) if path else None, str(url) if url else None,
+                            bool(mr.get("allow_collaboration")), is_open)
+
+    def summary_body(self) -> str | None:
+        """The body of the bot's own summary note (what the conversation's state is read from:
+        a note anyone else wrote does not count)."""
+        self.load()
+        return self._summary[1] if self._summary else None
 
     def load(self) -> State:
         version, is_open = self.version()
@@ -259,61 +378,138 @@ class GitLabForge:
         return latest is not None and all(
             latest.get(k) == data[v] for k, v in (("status", "state"), ("description", "description")))
 
-    # -- plumbing ----------------------------------------------------------------------
+class GitLabRepository(_Client):
+    """The project side (`repository.Repository`): notes as replies, award emoji as reactions,
+    members/all access levels as permissions, merge request labels, issues.
 
-    def _keep_headers(self, response: requests.Response, *args: Any, **kwargs: Any) -> None:
-        self._headers = dict(response.headers)
+    `users` are ids the caller already knows by username (a webhook payload names both), so
+    `access` needs no user search for them."""
 
-    def _get(self, path: str) -> dict[str, Any]:
-        data = self._call(lambda: self._gl.http_get(path, **_OFF), write=False)
-        if not isinstance(data, dict):
-            raise BotError(f"GitLab answered GET {path} with something else than an object",
-                           Exit.FORGE)
-        return data
+    def __init__(self, settings: RepositorySettings, *, users: Mapping[str, int] | None = None,
+                 sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.time) -> None:
+        super().__init__(settings.api_url, settings.token, settings.project, settings.timeout,
+                         sleep, clock)
+        self._replies = settings.replies
+        self._users = dict(users or {})
 
-    def _list(self, path: str, query: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
-        data = self._call(lambda: list(self._gl.http_list(path, query_data=dict(query or {}),
-                                                          get_all=True, per_page=PER_PAGE,
-                                                          **_OFF)), write=False)
-        return [d for d in data if isinstance(d, dict)]
+    def reply(self, number: int, body: str) -> int:
+        made = self._call(lambda: self._gl.http_post(
+            f"{self._project}/{self._replies}/{number}/notes", post_data={"body": defuse(body)},
+            **_OFF), write=True)
+        return int(made["id"]) if isinstance(made, dict) else 0
 
-    def _call(self, send: Callable[[], T], *, write: bool, idempotent: bool = False) -> T:
-        """Send with our retries: a 429 waits as GitLab says; a 5xx or a timeout is sent again
-        only when repeating it cannot duplicate anything, else it is `Uncertain`."""
-        repeatable = not write or idempotent
+    def react(self, number: int, comment_id: int, reaction: Reaction) -> None:
+        try:
+            # Awarding twice is refused ("has already been taken"): sending it again is harmless.
+            self._call(lambda: self._gl.http_post(
+                f"{self._project}/merge_requests/{number}/notes/{comment_id}/award_emoji",
+                post_data={"name": EMOJI[reaction]}, **_OFF), write=True, idempotent=True)
+        except (NotFound, Refused) as exc:
+            if "already been taken" not in exc.message:
+                raise
 
-        def judge(outcome: Sent[T] | Failed) -> Wait | None:
-            if isinstance(outcome, Sent):
-                return None
-            error, attempt = outcome.error, outcome.attempt
-            if isinstance(error, requests.exceptions.RequestException):
-                if not repeatable:
-                    raise Uncertain(f"GitLab did not answer a write in time ({error})")
-                return Wait(server_wait(attempt), f"no answer ({type(error).__name__})")
-            if not isinstance(error, gitlab.exceptions.GitlabError):
-                return None
-            code = error.response_code or 0
-            message = f"{code}: {error.error_message}"
-            if code == 429:
-                return Wait(rate_limit_wait(self._headers, attempt, self._clock()), message)
-            if code >= 500:
-                if not repeatable:
-                    raise Uncertain(f"GitLab answered a write with {message}")
-                return Wait(server_wait(attempt), message)
-            if code in (401, 403):
-                if write:
-                    raise ReadOnly(f"the token may not write to this merge request ({message})")
-                raise BotError(f"GitLab refused the token ({message}): it needs the `api` scope "
-                               "and the Developer role or higher", Exit.FORGE)
-            if code == 404:
-                raise NotFound(f"not found ({message})")
-            if code in (400, 409, 422):
-                raise Refused(message)
+    def access(self, login: str) -> Access:
+        uid = self._users.get(login)
+        if uid is None:
+            found = self._list("/users", {"username": login})
+            if not found:
+                return Access(login, Permission.NONE, False)
+            uid = int(found[0]["id"])
+        if uid == self.me():
+            return Access(login, Permission.NONE, True)  # the bot itself
+        try:
+            user = self._get(f"/users/{uid}")
+        except NotFound:
+            return Access(login, Permission.NONE, False)
+        try:
+            level = int(self._get(f"{self._project}/members/all/{uid}").get("access_level") or 0)
+        except NotFound:  # not a member of the project (nor of its groups)
+            level = 0
+        permission = next((p for least, p, _ in LEVELS if level >= least), Permission.NONE)
+        return Access(login, permission, bool(user.get("bot")))
+
+    def add_label(self, number: int, label: str) -> None:
+        self._call(lambda: self._gl.http_put(f"{self._project}/merge_requests/{number}",
+                                             post_data={"add_labels": label}, **_OFF),
+                   write=True, idempotent=True)
+
+    def remove_label(self, number: int, label: str) -> None:
+        # remove_labels takes only the names given: the merge request's other labels stay.
+        self._call(lambda: self._gl.http_put(f"{self._project}/merge_requests/{number}",
+                                             post_data={"remove_labels": label}, **_OFF),
+                   write=True, idempotent=True)
+
+    def read_file(self, path: str, ref: str | None = None) -> bytes | None:
+        query = {"ref": ref} if ref else {}
+        if not ref:
+            query["ref"] = str(self._get(self._project).get("default_branch") or "HEAD")
+        try:
+            data = self._call(lambda: self._gl.http_get(
+                f"{self._project}/repository/files/{quote(path, safe='')}/raw",
+                query_data=query, raw=True, **_OFF), write=False)
+        except NotFound:
             return None
+        content = getattr(data, "content", None)
+        return content if isinstance(content, bytes) else None
 
-        return retry(send, judge, retries=RETRIES, sleep=self._sleep,
-                     exhausted=lambda why: BotError(f"the GitLab API kept failing: {why}",
-                                                    Exit.FORGE))
+    def find_issue(self, marker: str, label: str | None = None) -> Issue | None:
+        query = {"order_by": "created_at", "sort": "asc", **({"labels": label} if label else {})}
+        for raw in self._list(f"{self._project}/issues", query):
+            if marker in str(raw.get("description") or ""):
+                return _issue(raw)
+        return None
+
+    def create_issue(self, title: str, body: str, labels: Sequence[str] = ()) -> Issue:
+        data = {"title": title, "description": defuse(body), "labels": ",".join(labels)}
+        made = self._call(lambda: self._gl.http_post(f"{self._project}/issues", post_data=data,
+                                                     **_OFF), write=True)
+        return _issue(made if isinstance(made, dict) else {})
+
+    def update_issue(self, number: int, *, title: str | None = None, body: str | None = None,
+                     labels: Sequence[str] | None = None, open: bool | None = None) -> Issue:
+        change: dict[str, Any] = {}
+        if title is not None:
+            change["title"] = title
+        if body is not None:
+            change["description"] = defuse(body)
+        if labels is not None:
+            change["labels"] = ",".join(labels)
+        if open is not None:
+            change["state_event"] = "reopen" if open else "close"
+        made = self._call(lambda: self._gl.http_put(f"{self._project}/issues/{number}",
+                                                    post_data=change, **_OFF),
+                          write=True, idempotent=True)
+        return _issue(made if isinstance(made, dict) else {})
+
+    def merge_request_of(self, sha: str) -> tuple[int, str | None, bool] | None:
+        """The merge request a commit came in with (merged first, then by number): its iid,
+        its author's username and whether it was merged; None for a direct push."""
+        try:
+            found = self._list(f"{self._project}/repository/commits/{sha}/merge_requests")
+        except NotFound:
+            return None
+        mrs = sorted(((int(m["iid"]), _username(m.get("author")), m.get("state") == "merged")
+                      for m in found if isinstance(m.get("iid"), int)),
+                     key=lambda m: (not m[2], m[0]))
+        return mrs[0] if mrs else None
+
+
+def role(permission: Permission) -> str:
+    """GitLab's name for an access level."""
+    return ROLES.get(permission, "no role")
+
+
+def _issue(raw: Mapping[str, Any]) -> Issue:
+    if not isinstance(raw.get("iid"), int):
+        raise BotError("GitLab answered an issue request without an issue", Exit.FORGE)
+    return Issue(int(raw["iid"]), str(raw.get("title") or ""), str(raw.get("description") or ""),
+                 tuple(str(x) for x in raw.get("labels") or ()), raw.get("state") == "opened")
+
+
+def _username(user: Any) -> str | None:
+    name = user.get("username") if isinstance(user, dict) else None
+    return name if isinstance(name, str) else None
 
 
 # python-gitlab's own retries off, on every request (ours are `_call`'s).

@@ -28,6 +28,10 @@ from tests.forges.loopback import json_handler
 BOT = {"id": 50, "username": "project_42_bot_1", "name": "reviewbot", "bot": True}
 HUMAN = {"id": 7, "username": "alice", "name": "Alice", "bot": False}
 TOKENS = {"glpat-bot": BOT, "glpat-alice": HUMAN}
+# GitLab's access levels (doc/api/members.md, "Roles"): Guest 10, Planner 15, Reporter 20,
+# Developer 30, Maintainer 40, Owner 50.
+LEVELS = {"guest": 10, "planner": 15, "reporter": 20, "developer": 30, "maintainer": 40,
+          "owner": 50}
 NOW = "2026-01-01T00:00:00.000Z"
 # A line GitLab would run as a quick action: a slash command at the start of a line.
 QUICK_ACTION = re.compile(r" {0,3}/[a-z_]+")
@@ -87,6 +91,54 @@ ROUTES = (
           (*PAGED, Param("ref", "string"), Param("stage", "string"), Param("name", "string"),
            Param("pipeline_id", "integer"), Param("order_by", "string", values=("id", "pipeline_id")),
            Param("sort", "string", values=("asc", "desc")), Param("all", "boolean"))),
+    Route("GET", "/users/:user_id", "doc/api/users.md#retrieve-a-user",
+          (Param("with_custom_attributes", "boolean"),)),
+    Route("GET", "/users", "doc/api/users.md#list-users",
+          (*PAGED, Param("username", "string"), Param("search", "string"),
+           Param("active", "boolean"), Param("humans", "boolean"), Param("exclude_external", "boolean"))),
+    Route("GET", "/projects/:id", "doc/api/projects.md#retrieve-a-project",
+          (Param("license", "boolean"), Param("statistics", "boolean"),
+           Param("with_custom_attributes", "boolean"))),
+    Route("GET", "/projects/:id/members/all/:user_id",
+          "doc/api/members.md#retrieve-a-member-of-a-group-or-project-including-inherited-and-invited-members"),
+    Route("POST", "/projects/:id/merge_requests/:iid/notes/:note_id/award_emoji",
+          "doc/api/emoji_reactions.md#add-a-new-emoji-reaction-to-a-comment",
+          (Param("name", "string", True),)),
+    Route("PUT", "/projects/:id/merge_requests/:iid", "doc/api/merge_requests.md#update-an-mr",
+          (Param("add_labels", "string"), Param("remove_labels", "string"),
+           Param("labels", "string"), Param("title", "string"), Param("description", "string"),
+           Param("state_event", "string", values=("close", "reopen")),
+           Param("target_branch", "string"), Param("assignee_id", "integer"),
+           Param("milestone_id", "integer"), Param("discussion_locked", "boolean"),
+           Param("remove_source_branch", "boolean"), Param("squash", "boolean"),
+           Param("allow_collaboration", "boolean"), Param("allow_maintainer_to_push", "boolean"))),
+    Route("GET", "/projects/:id/issues", "doc/api/issues.md#list-project-issues",
+          (*PAGED, Param("labels", "string"), Param("state", "string", values=("opened", "closed")),
+           Param("order_by", "string", values=("created_at", "updated_at", "priority", "due_date",
+                                               "relative_position", "label_priority",
+                                               "milestone_due", "popularity", "weight", "title")),
+           Param("sort", "string", values=("asc", "desc")), Param("search", "string"),
+           Param("in", "string"), Param("author_id", "integer"), Param("scope", "string"),
+           Param("confidential", "boolean"))),
+    Route("POST", "/projects/:id/issues", "doc/api/issues.md#new-issue",
+          (Param("title", "string", True), Param("description", "string"),
+           Param("labels", "string"), Param("confidential", "boolean"),
+           Param("created_at", "string"), Param("due_date", "string"),
+           Param("issue_type", "string", values=("issue", "incident", "test_case", "task")),
+           Param("milestone_id", "integer"), Param("weight", "integer"))),
+    Route("PUT", "/projects/:id/issues/:issue_iid", "doc/api/issues.md#edit-an-issue",
+          (Param("title", "string"), Param("description", "string"), Param("labels", "string"),
+           Param("add_labels", "string"), Param("remove_labels", "string"),
+           Param("state_event", "string", values=("close", "reopen")),
+           Param("confidential", "boolean"), Param("discussion_locked", "boolean"),
+           Param("milestone_id", "integer"), Param("due_date", "string"),
+           Param("weight", "integer"))),
+    Route("POST", "/projects/:id/issues/:issue_iid/notes", "doc/api/notes.md#create-new-issue-note",
+          (Param("body", "string", True), Param("internal", "boolean"),
+           Param("created_at", "string"))),
+    Route("GET", "/projects/:id/repository/commits/:sha/merge_requests",
+          "doc/api/commits.md#list-merge-requests-associated-with-a-commit",
+          (*PAGED, Param("state", "string", values=("opened", "closed", "locked", "merged")))),
     Route("POST", "/projects/:id/statuses/:sha", "doc/api/commits.md#set-commit-pipeline-status",
           (Param("state", "string", True, ("pending", "running", "success", "failed", "canceled",
                                            "skipped")),
@@ -142,10 +194,24 @@ class FileDiff:
 
 class FakeGitLab:
     def __init__(self, repo: Path, target: str = "main", source: str = "feature",
-                 project_id: int = 42, iid: int = 3, late: float = 1.5) -> None:
+                 project_id: int = 42, iid: int = 3, late: float = 1.5,
+                 follow: bool = False) -> None:
         self.repo, self.target, self.source = repo, target, source
         self.project_id, self.iid, self.late = project_id, iid, late
+        # follow: `repo` is the bare repository GitLab serves, and a push to the source branch
+        # (the bot's too) makes a new diff version, as GitLab does after each push.
+        self.follow = follow
         self.state = "opened"
+        self.labels: list[str] = []  # the merge request's
+        self.users: dict[int, dict[str, Any]] = {u["id"]: dict(u) for u in (BOT, HUMAN)}
+        self.members: dict[int, int] = {}  # user id -> access level (members/all)
+        self.awards: dict[int, list[dict[str, Any]]] = {}  # note id -> award emoji
+        self.issues: list[dict[str, Any]] = []
+        self.commit_mrs: dict[str, list[dict[str, Any]]] = {}  # sha -> merge requests
+        # A fork: the source project (its id, path and clone URL) and allow_collaboration.
+        self.source_project: dict[str, Any] = {"id": project_id, "path_with_namespace": "group/demo",
+                                               "http_url_to_repo": str(repo)}
+        self.allow_collaboration = False
         self.versions: list[dict[str, Any]] = []
         self.discussions: list[dict[str, Any]] = []
         self.statuses: list[dict[str, Any]] = []
@@ -176,6 +242,8 @@ class FakeGitLab:
         head = self._git("rev-parse", self.source).strip()
         start = self._git("rev-parse", self.target).strip()
         base = self._git("merge-base", start, head).strip()
+        if self.follow:  # GitLab keeps the MR head (a fork's too) under this ref of the target
+            self._git("update-ref", f"refs/merge-requests/{self.iid}/head", head)
         with self._lock:
             self.versions.insert(0, {
                 "id": 100 + len(self.versions), "head_commit_sha": head, "base_commit_sha": base,
@@ -202,6 +270,38 @@ class FakeGitLab:
 
     def writes(self) -> list[Call]:
         return [c for c in self.calls if c.write]
+
+    def user(self, username: str, level: str | None = None, *, bot: bool = False
+             ) -> dict[str, Any]:
+        """A user GitLab knows, a member of the project at `level` (None: not a member)."""
+        with self._lock:
+            uid = 100 + len(self.users)
+            self.users[uid] = {"id": uid, "username": username, "name": username.title(),
+                               "bot": bot, "state": "active"}
+            if level is not None:
+                self.members[uid] = LEVELS[level]
+            return self.users[uid]
+
+    def note_by(self, user: dict[str, Any], body: str) -> dict[str, Any]:
+        """A note someone wrote on the merge request (what the note hook then reports)."""
+        with self._lock:
+            note = self._note(body, user, None)
+            self.discussions.append({"id": self._hex(), "individual_note": True, "notes": [note]})
+            return note
+
+    def bot_notes(self) -> list[dict[str, Any]]:
+        """The bot's notes on the merge request that are not its summary or a diff thread."""
+        return [d["notes"][0] for d in self.discussions if d["individual_note"]
+                and d["notes"][0]["author"]["id"] == BOT["id"]
+                and "<!-- reviewbot:summary -->" not in d["notes"][0]["body"]]
+
+    def award_names(self, note_id: int) -> list[str]:
+        return [a["name"] for a in self.awards.get(note_id, [])]
+
+    def _follow(self) -> None:
+        if self.follow and self.versions and \
+                self._git("rev-parse", self.source).strip() != self.version["head_commit_sha"]:
+            self.push()
 
     def diff(self) -> dict[str, FileDiff]:
         v = self.version
@@ -233,6 +333,7 @@ class FakeGitLab:
         if fault in ("502", "429", "timeout", "403", "line_code"):
             return self._faulted(method, path, params, fault)
         with self._lock:
+            self._follow()
             status, payload, extra = self._route(route, ids, params, user)
         if fault in ("502-after", "timeout-after"):
             return self._faulted(method, path, params, fault.split("-")[0])
@@ -240,7 +341,8 @@ class FakeGitLab:
 
     def _ids_errors(self, ids: dict[str, str]) -> list[str]:
         out = []
-        if "id" in ids and ids["id"] not in (str(self.project_id), "group%2Fdemo", "group/demo"):
+        known = (str(self.project_id), "group%2Fdemo", "group/demo", str(self.source_project["id"]))
+        if "id" in ids and ids["id"] not in known:
             out.append(f"unknown project {ids['id']}")
         if "iid" in ids and ids["iid"] != str(self.iid):
             out.append(f"unknown merge request {ids['iid']}")
@@ -287,14 +389,39 @@ class FakeGitLab:
         key = (route.method, route.pattern.rsplit("/projects/:id", 1)[-1])
         if key == ("GET", "/user"):
             return 200, user, {}
+        if route.pattern == "/users/:user_id":
+            found = self.users.get(int(ids["user_id"])) if ids["user_id"].isdigit() else None
+            return (200, found, {}) if found else (404, {"message": "404 User Not Found"}, {})
+        if route.pattern == "/users":
+            return self._page(route, ids, params, [
+                {k: u[k] for k in ("id", "username", "name", "state")} for u in self.users.values()
+                if u["username"] == params.get("username", u["username"])])
+        if route.pattern == "/projects/:id":
+            if ids["id"] == str(self.source_project["id"]) and ids["id"] != str(self.project_id):
+                return 200, self.source_project, {}
+            return 200, {"id": self.project_id, "path_with_namespace": "group/demo",
+                         "default_branch": self.target, "http_url_to_repo": str(self.repo)}, {}
+        if key == ("GET", "/members/all/:user_id"):
+            uid = int(ids["user_id"]) if ids["user_id"].isdigit() else 0
+            if uid not in self.members:
+                return 404, {"message": "404 Not found"}, {}
+            u = self.users[uid]
+            return 200, {"id": uid, "username": u["username"], "name": u["name"],
+                         "state": "active", "access_level": self.members[uid]}, {}
+        if key == ("POST", "/merge_requests/:iid/notes/:note_id/award_emoji"):
+            return self._award(ids, params, user)
+        if key == ("PUT", "/merge_requests/:iid"):
+            for name in _labels(params.get("remove_labels")):
+                if name in self.labels:
+                    self.labels.remove(name)
+            self.labels += [n for n in _labels(params.get("add_labels")) if n not in self.labels]
+            return 200, self._merge_request(), {}
+        if route.pattern.startswith("/projects/:id/issues"):
+            return self._issue_route(route, ids, params, user)
+        if key == ("GET", "/repository/commits/:sha/merge_requests"):
+            return self._page(route, ids, params, self.commit_mrs.get(ids["sha"], []))
         if key == ("GET", "/merge_requests/:iid"):
-            v = self.version
-            return 200, {"id": 1, "iid": self.iid, "project_id": self.project_id,
-                         "state": self.state, "sha": v["head_commit_sha"],
-                         "source_branch": self.source, "target_branch": self.target,
-                         "diff_refs": {"base_sha": v["base_commit_sha"],
-                                       "head_sha": v["head_commit_sha"],
-                                       "start_sha": v["start_commit_sha"]}}, {}
+            return 200, self._merge_request(), {}
         if key == ("GET", "/merge_requests/:iid/versions"):
             return self._page(route, ids, params, self.versions)
         if key == ("GET", "/merge_requests/:iid/diffs"):
@@ -342,6 +469,67 @@ class FakeGitLab:
             self.statuses.append(status)
             return 201, status, {}
         raise AssertionError(f"route without a handler: {route.pattern}")
+
+    def _merge_request(self) -> dict[str, Any]:
+        v = self.version
+        fork = self.source_project["id"] != self.project_id
+        return {"id": 1, "iid": self.iid, "project_id": self.project_id, "state": self.state,
+                "sha": v["head_commit_sha"], "source_branch": self.source,
+                "target_branch": self.target, "source_project_id": self.source_project["id"],
+                "target_project_id": self.project_id, "labels": list(self.labels),
+                "allow_collaboration": self.allow_collaboration if fork else None,
+                "allow_maintainer_to_push": self.allow_collaboration if fork else None,
+                "author": {k: HUMAN[k] for k in ("id", "username", "name")},
+                "diff_refs": {"base_sha": v["base_commit_sha"], "head_sha": v["head_commit_sha"],
+                              "start_sha": v["start_commit_sha"]}}
+
+    def _award(self, ids: dict[str, str], params: dict[str, Any], user: dict[str, Any]
+               ) -> tuple[int, Any, dict[str, str]]:
+        note = next((n for d in self.discussions for n in d["notes"]
+                     if str(n["id"]) == ids["note_id"]), None)
+        if note is None:
+            return 404, {"message": "404 Not found"}, {}
+        awards = self.awards.setdefault(note["id"], [])
+        if any(a["name"] == params["name"] and a["user"]["id"] == user["id"] for a in awards):
+            # lib/api/award_emoji.rb: `not_found!("Award Emoji #{award.errors.messages}")`
+            return 404, {"message": "404 Award Emoji {:name=>[\"has already been taken\"]} "
+                                    "Not Found"}, {}
+        award = {"id": next(self._ids), "name": params["name"], "created_at": NOW,
+                 "user": {k: user[k] for k in ("id", "username", "name")},
+                 "awardable_id": note["id"], "awardable_type": "Note"}
+        awards.append(award)
+        return 201, award, {}
+
+    def _issue_route(self, route: Route, ids: dict[str, str], params: dict[str, Any],
+                     user: dict[str, Any]) -> tuple[int, Any, dict[str, str]]:
+        if route.method == "GET":
+            wanted = _labels(params.get("labels"))
+            items = [i for i in self.issues if all(n in i["labels"] for n in wanted)
+                     and params.get("state", i["state"]) == i["state"]]
+            items.sort(key=lambda i: i["iid"], reverse=params.get("sort", "desc") == "desc")
+            return self._page(route, ids, params, items)
+        if route.method == "POST" and "issue_iid" not in ids:
+            issue = {"id": next(self._ids), "iid": len(self.issues) + 1, "project_id": self.project_id,
+                     "title": params["title"], "description": params.get("description"),
+                     "labels": _labels(params.get("labels")), "state": "opened",
+                     "author": {k: user[k] for k in ("id", "username", "name")}, "notes": []}
+            self.issues.append(issue)
+            return 201, issue, {}
+        issue = next((i for i in self.issues if str(i["iid"]) == ids["issue_iid"]), None)
+        if issue is None:
+            return 404, {"message": "404 Issue Not Found"}, {}
+        if route.method == "POST":  # a note on the issue
+            note = self._note(params["body"], user, None)
+            issue["notes"].append(note)
+            return 201, note, {}
+        for name in ("title", "description"):
+            if name in params:
+                issue[name] = params[name]
+        if "labels" in params:
+            issue["labels"] = _labels(params["labels"])
+        if "state_event" in params:
+            issue["state"] = "closed" if params["state_event"] == "close" else "opened"
+        return 200, issue, {}
 
     def _page(self, route: Route, ids: dict[str, str], params: dict[str, Any],
               items: list[dict[str, Any]]) -> tuple[int, Any, dict[str, str]]:
@@ -485,6 +673,12 @@ def _check_params(spec: tuple[Param, ...], params: dict[str, Any], where: str) -
         if not ok or (p.values and value not in p.values):
             errors.append(f"{where}: {p.name}={value!r} is not a valid {p.kind}")
     return errors
+
+
+def _labels(value: Any) -> list[str]:
+    """A labels parameter: a comma-separated string (the API also takes an array)."""
+    items = value if isinstance(value, list) else str(value or "").split(",")
+    return [str(v).strip() for v in items if str(v).strip()]
 
 
 def _bool(value: Any) -> bool:
