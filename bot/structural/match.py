@@ -1,8 +1,8 @@
 """Find a compiled pattern in a parsed tree.
 
-Semantics (ast-grep's `smart` strictness by default): every pattern token must match; unnamed
-source tokens the pattern lacks (`;`, trailing commas) are skipped where the pattern expects a
-token, comments everywhere.
+The pattern's strictness (ast-grep's levels, `Level` below) says what may differ. By default
+(`smart`) every pattern token must match; unnamed source tokens the pattern lacks (`;`,
+trailing commas) are skipped where the pattern expects a token, comments everywhere.
 `$$$` is lazy: it takes the fewest siblings after which the next named pattern node matches;
 a longer split is tried only when the rest of the pattern then fails. A metavariable bound
 twice must bind code with the same leaf tokens (layout and comments ignored). A failed
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import tree_sitter as ts
 
 from bot.structural.lang import language
-from bot.structural.pattern import Leaf, Pattern, PNode, Var
+from bot.structural.pattern import Leaf, Pattern, PNode, Strictness, Var
 
 Env = Mapping[str, "ts.Node | tuple[ts.Node, ...]"]
 
@@ -74,19 +74,52 @@ def _bind(env: Env, name: str, value: ts.Node | tuple[ts.Node, ...]) -> Env | No
     return env if _same(old, value) else None
 
 
+@dataclass(frozen=True, slots=True)
+class Level:
+    """What one strictness level lets differ between the pattern and the code (ast-grep's
+    match algorithm; each level checked against ast-grep-py in the differential tests)."""
+
+    comments: bool  # comments in the code are skipped (not under cst and ast)
+    source_tokens: bool  # unnamed code tokens may be skipped where a pattern token fails
+    pattern_tokens: bool  # unnamed pattern tokens may go unmatched
+    leaf_text: bool  # a named leaf must have the pattern's text, not only its kind
+    inner_kind: bool  # an inner node must have the pattern's kind
+    any_text_leaf: bool  # a leaf with the pattern's text matches whatever its kind
+    trailing: bool  # unnamed code tokens after the last pattern element are ignored
+    trailing_any: bool  # ast-grep ignores anything there (see Pattern.skip_trailing)
+
+
+LEVELS: Mapping[Strictness, Level] = {
+    "cst": Level(False, False, False, True, True, False, False, False),
+    "smart": Level(True, True, False, True, True, False, True, True),
+    "ast": Level(False, True, True, True, True, False, True, False),
+    "relaxed": Level(True, True, True, True, True, False, True, False),
+    "signature": Level(True, True, True, False, True, False, True, False),
+    "template": Level(True, True, False, True, False, True, False, False),
+}
+
+
 class Matcher:
     def __init__(self, pattern: Pattern) -> None:
         self.pattern = pattern
-        cst = pattern.strictness == "cst"
-        self.skip_extras = not cst
-        self.skip_source_tokens = not cst
-        self.skip_pattern_tokens = pattern.strictness in ("ast", "relaxed")
-        self.skip_trailing = pattern.skip_trailing
+        level = LEVELS[pattern.strictness]
+        self.level = level
+        self.skip_extras = level.comments
+        self.skip_source_tokens = level.source_tokens
+        self.skip_pattern_tokens = level.pattern_tokens
+        self.skip_trailing = pattern.skip_trailing and level.trailing_any
 
     def children(self, node: ts.Node) -> list[ts.Node]:
         if self.skip_extras:
             return [c for c in node.children if not c.is_extra]
         return node.children
+
+    def _leaf(self, p: Leaf, c: ts.Node) -> bool:
+        if c.kind_id == p.kind_id:
+            # An unnamed token is its kind (tree-sitter-typescript gives some a wrong span,
+            # so ast-grep does not compare their text either).
+            return not p.named or not self.level.leaf_text or c.text == p.text
+        return self.level.any_text_leaf and c.text == p.text
 
     def node(self, p: PNode, c: ts.Node, env: Env) -> Env | None:
         if isinstance(p, Var):
@@ -95,11 +128,14 @@ class Matcher:
             if not p.any_node and not c.is_named:
                 return None
             return _bind(env, p.name, c)
-        if c.kind_id != p.kind_id:
-            return None
         if isinstance(p, Leaf):
-            return env if c.text == p.text else None
-        got = self.seq(p.children, self.children(c), env, open_end=False)
+            return env if self._leaf(p, c) else None
+        if c.kind_id != p.kind_id and self.level.inner_kind:
+            return None
+        cs = self.children(c)
+        if not cs:
+            return None
+        got = self.seq(p.children, cs, env)
         return None if got is None else got[0]
 
     def _optional(self, p: PNode) -> bool:
@@ -107,8 +143,7 @@ class Matcher:
         return isinstance(p, Leaf) and not p.named
 
     def seq(
-        self, ps: tuple[PNode, ...], cs: list[ts.Node], env: Env, *, open_end: bool,
-        i: int = 0, j: int = 0,
+        self, ps: tuple[PNode, ...], cs: list[ts.Node], env: Env, i: int = 0, j: int = 0,
     ) -> tuple[Env, int] | None:
         """Match pattern siblings `ps[i:]` against `cs[j:]`; returns the env and the index
         in `cs` where the match ended."""
@@ -116,7 +151,7 @@ class Matcher:
         while i < n:
             p = ps[i]
             if isinstance(p, Var) and p.multi:
-                return self._ellipsis(ps, cs, env, open_end, i, j)
+                return self._ellipsis(ps, cs, env, i, j)
             if j >= m:
                 if self.skip_pattern_tokens and isinstance(p, Leaf) and not p.named:
                     i += 1
@@ -130,22 +165,23 @@ class Matcher:
                 # Only a pattern token lets source tokens be skipped: `($P) => $B` must
                 # not match `async (x) => 1` (ast-grep agrees).
                 return None
-            elif self.skip_source_tokens and not c.is_named:
-                j += 1
-            elif self.skip_pattern_tokens and not p.named:
-                i += 1
             else:
-                return None
-        if open_end or self.skip_trailing:
+                skip_code = self.skip_source_tokens and not c.is_named
+                skip_pattern = self.skip_pattern_tokens and not p.named
+                if not (skip_code or skip_pattern):
+                    return None
+                # Both unnamed and both skippable: both go, as in ast-grep.
+                i, j = i + skip_pattern, j + skip_code
+        if self.skip_trailing:
             return env, j
         while j < m:
-            if not (self.skip_source_tokens and not cs[j].is_named):
+            if not (self.level.trailing and not cs[j].is_named):
                 return None
             j += 1
         return env, j
 
     def _ellipsis(
-        self, ps: tuple[PNode, ...], cs: list[ts.Node], env: Env, open_end: bool, i: int, j: int
+        self, ps: tuple[PNode, ...], cs: list[ts.Node], env: Env, i: int, j: int
     ) -> tuple[Env, int] | None:
         """`ps[i]` is `$$$`: take the fewest siblings that let the rest match. The shortest
         split is tried first (so `$$$` is lazy, as in ast-grep); a longer one only when the
@@ -157,20 +193,19 @@ class Matcher:
         while k < n and self._optional(ps[k]):
             k += 1
         if k == n:
-            end = j if open_end else m
-            bound = _bind(env, p.name, tuple(_trim_tail(cs[j:end], ps[i + 1:k])))
-            return None if bound is None else (bound, end)
+            bound = _bind(env, p.name, tuple(_trim_tail(cs[j:m], ps[i + 1:k])))
+            return None if bound is None else (bound, m)
         nxt = ps[k]
         if isinstance(nxt, Var) and nxt.multi:
             bound = _bind(env, p.name, ())
-            return None if bound is None else self.seq(ps, cs, bound, open_end=open_end, i=k, j=j)
+            return None if bound is None else self.seq(ps, cs, bound, i=k, j=j)
         for end in range(j, m):
             if self.node(nxt, cs[end], env) is None:
                 continue
             bound = _bind(env, p.name, tuple(_trim_tail(cs[j:end], ps[i + 1:k])))
             if bound is None:
                 continue
-            got = self.seq(ps, cs, bound, open_end=open_end, i=k, j=end)
+            got = self.seq(ps, cs, bound, i=k, j=end)
             if got is not None:
                 return got
         return None
@@ -200,18 +235,14 @@ def _query(grammar: str, kind: str, named: bool) -> ts.Query:
 LITERAL_CLIMB_LIMIT = 2000
 
 
-def _anchor(pattern: Pattern) -> PNode | None:
-    return next((n for n in pattern.nodes if not isinstance(n, Var)), None)
-
-
 def _climb_from_literals(pattern: Pattern, root: ts.Node, source: bytes) -> list[ts.Node] | None:
-    """Nodes of the anchor's kind that contain an occurrence of the pattern's rarest literal.
+    """Nodes of the pattern's kind that contain an occurrence of the pattern's rarest literal.
 
     Every match contains a token equal to each literal, so it is an ancestor of the token
     found at one of that literal's occurrences; looking only there skips the tree walk.
     """
-    anchor = _anchor(pattern)
-    if isinstance(anchor, Var) or anchor is None or not pattern.literals or pattern.is_sequence:
+    anchor = pattern.node
+    if isinstance(anchor, Var) or not pattern.root_kinds[0] or not pattern.literals:
         return None
     counts = [(source.count(lit), lit) for lit in pattern.literals[:4]]
     count, lit = min(counts)
@@ -233,16 +264,12 @@ def _climb_from_literals(pattern: Pattern, root: ts.Node, source: bytes) -> list
 
 
 def candidates(pattern: Pattern, root: ts.Node, source: bytes | None = None) -> list[ts.Node]:
-    """Nodes of the pattern's anchor kind, in pre-order (outer before inner)."""
+    """Nodes of the pattern's kind (any kind for a bare metavariable or under `template`),
+    in pre-order (outer before inner)."""
     found = _climb_from_literals(pattern, root, source) if source is not None else None
     if found is None:
-        anchor = _anchor(pattern)
-        named = True
-        if isinstance(anchor, Leaf):
-            named = anchor.named
-        elif anchor is None:
-            first = pattern.nodes[0]
-            named = not (isinstance(first, Var) and first.any_node)
+        p = pattern.node
+        named = not p.any_node if isinstance(p, Var) else p.named
         query = _query(pattern.lang.grammar, pattern.root_kinds[0], named)
         found = ts.QueryCursor(query).captures(root).get("c", [])
     found.sort(key=lambda n: (n.start_byte, -n.end_byte))
@@ -266,33 +293,8 @@ def find(pattern: Pattern, tree: ts.Tree, source: bytes | None = None) -> Iterat
     """Every match in pre-order, nested ones included. With the `source` bytes the search
     starts from the occurrences of the pattern's literal tokens instead of walking the tree."""
     matcher = Matcher(pattern)
-    root = tree.root_node
-    if not pattern.is_sequence:
-        p = pattern.nodes[0]
-        for c in candidates(pattern, root, source):
-            env = matcher.node(p, c, {})
-            if env is not None:
-                yield raw_match(c.start_byte, c.end_byte, env)
-        return
-    yield from _find_sequence(matcher, pattern, root)
-
-
-def _find_sequence(matcher: Matcher, pattern: Pattern, root: ts.Node) -> Iterator[RawMatch]:
-    parents: dict[int, ts.Node] = {}
-    for c in candidates(pattern, root):
-        if c.parent is not None:
-            parents.setdefault(c.parent.id, c.parent)
-    first = pattern.nodes[0]
-    hits: list[RawMatch] = []
-    for parent in parents.values():
-        cs = matcher.children(parent)
-        for s in range(len(cs)):
-            if not (isinstance(first, Var) and first.multi) and matcher.node(first, cs[s], {}) is None:
-                continue
-            got = matcher.seq(pattern.nodes, cs[s:], {}, open_end=True)
-            if got is None or got[1] == 0:
-                continue
-            env, used = got
-            hits.append(raw_match(cs[s].start_byte, cs[s + used - 1].end_byte, env))
-    hits.sort(key=lambda r: (r.start, -r.end))
-    yield from hits
+    p = pattern.node
+    for c in candidates(pattern, tree.root_node, source):
+        env = matcher.node(p, c, {})
+        if env is not None:
+            yield raw_match(c.start_byte, c.end_byte, env)

@@ -2,8 +2,9 @@
 
 Metavariables are lexed first and renamed to identifiers the grammar accepts; the pattern is
 then parsed through the language's ladder of contexts, and the first parse without ERROR or
-MISSING nodes is kept. The node that spans exactly the pattern text is the pattern; when the
-text is several statements, the pattern is that sequence.
+MISSING nodes is kept. The node that spans exactly the pattern text is the pattern. Text that
+is several nodes side by side (two statements) is an error, as in ast-grep: a pattern has one
+root node.
 """
 
 from __future__ import annotations
@@ -18,14 +19,15 @@ import tree_sitter as ts
 from bot.errors import BotError, Exit
 from bot.structural.lang import Context, Lang, parse
 
-Strictness = Literal["cst", "smart", "ast", "relaxed"]
-STRICTNESS: tuple[Strictness, ...] = ("cst", "smart", "ast", "relaxed")
+# ast-grep's levels, strictest first (bot.structural.match says what each one skips).
+Strictness = Literal["cst", "smart", "ast", "relaxed", "signature", "template"]
+STRICTNESS: tuple[Strictness, ...] = ("cst", "smart", "ast", "relaxed", "signature", "template")
 
 NAME = r"[A-Z_][A-Z0-9_]*"
 # `$$$NAME` / `$$$`, `$$NAME` (also unnamed tokens), `$NAME`; `$_...` never binds.
 _META_IN_PATTERN = re.compile(rf"\$\$\$(?:{NAME})?|\$\$?{NAME}")
 # Kinds that hold a statement list without delimiters of their own: a pattern spanning
-# several of their children is a sequence pattern.
+# several of their children is several root nodes.
 _SEQUENCE_KINDS = frozenset({"module", "program", "source_file", "statement_list", "block",
                              "translation_unit", "compilation_unit", "chunk"})
 
@@ -59,8 +61,8 @@ PNode = Var | Leaf | Inner
 class Pattern:
     lang: Lang
     text: str
-    nodes: tuple[PNode, ...]  # one node, or a sequence of sibling nodes
-    root_kinds: tuple[str, ...]  # kind of nodes[0] ("" when it is a metavariable)
+    node: PNode
+    root_kinds: tuple[str, ...]  # kind of the node ("" when it is a metavariable or any kind)
     context: str  # which ladder rung accepted it
     strictness: Strictness
     literals: tuple[bytes, ...]  # every one must occur in a file that can match
@@ -69,10 +71,6 @@ class Pattern:
     # ast-grep ignores whatever follows a node's last pattern element (`assert $A == $B`
     # matches asserts with a message). We do not; this switch exists for differential tests.
     skip_trailing: bool = False
-
-    @property
-    def is_sequence(self) -> bool:
-        return len(self.nodes) > 1
 
 
 @dataclass(frozen=True)
@@ -209,9 +207,13 @@ def _walk(nodes: tuple[PNode, ...]) -> list[PNode]:
     return out
 
 
-def _literals(nodes: tuple[PNode, ...], strictness: Strictness) -> tuple[bytes, ...]:
+def _literals(node: PNode, strictness: Strictness) -> tuple[bytes, ...]:
+    """Texts every match contains: none under `signature` (leaf text is not compared), the
+    named leaves' under `ast`/`relaxed` (tokens may be skipped), every leaf's otherwise."""
+    if strictness == "signature":
+        return ()
     named_only = strictness in ("ast", "relaxed")
-    found = {n.text for n in _walk(nodes)
+    found = {n.text for n in _walk((node,))
              if isinstance(n, Leaf) and n.text.strip() and (n.named or not named_only)}
     return tuple(sorted(found, key=lambda b: (-len(b), b)))
 
@@ -236,7 +238,8 @@ def compile_pattern(
 ) -> Pattern:
     """Compile `text` (or `context` + `selector`, ast-grep's pattern object) for `lang`."""
     if strictness not in STRICTNESS:
-        raise BotError(f"unknown strictness {strictness!r}; use one of {', '.join(STRICTNESS)}")
+        raise BotError(f"unknown strictness {strictness!r}; use one of {', '.join(STRICTNESS)}",
+                       Exit.USAGE)
     source = context if context is not None else text
     snippet = textwrap.dedent(source).strip()
     if not snippet:
@@ -253,12 +256,24 @@ def compile_pattern(
             tried.append(f"{ctx.label}: not a whole node" if selector is None
                          else f"{ctx.label}: no {selector!r} node")
             continue
-        return _build(lang, source, nodes, parsed, ctx, strictness)
+        if len(nodes) > 1:
+            raise _several_roots(snippet, nodes)
+        return _build(lang, source, nodes[0], parsed, ctx, strictness)
     others = ", ".join(t.split(":")[0] for t in tried[1:])
     raise BotError(
         f"pattern {snippet!r} is not valid {lang.name} code in any of the {len(tried)} "
         f"contexts tried ({tried[0]}" + (f"; also tried: {others}" if others else "") + "); "
         "fix the syntax, or give a larger pattern with --selector KIND",
+        Exit.USAGE,
+    )
+
+
+def _several_roots(snippet: str, nodes: list[ts.Node]) -> BotError:
+    kinds = ", ".join(n.type for n in nodes)
+    return BotError(
+        f"pattern {snippet!r} is {len(nodes)} nodes side by side ({kinds}), and a pattern must "
+        "have one root node (ast-grep refuses it too: multiple AST nodes); search for one of "
+        "them, or write a rule that joins patterns with `follows` / `precedes`",
         Exit.USAGE,
     )
 
@@ -278,25 +293,26 @@ def _pick(parsed: _Parsed, selector: str | None) -> list[ts.Node] | None:
 def _build(
     lang: Lang,
     source: str,
-    nodes: list[ts.Node],
+    root: ts.Node,
     parsed: _Parsed,
     ctx: Context,
     strictness: Strictness,
 ) -> Pattern:
-    converted = tuple(_convert(n, parsed.source, lang.expando) for n in nodes)
-    first = converted[0]
-    if isinstance(first, Var) and first.multi and len(converted) == 1:
-        raise BotError("a pattern cannot be only a $$$ metavariable; add code around it")
-    variables = [n for n in _walk(converted) if isinstance(n, Var) and n.name]
-    anchor = next((n for n in converted if not isinstance(n, Var)), None)
+    node = _convert(root, parsed.source, lang.expando)
+    if isinstance(node, Var) and node.multi:
+        raise BotError("a pattern cannot be only a $$$ metavariable; add code around it",
+                       Exit.USAGE)
+    variables = [n for n in _walk((node,)) if isinstance(n, Var) and n.name]
+    # `template` compares text, not kinds, so a node of any kind may match.
+    any_kind = isinstance(node, Var) or strictness == "template"
     return Pattern(
         lang=lang,
         text=source,
-        nodes=converted,
-        root_kinds=(_kind_of(anchor, lang),) if anchor is not None else ("",),
+        node=node,
+        root_kinds=("",) if any_kind else (_kind_of(node, lang),),
         context=ctx.label,
         strictness=strictness,
-        literals=_literals(converted, strictness),
+        literals=_literals(node, strictness),
         names=frozenset(v.name for v in variables),
         multi_names=frozenset(v.name for v in variables if v.multi),
     )

@@ -103,7 +103,7 @@ def match(rule: Rule, node: ts.Node, env: Env, ctx: Context) -> Env | None:
     if rule.kind is not None and node.type != rule.kind:
         return None
     if rule.pattern is not None:
-        got = ctx.matcher(rule.pattern).node(rule.pattern.nodes[0], node, env)
+        got = ctx.matcher(rule.pattern).node(rule.pattern.node, node, env)
         if got is None:
             return None
         env = got

@@ -114,8 +114,6 @@ def compile_rule(lang: Lang, raw: Any, where: str = "rule") -> Rule:
                 pattern = compile_pattern(lang, str(value))
         except BotError as exc:
             raise fail(f"{where}.pattern", exc.message) from exc
-        if pattern.is_sequence:
-            raise fail(f"{where}.pattern", "a sequence of statements cannot be a rule's pattern")
     regex = None
     if "regex" in raw:
         try:

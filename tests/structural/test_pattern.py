@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.errors import BotError
+from bot.errors import BotError, Exit
 from bot.structural.lang import LANGS, get
 from bot.structural.pattern import compile_pattern
 from bot.structural.search import search_source
@@ -76,13 +76,25 @@ def test_selector_missing_is_an_error() -> None:
         compile_pattern(get("javascript"), "", context="foo($A)", selector="class_body")
 
 
-def test_sequence_pattern() -> None:
-    src = "a = 1\nb = 2\nc = 3\nb = 2\n"
-    assert texts("python", "$X = 1\nb = $Y", src) == ["a = 1\nb = 2"]
-    js = "foo();\nbar(1);\nbaz();\n"
-    assert texts("javascript", "foo()\nbar($A)", js) == ["foo();\nbar(1);"]
-    go = "package p\nfunc f() {\n\tx := 1\n\ty := x\n}\n"
-    assert texts("go", "$A := 1\n$B := $A", go) == ["x := 1\n\ty := x"]
+@pytest.mark.parametrize(("lang", "pattern"), [
+    ("python", "$X = 1\nb = $Y"),
+    ("javascript", "foo()\nbar($A)"),
+    ("javascript", "foo(); bar($A);"),
+    ("go", "$A := 1\n$B := $A"),
+    ("rust", "let $A = 1;\nlet $B = $A;"),
+])
+def test_several_root_nodes_are_an_error(lang: str, pattern: str) -> None:
+    """ast-grep refuses a pattern of two statements ("Multiple AST nodes are detected");
+    so do we, saying so, instead of searching for something that cannot match."""
+    with pytest.raises(BotError, match=r"2 nodes side by side.*one root node") as err:
+        compile_pattern(get(lang), pattern)
+    assert err.value.code == Exit.USAGE
+
+
+def test_a_context_of_several_nodes_is_fine_with_a_selector() -> None:
+    p = compile_pattern(get("javascript"), "", context="a = 1;\nfoo($A);", selector="call_expression")
+    got = [m.text for m in search_source(p, b"foo(1); bar(2);")]
+    assert got == ["foo(1)"]
 
 
 def test_literal_dollar_words_stay_literal() -> None:
