@@ -29,10 +29,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--working-tree", action="store_true",
                    help="review the tracked files as they are on disk, uncommitted changes included "
                         "(in a pre-commit hook: what is staged)")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", choices=("text", "json", "rdjson"), default="text",
+                   help="rdjson: reviewdog's Diagnostic format, for `reviewdog -f=rdjson`")
     common.add_gate_options(p)
     common.add_tool_options(p)
-    p.add_argument("--show-preexisting", action="store_true", help="list preexisting findings too")
+    p.add_argument("--show-preexisting", action="store_true",
+                   help="list preexisting findings too (text and rdjson)")
     p.add_argument("--quiet", action="store_true",
                    help="no progress lines on stderr (printed only when stderr is a terminal)")
     p.add_argument("--cache-dir", type=Path,
@@ -78,6 +80,13 @@ def run(args: argparse.Namespace) -> int:
     common.write_sarif(args.sarif, result)
     if args.format == "json":
         sys.stdout.write(report.to_json(result))
+    elif args.format == "rdjson":
+        from bot.render import rdjson
+
+        texts = workspace.texts(git.toplevel(args.repo), result.head,
+                                [v.finding.path for v in result.findings])
+        sys.stdout.write(rdjson.to_json(result, lambda path: texts.get(path, []),
+                                        args.show_preexisting))
     else:
         from bot.render import text
 
