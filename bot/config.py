@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
@@ -392,16 +392,24 @@ def _read_explicit(path: Path) -> str:
         raise BotError(f"--config {path} is not UTF-8 text") from exc
 
 
-def _at(repo: Path, rev: str, names: Collection[str]) -> tuple[str, str] | None:
-    """(name, text) of the first of `names` committed at `rev`."""
-    for name in names:
-        blob = git.show(repo, rev, name)
-        if blob is not None:
-            try:
-                return name, blob.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise BotError(f"{name} at {git.short(rev)} is not UTF-8 text") from exc
-    return None
+def _at(repo: Path, revs: Sequence[str], names: Collection[str]) -> list[tuple[str, str] | None]:
+    """For each of `revs`, (name, text) of the first of `names` committed there; all read
+    through one git process."""
+    names = list(names)
+    blobs = git.cat_blobs(repo, [f"{rev}:{name}" for rev in revs for name in names])
+    out: list[tuple[str, str] | None] = []
+    for i, rev in enumerate(revs):
+        mine = blobs[i * len(names):(i + 1) * len(names)]
+        name, blob = next(((n, b) for n, b in zip(names, mine, strict=True) if b is not None),
+                          ("", None))
+        if blob is None:
+            out.append(None)
+            continue
+        try:
+            out.append((name, blob.decode("utf-8")))
+        except UnicodeDecodeError as exc:
+            raise BotError(f"{name} at {git.short(rev)} is not UTF-8 text") from exc
+    return out
 
 
 def _inside(repo: Path, path: Path) -> str | None:
@@ -424,11 +432,10 @@ def for_review(repo: Path, merge_base: str, head: str, explicit: Path | None = N
         if inside is None:
             return Reviewed(parse(_read_explicit(explicit), str(explicit), tools))
         names = (inside,)
-    at_head = _at(repo, head, names)
+    at_head, at_base = _at(repo, (head, merge_base), names)
     if at_head is None and explicit is not None:
         raise BotError(f"--config {explicit}: not committed at the head {git.short(head)}")
     head_cfg = parse(at_head[1], at_head[0], tools) if at_head else Config()
-    at_base = _at(repo, merge_base, names)
     notes: list[str] = []
     try:
         base_cfg = parse(at_base[1], at_base[0], tools, "at the merge base") if at_base else Config()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +43,27 @@ def toplevel(path: Path) -> Path:
     if result.returncode != 0:
         raise BotError(f"{path} is not a git repository (pass --repo DIR of a checkout)")
     return Path(result.out.strip())
+
+
+_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
+def commits(path: Path, revs: Sequence[str]) -> tuple[Path, list[str]] | None:
+    """The root of the checkout `path` is in and the commit each of `revs` names, through one
+    `git rev-parse`; None when that cannot tell (not a repository, a revision that is not a
+    commit, or one that could read as an option or a range): `toplevel` and `rev_parse`,
+    asked one by one, then say what is wrong."""
+    if not revs or any(r.startswith("-") for r in revs) or not Path(path).is_dir():
+        return None
+    # Without --verify (it takes one revision) a range or `A...B` would print more lines, or
+    # lines with a `^`: anything but one full id per revision is left to the careful path.
+    result = git(path, "rev-parse", "--show-toplevel", *(f"{r}^{{commit}}" for r in revs),
+                 check=False)
+    lines = result.out.splitlines()
+    if result.returncode != 0 or len(lines) != len(revs) + 1 \
+            or not all(_SHA.fullmatch(sha) for sha in lines[1:]):
+        return None
+    return Path(lines[0]), lines[1:]
 
 
 def rev_parse(repo: Path, rev: str) -> str | None:
@@ -172,8 +194,9 @@ def checkout_paths(worktree: Path, rev: str, paths: list[str]) -> None:
 
 
 def worktree_remove(repo: Path, where: Path) -> None:
-    git(repo, "worktree", "remove", "--force", str(where), check=False)
-    git(repo, "worktree", "prune", check=False)
+    if git(repo, "worktree", "remove", "--force", str(where), check=False).returncode != 0:
+        # E.g. its folder is gone already: what git still registers for it goes.
+        git(repo, "worktree", "prune", check=False)
 
 
 def tree_blobs(repo: Path, rev: str, paths: list[str], recursive: bool = False) -> dict[str, str]:
@@ -205,6 +228,21 @@ def ls_files(repo: Path, *pathspecs: str) -> list[str]:
 
 def status_porcelain(repo: Path) -> str:
     return git(repo, "status", "--porcelain", "--untracked-files=no").out
+
+
+def head_state(repo: Path) -> tuple[str | None, bool]:
+    """The commit HEAD is at (None on an unborn branch) and whether the tracked files are as
+    committed: what `rev_parse(repo, "HEAD")` and `status_porcelain` tell, from one process."""
+    out = git(repo, "status", "--porcelain=v2", "--branch", "--no-ahead-behind",
+              "--untracked-files=no").out
+    head, clean = None, True
+    for line in out.splitlines():
+        if line.startswith("# branch.oid "):
+            oid = line.removeprefix("# branch.oid ").strip()
+            head = oid if _SHA.fullmatch(oid) else None  # "(initial)": no commit yet
+        elif line and not line.startswith("#"):
+            clean = False
+    return head, clean
 
 
 def status_all(repo: Path) -> dict[str, str]:

@@ -88,12 +88,14 @@ def default_target(repo: Path) -> str:
 
 
 def resolve(repo: Path, base: str | None, head: str) -> Revisions:
-    repo = git.toplevel(repo)
-    head_sha = git.rev_parse(repo, head)
+    # One git process when all is well; asked one by one (to say what is wrong) when not.
+    at_once = git.commits(repo, (head, base) if base else (head,))
+    repo = at_once[0] if at_once else git.toplevel(repo)
+    head_sha = at_once[1][0] if at_once else git.rev_parse(repo, head)
     if head_sha is None:
         raise BotError(f"--head {head!r} is not a commit in {repo}")
     target = base or default_target(repo)
-    target_sha = git.rev_parse(repo, target)
+    target_sha = at_once[1][1] if at_once and base else git.rev_parse(repo, target)
     if target_sha is None:
         raise BotError(f"--base {target!r} is not a branch or commit here "
                        f"(fetch it first: git fetch origin {target})")
@@ -201,8 +203,8 @@ def base_home(repo: Path) -> Path:
 
 
 def _head_is_checkout(rev: Revisions) -> bool:
-    current = git.rev_parse(rev.repo, "HEAD")
-    return current == rev.head and not git.status_porcelain(rev.repo).strip()
+    current, clean = git.head_state(rev.repo)
+    return current == rev.head and clean
 
 
 def _carry_config(head_root: Path, base_root: Path, names: Sequence[str]) -> None:

@@ -1,0 +1,79 @@
+"""The batched git verbs answer what the one-by-one verbs answer, and leave every case they
+cannot answer exactly (a range, an option, a revision that is not a commit) to them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot import git, workspace
+from bot.errors import BotError
+from tests.conftest import GitRepo
+
+
+@pytest.fixture
+def two(repo: GitRepo) -> GitRepo:
+    repo.commit({"a.py": "x = 1\n"}, "base")
+    repo.branch("feature")
+    repo.commit({"a.py": "x = 2\n"})
+    return repo
+
+
+def test_commits_are_the_toplevel_and_each_revision_from_one_process(two: GitRepo) -> None:
+    (two.path / "sub").mkdir()
+    found = git.commits(two.path / "sub", ["HEAD", "main", "feature~1"])
+    assert found == (git.toplevel(two.path), [git.rev_parse(two.path, r) for r in
+                                               ("HEAD", "main", "feature~1")])
+
+
+@pytest.mark.parametrize("rev", ["main..feature", "main...feature", "--all", "-q", "nope",
+                                 "HEAD:a.py", "HEAD\nmain", ""])
+def test_what_rev_parse_verify_would_refuse_is_left_to_it(two: GitRepo, rev: str) -> None:
+    assert git.commits(two.path, ["HEAD", rev]) is None
+    assert git.rev_parse(two.path, rev) is None
+
+
+def test_commits_outside_a_repository_is_none(tmp_path: Path) -> None:
+    assert git.commits(tmp_path, ["HEAD"]) is None
+    assert git.commits(tmp_path / "missing", ["HEAD"]) is None
+
+
+def test_resolve_says_what_is_wrong_as_before(two: GitRepo, tmp_path: Path) -> None:
+    rev = workspace.resolve(two.path, "main", "HEAD")
+    assert (rev.merge_base, rev.head) == (git.rev_parse(two.path, "main"),
+                                          git.rev_parse(two.path, "HEAD"))
+    with pytest.raises(BotError, match=r"--base 'main\.\.feature' is not a branch or commit"):
+        workspace.resolve(two.path, "main..feature", "HEAD")
+    with pytest.raises(BotError, match="--head 'nope' is not a commit"):
+        workspace.resolve(two.path, "main", "nope")
+    with pytest.raises(BotError, match="is not a git repository"):
+        workspace.resolve(tmp_path, "main", "HEAD")
+
+
+def test_head_state_is_rev_parse_and_status_in_one(two: GitRepo) -> None:
+    assert git.head_state(two.path) == (git.rev_parse(two.path, "HEAD"), True)
+    (two.path / "untracked.py").write_text("y = 1\n")  # untracked files do not count
+    assert git.head_state(two.path)[1] is True
+    (two.path / "a.py").write_text("x = 3\n")
+    assert git.head_state(two.path) == (git.rev_parse(two.path, "HEAD"), False)
+    two.git("add", "a.py")  # staged counts too
+    assert git.head_state(two.path)[1] is False
+
+
+def test_head_state_of_an_unborn_branch(repo: GitRepo) -> None:
+    assert git.head_state(repo.path) == (None, True)
+
+
+def test_worktree_remove_leaves_no_registration_whether_or_not_its_folder_is_there(
+        two: GitRepo, tmp_path: Path) -> None:
+    kept, gone = tmp_path / "kept", tmp_path / "gone"
+    for where in (kept, gone):
+        git.worktree_add(two.path, where, "main")
+    git.worktree_remove(two.path, kept)
+    for child in sorted(gone.rglob("*"), reverse=True):
+        child.unlink() if child.is_file() or child.is_symlink() else child.rmdir()
+    gone.rmdir()
+    git.worktree_remove(two.path, gone)
+    assert git.worktrees(two.path) == [git.toplevel(two.path)]
+    assert not kept.exists()

@@ -1,0 +1,104 @@
+"""What a plain review costs before any linter runs: the modules it imports and the git
+processes it starts (a bound that does not grow with the number of changed files), and the
+compact JSON it prints. Counts, never timings: the timings are bench/core's."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot import proc
+from bot.cli import main
+from tests.conftest import ROOT, GitRepo, require_tool
+
+RUFF = '[lint]\nselect = ["F", "E"]\n'
+
+# Libraries a local review of a Python repository has no use for: forge SDKs and HTTP, the
+# schema checker, the structural search's parsers, the language-server protocol, and the
+# package metadata (only --version reads it).
+HEAVY = ("github", "gitlab", "httpx", "jsonschema", "tree_sitter", "tree_sitter_language_pack",
+         "lsprotocol", "yaml", "importlib.metadata")
+# The bot's own modules for other jobs: forges, CI triggers, chat commands, apply, sweep, the
+# structural search, a language server's session.
+UNUSED = ("bot.forges", "bot.triggers", "bot.chat", "bot.apply", "bot.sweep", "bot.publish",
+          "bot.structural.", "bot.lsp.session", "bot.lsp.rpc", "bot.render.markdown",
+          "bot.render.sarif", "bot.render.text")
+
+# Git processes of a review of N Python files with ruff (the head checked out, a linked base):
+# revisions, configuration, the diff and the blobs, the checkouts, the guard of the user's
+# checkout and the clean-up. Batched, so N does not appear.
+GIT_CALLS = 20
+
+
+def _module(i: int, extra: str = "") -> str:
+    return f"import os\n\n\ndef f_{i}(x):\n{extra}    return x\n"
+
+
+def _change(repo: GitRepo, files: int) -> None:
+    require_tool("ruff")
+    repo.commit({"ruff.toml": RUFF, **{f"pkg/m{i}.py": _module(i) for i in range(files)}}, "base")
+    repo.branch("feature")
+    repo.commit({f"pkg/m{i}.py": _module(i, f"    unused_{i} = 1\n") for i in range(files)})
+
+
+def test_a_plain_review_imports_nothing_it_does_not_use(repo: GitRepo) -> None:
+    _change(repo, 3)
+    probe = ("import io, json, sys, contextlib\nfrom bot.cli import main\n"
+             "with contextlib.redirect_stdout(io.StringIO()):\n"
+             "    status = main(['review', '--repo', sys.argv[1], '--base', 'main', "
+             "'--format', 'json', '--no-cache'])\n"
+             "print(json.dumps([status, sorted(sys.modules)]))")
+    out = subprocess.run([sys.executable, "-c", probe, str(repo.path)], cwd=ROOT,
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    status, modules = json.loads(out.stdout)
+    assert status == 1  # the review ran: three introduced F841
+    assert "bot.linters.ruff" in modules
+    heavy = [m for m in modules if any(m == h or m.startswith(h + ".") for h in HEAVY)]
+    unused = [m for m in modules if any(m == u or m.startswith(u) for u in UNUSED)]
+    assert heavy == [] and unused == []
+
+
+def _count_git(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
+    calls: list[tuple[str, ...]] = []
+    run, spawn = proc.run, proc.spawn
+
+    def counted_run(argv: Sequence[str], **kwargs: Any) -> proc.Result:
+        calls.append(tuple(argv))
+        return run(argv, **kwargs)
+
+    def counted_spawn(argv: Sequence[str], **kwargs: Any) -> Any:
+        calls.append(tuple(argv))
+        return spawn(argv, **kwargs)
+
+    monkeypatch.setattr(proc, "run", counted_run)
+    monkeypatch.setattr(proc, "spawn", counted_spawn)
+    return calls
+
+
+@pytest.mark.parametrize("files", [2, 40])
+def test_the_git_processes_of_a_review_are_bounded_whatever_the_number_of_files(
+        repo: GitRepo, files: int, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    _change(repo, files)
+    calls = _count_git(monkeypatch)
+    assert main(["review", "--repo", str(repo.path), "--base", "main", "--format", "json",
+                 "--no-cache"]) == 1
+    assert json.loads(capsys.readouterr().out)["summary"]["introduced"] == files
+    git = [c for c in calls if Path(c[0]).name == "git"]
+    assert 0 < len(git) <= GIT_CALLS, "\n".join(" ".join(c) for c in git)
+
+
+def test_json_is_one_compact_line(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    _change(repo, 1)
+    assert main(["review", "--repo", str(repo.path), "--base", "main", "--format", "json",
+                 "--no-cache"]) == 1
+    out = capsys.readouterr().out
+    assert out.endswith("}\n") and out.count("\n") == 1 and '": ' not in out
+    assert [f["rule"] for f in json.loads(out)["findings"] if f["scope"] == "introduced"] == ["F841"]
