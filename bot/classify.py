@@ -115,7 +115,7 @@ class _Indexed:
 
 
 def _indexed(side: FileSide) -> _Indexed:
-    norms = tuple(norm(line) for line in side.lines)
+    norms = tuple(map(norm, side.lines))
     return _Indexed(side, norms, Counter(norms))
 
 
@@ -216,6 +216,9 @@ def _pass_keys() -> list[tuple[str, Key, Key, Guard]]:
     ]
 
 
+_PASSES = _pass_keys()
+
+
 def _run_pass(group: _Group, key_base: Key, key_head: Key, guard: Guard, name: str,
               matched: dict[int, tuple[_Anchored, str]], taken: set[int]) -> None:
     buckets: dict[object, list[_Anchored]] = defaultdict(list)
@@ -235,7 +238,7 @@ def _run_pass(group: _Group, key_base: Key, key_head: Key, guard: Guard, name: s
         candidates = [b for b in buckets.get(key, []) if guard(b, h, group.lm)]
         if not candidates:
             continue
-        best = min(candidates, key=lambda b: (
+        best = candidates[0] if len(candidates) == 1 else min(candidates, key=lambda b: (
             b.exact != h.exact, b.ctx != h.ctx, abs(group.lm.project(b.f.line) - h.f.line),
             b.f.column != h.f.column, b.index))
         matched[id(h)] = (best, name)
@@ -377,7 +380,7 @@ def classify(inputs: Inputs) -> tuple[list[Verdict], list[Verdict], list[str]]:
     for g in groups.values():
         if not g.base or not g.head:
             continue
-        for name, key_base, key_head, guard in _pass_keys():
+        for name, key_base, key_head, guard in _PASSES:
             _run_pass(g, key_base, key_head, guard, name, matched, taken)
             if name == "P3":
                 _unique_block_pass(g, matched, taken)

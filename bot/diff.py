@@ -181,7 +181,10 @@ _SUPPRESSION = re.compile(
 
 def norm(line: str) -> str:
     """A line's identity: suppression comments and all whitespace removed, EOL-agnostic."""
-    return "".join(_SUPPRESSION.sub("", line.rstrip("\r\n")).split())
+    text = line.rstrip("\r\n")
+    if "#" in text or "/" in text:  # every suppression comment starts with one of them
+        text = _SUPPRESSION.sub("", text)
+    return "".join(text.split())
 
 
 @dataclass
