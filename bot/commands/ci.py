@@ -22,7 +22,7 @@ from pathlib import Path
 
 from bot.chat import flow as chat_flow
 from bot.chat import review as chat_review
-from bot.commands import common, deliver, gitlab_chat, label, merge_request, sweep
+from bot.commands import common, deliver, gitlab_chat, gitlab_sweep, label, merge_request, sweep
 from bot.errors import Exit
 from bot.model import Trigger, TriggerKind
 from bot.triggers.environment import current
@@ -73,4 +73,5 @@ GITLAB_ACTIONS: dict[TriggerKind, Action] = {
     "review": merge_request.review,  # merge_request_event
     "comment": gitlab_chat.comment,  # trigger: a note hook on a merge request
     "label": gitlab_chat.label,  # trigger: a merge request hook that adds labels
+    "sweep": gitlab_sweep.from_ci,  # schedule
 }

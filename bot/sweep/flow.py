@@ -42,6 +42,7 @@ class Options:
     head: str  # the branch's HEAD, a full sha
     label: str
     review: ReviewOptions = field(default_factory=lambda: ReviewOptions(Path(".")))
+    change: str = "#"  # how the tracking issue links a pull request: #7, or !7 on GitLab
 
 
 @dataclass(frozen=True)
@@ -130,7 +131,7 @@ def _sweep(opts: Options, repository: Repository, pulls: Pulls, review: Review, 
     open_ = tuple(still) + tuple(new)
     environment = _environment(opts, review, base_opts, previous, result)
     page = render.Page(opts.ref, opts.head, previous.sha, len(commits), open_, tuple(fixed),
-                       environment, _notes(result))
+                       environment, _notes(result), opts.change)
     texts = workspace.texts(opts.repo, opts.head, sorted({r.path for r in open_}))
     # A tool this sweep did not run (none of its files changed) keeps its earlier version.
     tools = {**previous.tools, **{t.name: t.version for t in result.tools if t.version}}

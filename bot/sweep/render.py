@@ -45,6 +45,7 @@ class Page:
     fixed: tuple[Regression, ...] = ()
     environment: Environment = Environment()
     notes: tuple[str, ...] = ()
+    change: str = "#"  # how the forge links a pull request by number: #7 (GitHub), !7 (GitLab)
 
 
 def title(ref: str) -> str:
@@ -75,7 +76,7 @@ def table(page: Page) -> str:
         return ""
     header = ("| | finding | where | brought by | pull request | author | owners |\n"
               "|---|---|---|---|---|---|---|")
-    lines = [header] + [_row(icon, r, struck) for icon, r, struck in rows[:MAX_ROWS]]
+    lines = [header] + [_row(icon, r, struck, page.change) for icon, r, struck in rows[:MAX_ROWS]]
     if len(rows) > MAX_ROWS:
         lines.append(f"\n*…and {len(rows) - MAX_ROWS} more*")
     return "\n".join(lines)
@@ -106,12 +107,12 @@ def _cell(text: str) -> str:
     return escape(" ".join(text.split())).replace("|", "\\|")
 
 
-def _row(icon: str, r: Regression, struck: bool) -> str:
+def _row(icon: str, r: Regression, struck: bool, change: str = "#") -> str:
     severity = SEVERITY_ICONS[Severity.parse(r.severity)]
     what = f"{severity} `{r.tool}` `{r.rule}`: {_cell(clip(r.message, 160))}"
     where = f"`{r.path}:{r.line}`"
     commit = r.commit[:12] if r.commit else "not attributed"
-    pull = f"#{r.pull}" if r.pull is not None else "pushed directly"
+    pull = f"{change}{r.pull}" if r.pull is not None else "pushed directly"
     author = _cell(r.author or "unknown")
     if r.pull_author:
         author += f" (pull request by {_cell('@' + r.pull_author)})"  # named, not pinged

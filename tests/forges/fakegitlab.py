@@ -502,6 +502,9 @@ class FakeGitLab:
 
     def _issue_route(self, route: Route, ids: dict[str, str], params: dict[str, Any],
                      user: dict[str, Any]) -> tuple[int, Any, dict[str, str]]:
+        if user["id"] == BOT["id"]:  # a description runs quick actions as a note does
+            self.errors.extend(f"a quick action in an issue: {line!r}"
+                               for line in quick_actions(str(params.get("description") or "")))
         if route.method == "GET":
             wanted = _labels(params.get("labels"))
             items = [i for i in self.issues if all(n in i["labels"] for n in wanted)

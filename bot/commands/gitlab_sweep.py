@@ -1,0 +1,58 @@
+"""A scheduled GitLab pipeline (`CI_PIPELINE_SOURCE=schedule`): the sweep of the branch it runs
+on (`bot.sweep.flow`), with a GitLab issue as its tracking issue and the merge request that
+brought each regression (`GET .../repository/commits/:sha/merge_requests`).
+
+Exit status 0 (also with open regressions); 2 bad usage (no token); 3 the GitLab API failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+from bot import cache as findings_cache
+from bot import config as config_mod
+from bot import git
+from bot.commands import merge_request
+from bot.commands.sweep import default_ref, head_of
+from bot.errors import BotError, Exit
+from bot.forges.github_commits import PullRef
+from bot.forges.gitlab import GitLabRepository
+from bot.forges.repository import Repository
+from bot.model import Trigger
+from bot.pipeline import ReviewOptions
+from bot.sweep import flow
+from bot.sweep.dryrun import DryRun
+from bot.triggers import gitlab_ci
+
+
+class MergeRequests:
+    """The sweep's `Pulls` on GitLab: the merge request a commit came in with."""
+
+    def __init__(self, repository: GitLabRepository) -> None:
+        self._repository = repository
+
+    def pull_of(self, sha: str) -> PullRef | None:
+        found = self._repository.merge_request_of(sha)
+        return PullRef(*found) if found else None
+
+
+def from_ci(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str]) -> int:
+    repo = git.toplevel(args.repo or Path(env.get("CI_PROJECT_DIR") or "."))
+    ref = trigger.target_ref or default_ref(repo)
+    head = trigger.head_sha or head_of(repo, ref)
+    if git.rev_parse(repo, head) is None:
+        raise BotError(f"commit {head[:12]} of {ref} is not in the checkout", Exit.USAGE)
+    token = args.token or gitlab_ci.token(env)
+    issues = merge_request.repository(token, env, {}, "issues")
+    target: Repository = DryRun(issues) if args.dry_run else issues
+    label = config_mod.for_review(repo, head, head, args.config).config.sweep_label
+    review = ReviewOptions(repo, config=args.config, timeout=args.timeout,
+                           only=tuple(args.only) if args.only else None,
+                           cache_dir=findings_cache.default_dir())
+    outcome = flow.sweep(flow.Options(repo, ref, head, label, review, change="!"), target,
+                         MergeRequests(issues))
+    print(f"reviewbot: {outcome.message}", file=sys.stderr)
+    return int(Exit.OK)
