@@ -31,6 +31,7 @@ def run(args: argparse.Namespace) -> int:
     analyzers = registry()
     files = git.ls_files(root)
     cfg, disabled, rules = probe.settings(root, tool_names(analyzers), files)
+    analyzers |= probe.declared(root, tool_names(analyzers))
     facts = probe.tools(analyzers, root, files, disabled) + ([rules] if rules else [])
     result = report.build(version(), str(root), cfg, facts)
     if args.format == "json":

@@ -33,8 +33,8 @@ def linter(analyzer: LinterAnalyzer, root: Path, files: Sequence[str]) -> ToolFa
     resolution = analyzer.resolve(root)
     exe = resolution.executable
     return ToolFacts(
-        spec.name, "linter", found, candidates, tuple(sorted(spec.extensions)),
-        _count(files, spec.extensions), exe, toolpath.origin(exe, root) if exe else None,
+        spec.name, "linter", found, candidates, (*sorted(spec.extensions), *spec.globs),
+        sum(1 for f in files if spec.wants(f)), exe, toolpath.origin(exe, root) if exe else None,
         resolution.version, spec.install_hint, resolution.message,
         declined="" if enabled or not found else f"they do not enable {spec.name}")
 
@@ -135,6 +135,17 @@ def settings(root: Path, known: Collection[str], files: Sequence[str]
     if checked is not None and RULES_TOOL in cfg.disabled:
         checked = _off(checked)
     return ConfigFacts(source, None, summary), cfg.disabled, checked
+
+
+def declared(root: Path, known: Collection[str]) -> Mapping[str, Analyzer]:
+    """The linters the checkout's `.reviewbot.yml` declares (none when it is invalid: the
+    report says why through `settings`)."""
+    from bot.linters.registry import declared as declared_linters
+
+    try:
+        return declared_linters(config_mod.load(root, tools=known).declared)
+    except BotError:
+        return {}
 
 
 def _rules(entries: Sequence[object], root: Path, files: Sequence[str]) -> ToolFacts:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from bot import proc
 from bot.analyzer import Analyzer, Resolution, Target, TreeView
-from bot.config import FILES_PLACEHOLDER, Declared
+from bot.config import FILE_NAMES, FILES_PLACEHOLDER, Declared
 from bot.linters.base import LinterSpec, Unit, file_units
 from bot.linters.formats import Context, reader
 from bot.linters.runner import LinterAnalyzer
@@ -63,6 +63,7 @@ def spec(declared: Declared) -> LinterSpec:
         executables=(program,),
         install_hint=f"install {program}, or correct tools.{declared.name}.command in .reviewbot.yml",
         config_files=(),
+        markers=FILE_NAMES,  # what `reviewbot doctor` names as the reason it applies
         detect=lambda root: True,  # declared is configured
         command=_command(declared),
         parse=_parse(declared),

@@ -201,7 +201,8 @@ def test_the_text_report_says_in_one_line_why_a_tool_does_not_apply(
     repo.commit({".reviewbot.yml": "tools: {eslint: {enabled: false}}\n", "a.py": "x = 1\n"})
     assert main(["doctor", "--repo", str(repo.path)]) == 0
     text = capsys.readouterr().out
-    assert "\nbiome (linter): does not apply: none of biome.json, biome.jsonc found\n" in text
+    assert ("\nbiome (linter): does not apply: none of biome.json, biome.jsonc, "
+            ".pre-commit-config.yaml found\n") in text
     assert "\neslint (linter): switched off: by .reviewbot.yml (tools: {eslint: {enabled: false}})\n" in text
     assert "settings: .reviewbot.yml: valid (fail-level error, tool-errors fail, timeout 300s)" in text
     assert text.endswith("\nreviewbot doctor: every tool that applies can run\n")

@@ -208,3 +208,16 @@ def test_only_and_disable_name_a_declared_linter(repo: GitRepo, capsys: pytest.C
     assert [f["scope"] for f in doc["findings"]] == ["introduced"]
     assert main(["review", "--repo", str(repo.path), "--base", "main", "--only", "tod"]) == 2
     assert "did you mean 'todo'" in capsys.readouterr().err
+
+
+def test_doctor_shows_a_declared_linter_and_why(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    repo.commit({".reviewbot.yml": "tools:\n  todo:\n    command: [grep, -nH, TODO, '{files}']\n"
+                                   "    files: ['*.txt']\n    format: regex\n    pattern: "
+                                   "'(?P<file>[^:]+):(?P<line>\\d+):(?P<message>.*)'\n",
+                 "a.txt": "x\n", "b.txt": "y\n", "Dockerfile": "FROM x\n", ".hadolint.yaml": "{}\n"})
+    assert main(["doctor", "--repo", str(repo.path), "--format", "json"]) == 0
+    tools = {t["name"]: t for t in json.loads(capsys.readouterr().out)["tools"]}
+    assert tools["todo"]["state"] == "ready" and tools["todo"]["markers"] == [".reviewbot.yml"]
+    assert tools["todo"]["why"] == ".reviewbot.yml; 2 *.txt files"
+    assert tools["hadolint"]["state"] == "ready"
+    assert tools["hadolint"]["why"].startswith(".hadolint.yaml; 1 ")

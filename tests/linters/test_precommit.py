@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pytest
 import yaml
 
+from bot.cli import main
 from bot.linters import precommit
 from bot.linters.registry import LINTERS
 from bot.pipeline import ReviewOptions, run_review
@@ -67,3 +70,13 @@ def test_review_runs_the_hooked_linters(repo: GitRepo, tmp_path: Path) -> None:
     assert [(t.name, t.status) for t in result.tools] == [("ruff", "ok"), ("shellcheck", "ok")]
     found = {(v.finding.tool, v.finding.rule, v.scope) for v in result.findings}
     assert {("ruff", "F401", "introduced"), ("shellcheck", "SC2086", "introduced")} <= found
+
+
+def test_doctor_names_the_hook_as_the_reason(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    repo.commit({precommit.FILE: CONFIG, "run.sh": "echo\n", "a.md": "# x\n"})
+    main(["doctor", "--repo", str(repo.path), "--format", "json"])
+    tools = {t["name"]: t for t in json.loads(capsys.readouterr().out)["tools"]}
+    assert tools["shellcheck"]["state"] == "ready"
+    assert tools["shellcheck"]["why"] == ".pre-commit-config.yaml; 1 .bash/.ksh/.sh file"
+    assert tools["markdownlint"]["state"] == "unused"
+    assert "do not enable markdownlint" in tools["markdownlint"]["why"]
