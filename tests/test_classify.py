@@ -551,8 +551,9 @@ def moving_scenarios(draw: st.DrawFn) -> tuple[Inputs, Inputs]:
         got = base_lines[source]
         start = draw2(st.integers(0, len(got) - 1))
         block = list(got[start:start + draw2(st.integers(1, 5))])
-        if draw2(st.booleans()):  # edited on the way
-            block[draw2(st.integers(0, len(block) - 1))] = draw2(pool)
+        if draw2(st.booleans()):  # edited on the way: slightly or replaced
+            k = draw2(st.integers(0, len(block) - 1))
+            block[k] = draw2(st.sampled_from([block[k].rstrip("\n") + " + 1\n"]) | pool)
         return "".join(block)
 
     heads = ["b.py", "c.py", *(["a.py"] if draw(st.booleans()) else []),
