@@ -48,7 +48,7 @@ def read(result: proc.Result, ctx: Context) -> Iterator[Finding]:
     with result.stream() as stream:
         events = json_events(stream)
         for prefix, event, value in events:
-            if prefix == "diagnostics.item" and event == "start_map":
+            if prefix == "diagnostics.item" and event != "end_map":
                 finding = diagnostic(build(events, event, value), ctx, default)
                 if finding is not None:
                     yield finding

@@ -65,7 +65,7 @@ def read(result: proc.Result, ctx: Context) -> Iterator[Finding]:
         for prefix, event, value in events:
             if prefix == "runs.item" and event == "start_map":
                 index += 1
-            elif prefix == "runs.item.results.item" and event == "start_map":
+            elif prefix == "runs.item.results.item" and event != "end_map":
                 item = build(events, event, value)
                 finding = _finding(item, runs[index], ctx)
                 if finding is not None:
