@@ -9,20 +9,23 @@ A rule document adds `constraints` (a rule each bound metavariable must match), 
 (new variables: `convert` toCase, `replace`, `substring`) and `fix` (a template, or an object
 whose `expandStart`/`expandEnd` rules widen the replaced range over neighbouring nodes).
 
-Compiling is pure and raises `BotError` (exit 2) with the path of the offending key; matching
-is `bot.structural.rulematch`, fixes `bot.structural.rulefix`.
+Compiling is pure and raises `BotError` (exit 2) with the path of the offending key; a key of
+ast-grep's rule format that we do not implement is refused by name, never ignored, and an
+unknown key gets the nearest known one as a suggestion. Matching is `bot.structural.rulematch`,
+fixes `bot.structural.rulefix`.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from bot.errors import BotError, Exit
-from bot.structural.lang import Lang, get
+from bot.structural.lang import Lang, get, language
 from bot.structural.pattern import NAME, Pattern, compile_pattern
 from bot.structural.rewrite import compile_template_names
 
@@ -31,6 +34,18 @@ RULE_KEYS = frozenset({"pattern", "kind", "regex", "inside", "has", "follows", "
 RELATION_KEYS = RULE_KEYS | {"stopBy", "field"}
 DOC_KEYS = frozenset({"id", "language", "rule", "constraints", "transform", "fix", "utils",
                       "message", "severity", "note", "url"})
+PATTERN_KEYS = frozenset({"context", "selector", "strictness"})
+FIX_KEYS = frozenset({"template", "expandStart", "expandEnd"})
+TRANSFORMS = ("convert", "replace", "substring")
+TRANSFORM_KEYS = {"convert": frozenset({"source", "toCase"}),
+                  "replace": frozenset({"source", "replace", "by"}),
+                  "substring": frozenset({"source", "startChar", "endChar"})}
+# Keys of ast-grep's rule format that this engine does not implement, by where they go.
+LACKING_DOC = frozenset({"rewriters", "labels", "files", "ignores", "metadata"})
+LACKING_RULE = frozenset({"nthChild", "range"})
+LACKING_FIX = frozenset({"title"})
+LACKING_TRANSFORM = frozenset({"rewrite"})
+LACKING_CONVERT = frozenset({"separatedBy"})
 CASES = ("lowerCase", "upperCase", "capitalize", "camelCase", "snakeCase", "kebabCase", "pascalCase")
 
 
@@ -96,24 +111,61 @@ def fail(where: str, what: str) -> BotError:
     return BotError(f"{where}: {what}", Exit.USAGE)
 
 
+def only(raw: Mapping[Any, Any], where: str, known: Collection[str],
+         lacking: Collection[str] = ()) -> None:
+    """Refuse the first key of `raw` outside `known`: by name when ast-grep has it and we do
+    not (`lacking`), else as unknown with the nearest known key as a suggestion."""
+    for key in raw:
+        name = str(key)
+        if name in known:
+            continue
+        if name in lacking:
+            at = name if where == "document" else f"{where}.{name}"
+            raise fail(at, f"ast-grep's `{name}` is not supported by reviewbot; remove it or "
+                           f"express the rule with the supported keys ({', '.join(sorted(known))})")
+        near = difflib.get_close_matches(name, sorted({*known, *lacking}), n=1)
+        hint = f"; did you mean `{near[0]}`?" if near else ""
+        raise fail(where, f"unknown key `{name}`{hint} (known: {', '.join(sorted(known))})")
+
+
+def _mapping(raw: Any, where: str) -> Mapping[Any, Any]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise fail(where, "expected a mapping")
+    return raw
+
+
+def _pattern(lang: Lang, value: Any, where: str) -> Pattern:
+    try:
+        if not isinstance(value, Mapping):
+            return compile_pattern(lang, str(value))
+        only(value, where, PATTERN_KEYS)
+        if "context" not in value:
+            raise fail(where, "a pattern object needs a `context`")
+        selector = value.get("selector")
+        return compile_pattern(lang, "", context=str(value["context"]),
+                               selector=str(selector) if selector is not None else None,
+                               strictness=str(value.get("strictness", "smart")))
+    except BotError as exc:
+        if exc.message.startswith(where):
+            raise
+        raise fail(where, exc.message) from exc
+
+
+def _kind(lang: Lang, value: Any, where: str) -> str:
+    kind = str(value)
+    grammar = language(lang.grammar)
+    if grammar.id_for_node_kind(kind, True) is None and grammar.id_for_node_kind(kind, False) is None:
+        raise fail(where, f"{kind!r} is not a node kind of {lang.name}")
+    return kind
+
+
 def compile_rule(lang: Lang, raw: Any, where: str = "rule") -> Rule:
     if not isinstance(raw, Mapping) or not raw:
         raise fail(where, "expected a mapping with at least one of " + ", ".join(sorted(RULE_KEYS)))
-    unknown = set(raw) - RULE_KEYS
-    if unknown:
-        raise fail(where, f"unknown key(s) {sorted(unknown)}; known: {', '.join(sorted(RULE_KEYS))}")
-    pattern = None
-    if "pattern" in raw:
-        value = raw["pattern"]
-        try:
-            if isinstance(value, Mapping):
-                pattern = compile_pattern(lang, "", context=str(value.get("context", "")),
-                                          selector=value.get("selector"),
-                                          strictness=str(value.get("strictness", "smart")))
-            else:
-                pattern = compile_pattern(lang, str(value))
-        except BotError as exc:
-            raise fail(f"{where}.pattern", exc.message) from exc
+    only(raw, where, RULE_KEYS, LACKING_RULE)
+    pattern = _pattern(lang, raw["pattern"], f"{where}.pattern") if "pattern" in raw else None
     regex = None
     if "regex" in raw:
         try:
@@ -127,9 +179,7 @@ def compile_rule(lang: Lang, raw: Any, where: str = "rule") -> Rule:
             return None
         if not isinstance(value, Mapping):
             raise fail(f"{where}.{key}", "expected a mapping")
-        bad = set(value) - RELATION_KEYS
-        if bad:
-            raise fail(f"{where}.{key}", f"unknown key(s) {sorted(bad)}")
+        only(value, f"{where}.{key}", RELATION_KEYS, LACKING_RULE)
         inner = {k: v for k, v in value.items() if k not in ("stopBy", "field")}
         stop = value.get("stopBy", "neighbor")
         stop_by: Literal["neighbor", "end"] | Rule = (
@@ -145,7 +195,7 @@ def compile_rule(lang: Lang, raw: Any, where: str = "rule") -> Rule:
             raise fail(f"{where}.{key}", "expected a non-empty list of rules")
         return tuple(compile_rule(lang, v, f"{where}.{key}[{i}]") for i, v in enumerate(value))
 
-    return Rule(pattern, str(raw["kind"]) if "kind" in raw else None, regex,
+    return Rule(pattern, _kind(lang, raw["kind"], f"{where}.kind") if "kind" in raw else None, regex,
                 relation("inside"), relation("has"), relation("follows"), relation("precedes"),
                 many("all") or (), many("any"),
                 compile_rule(lang, raw["not"], f"{where}.not") if "not" in raw else None,
@@ -173,11 +223,16 @@ def _var(text: Any, where: str) -> str:
 
 def _transform(name: str, raw: Any) -> Transform:
     where = f"transform.{name}"
+    if isinstance(raw, str):
+        raise fail(where, "the string form of a transform is not supported by reviewbot; write "
+                          "it as a mapping, e.g. {replace: {source: $A, replace: 'x', by: 'y'}}")
     if not isinstance(raw, Mapping) or len(raw) != 1:
         raise fail(where, "expected one of convert, replace, substring")
+    only(raw, where, TRANSFORMS, LACKING_TRANSFORM)
     (kind, spec), = raw.items()
     if not isinstance(spec, Mapping) or "source" not in spec:
         raise fail(f"{where}.{kind}", "expected a mapping with a source")
+    only(spec, f"{where}.{kind}", TRANSFORM_KEYS[kind], LACKING_CONVERT if kind == "convert" else ())
     source = _var(spec["source"], f"{where}.{kind}.source")
     if kind == "convert":
         case = str(spec.get("toCase", ""))
@@ -190,27 +245,31 @@ def _transform(name: str, raw: Any) -> Transform:
                              by=str(spec.get("by", "")))
         except (KeyError, re.error) as exc:
             raise fail(f"{where}.replace", f"needs a valid `replace` regex ({exc})") from exc
-    if kind == "substring":
-        return Transform(source, "substring", start=spec.get("startChar"), end=spec.get("endChar"))
-    raise fail(where, f"unknown transform {kind!r}")
+    bounds = [spec.get("startChar"), spec.get("endChar")]
+    for key, value in zip(("startChar", "endChar"), bounds, strict=True):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise fail(f"{where}.substring.{key}", f"expected an integer, got {value!r}")
+    return Transform(source, "substring", start=bounds[0], end=bounds[1])
 
 
 def compile_config(raw: Any, lang: Lang | None = None) -> RuleConfig:
     """A rule document (ast-grep's YAML shape, already loaded) for `lang` or its `language`."""
-    if not isinstance(raw, Mapping) or "rule" not in raw:
+    if not isinstance(raw, Mapping):
         raise fail("document", "expected a mapping with a `rule`")
-    unknown = set(raw) - DOC_KEYS
-    if unknown:
-        raise fail("document", f"unknown key(s) {sorted(unknown)}")
+    only(raw, "document", DOC_KEYS, LACKING_DOC)
+    if "rule" not in raw:
+        raise fail("document", "expected a mapping with a `rule`")
     if lang is None:
         if "language" not in raw:
             raise fail("document", "no `language` (or pass --lang)")
         lang = get(str(raw["language"]).lower())
-    utils = {str(k): compile_rule(lang, v, f"utils.{k}") for k, v in (raw.get("utils") or {}).items()}
+    utils = {str(k): compile_rule(lang, v, f"utils.{k}")
+             for k, v in _mapping(raw.get("utils"), "utils").items()}
     rule = compile_rule(lang, raw["rule"])
     constraints = {_var("$" + str(k), f"constraints.{k}"): compile_rule(lang, v, f"constraints.{k}")
-                   for k, v in (raw.get("constraints") or {}).items()}
-    transform = {str(k): _transform(str(k), v) for k, v in (raw.get("transform") or {}).items()}
+                   for k, v in _mapping(raw.get("constraints"), "constraints").items()}
+    transform = {str(k): _transform(str(k), v)
+                 for k, v in _mapping(raw.get("transform"), "transform").items()}
     names = frozenset(_names(rule) | set(transform))
     fix = None
     if "fix" in raw:
@@ -218,11 +277,14 @@ def compile_config(raw: Any, lang: Lang | None = None) -> RuleConfig:
         if isinstance(value, str):
             fix = Fix(value)
         elif isinstance(value, Mapping) and "template" in value:
+            only(value, "fix", FIX_KEYS, LACKING_FIX)
             fix = Fix(str(value["template"]),
                       compile_rule(lang, value["expandStart"], "fix.expandStart")
                       if "expandStart" in value else None,
                       compile_rule(lang, value["expandEnd"], "fix.expandEnd")
                       if "expandEnd" in value else None)
+        elif isinstance(value, list):
+            raise fail("fix", "a list of fixes is not supported by reviewbot; give one fix")
         else:
             raise fail("fix", "expected a template string or {template, expandStart, expandEnd}")
         compile_template_names(fix.template, names)  # unknown metavariables fail now

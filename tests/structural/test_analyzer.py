@@ -59,7 +59,8 @@ def test_rules_get_verdicts_like_any_linter(repo: GitRepo) -> None:
 
 @pytest.mark.parametrize(("settings", "says"), [
     ("rules: {a: 1}\n", "rules must be a list"),
-    ("rules:\n  - {id: r, language: python, rule: {patern: x}}\n", "rules[r]: rule: unknown key(s)"),
+    ("rules:\n  - {id: r, language: python, rule: {patern: x}}\n",
+     "rules[r]: rule: unknown key `patern`; did you mean `pattern`?"),
     ("rules:\n  - missing.yml\n", "cannot read rule file"),
 ])
 def test_bad_rules_exit_2(repo: GitRepo, settings: str, says: str,

@@ -92,19 +92,91 @@ def test_cases() -> None:
 
 
 @pytest.mark.parametrize(("doc", "says"), [
-    ({"rule": {"patern": "x"}}, "rule: unknown key(s) ['patern']"),
+    ({"rule": {"patern": "x"}}, "rule: unknown key `patern`; did you mean `pattern`?"),
     ({"rule": {"pattern": "def f(:"}}, "rule.pattern: pattern"),
     ({"rule": {"has": {"regex": "("}}}, "rule.has.regex: not a regular expression"),
     ({"rule": {"all": []}}, "rule.all: expected a non-empty list"),
     ({"rule": {"kind": "call"}, "fix": "$X"}, "rewrite uses $X"),
     ({"rule": {"kind": "call"}, "transform": {"A": {"convert": {"source": "$B", "toCase": "up"}}}},
      "transform.A.convert.toCase"),
-    ({"rule": {"kind": "call"}, "extra": 1}, "unknown key(s) ['extra']"),
+    ({"rule": {"kind": "call"}, "extra": 1}, "document: unknown key `extra`"),
+    ({"rule": {"kind": "call"}, "sevrity": "error"}, "did you mean `severity`?"),
+    ({"rule": {"kind": "call", "inside": {"kind": "module", "stopby": "end"}}},
+     "rule.inside: unknown key `stopby`; did you mean `stopBy`?"),
+    ({"rule": {"pattern": {"context": "f($A)", "selectr": "call"}}},
+     "rule.pattern: unknown key `selectr`; did you mean `selector`?"),
+    ({"rule": {"pattern": {"selector": "call"}}}, "rule.pattern: a pattern object needs a `context`"),
+    ({"rule": {"pattern": {"context": "f($A)", "strictness": "loose"}}},
+     "rule.pattern: unknown strictness 'loose'; use one of cst, smart, ast, relaxed, signature, template"),
+    ({"rule": {"pattern": "a = 1\nb = 2"}}, r"rule.pattern: pattern 'a = 1\nb = 2' is 2 nodes side by side"),
+    ({"rule": {"kind": "calll"}}, "rule.kind: 'calll' is not a node kind of python"),
+    ({"rule": {"kind": "call"}, "utils": ["x"]}, "utils: expected a mapping"),
+    ({"rule": {"kind": "call"}, "constraints": "x"}, "constraints: expected a mapping"),
+    ({"rule": {"kind": "call"}, "transform": [1]}, "transform: expected a mapping"),
+    ({"rule": {"kind": "call"}, "transform": {"B": "replace($A, replace='a', by='b')"}},
+     "transform.B: the string form of a transform is not supported"),
+    ({"rule": {"kind": "call"}, "transform": {"B": {"substring": {"source": "$A", "startChar": "1"}}}},
+     "transform.B.substring.startChar: expected an integer"),
+    ({"rule": {"kind": "call"}, "transform": {"B": {"replace": {"source": "$A", "replace": "a",
+                                                                "with": "b"}}}},
+     "transform.B.replace: unknown key `with`"),
+    ({"rule": {"kind": "call"}, "fix": {"template": "x", "expandstart": {"kind": "call"}}},
+     "fix: unknown key `expandstart`; did you mean `expandStart`?"),
+    ({"rule": {"kind": "call"}, "fix": ["a", "b"]}, "fix: a list of fixes is not supported"),
 ])
 def test_compile_errors_name_the_key(doc: dict[str, Any], says: str) -> None:
     with pytest.raises(BotError) as info:
         compile_config(doc, get("python"))
     assert says in info.value.message and info.value.code == 2
+
+
+# Every key of ast-grep's rule format (its JSON schema) that we lack, where it goes.
+LACKING = [
+    ({"rule": {"kind": "call"}, "rewriters": []}, "rewriters"),
+    ({"rule": {"kind": "call"}, "labels": {}}, "labels"),
+    ({"rule": {"kind": "call"}, "files": ["*.py"]}, "files"),
+    ({"rule": {"kind": "call"}, "ignores": ["t/*"]}, "ignores"),
+    ({"rule": {"kind": "call"}, "metadata": {"a": 1}}, "metadata"),
+    ({"rule": {"kind": "call", "nthChild": 1}}, "rule.nthChild"),
+    ({"rule": {"kind": "call", "range": {"start": {"line": 0, "column": 0}}}}, "rule.range"),
+    ({"rule": {"kind": "call", "has": {"kind": "identifier", "nthChild": 1}}}, "rule.has.nthChild"),
+    ({"rule": {"any": [{"kind": "call"}, {"range": {}}]}}, "rule.any[1].range"),
+    ({"rule": {"kind": "call"}, "constraints": {"A": {"nthChild": 2}}}, "constraints.A.nthChild"),
+    ({"rule": {"kind": "call"}, "utils": {"u": {"range": {}}}}, "utils.u.range"),
+    ({"rule": {"kind": "call"}, "fix": {"template": "x", "title": "t"}}, "fix.title"),
+    ({"rule": {"kind": "call"}, "transform": {"B": {"rewrite": {"source": "$A", "rewriters": []}}}},
+     "transform.B.rewrite"),
+    ({"rule": {"kind": "call"}, "transform": {"B": {"convert": {"source": "$A", "toCase": "snakeCase",
+                                                                "separatedBy": ["dash"]}}}},
+     "transform.B.convert.separatedBy"),
+]
+
+
+@pytest.mark.parametrize(("doc", "key"), LACKING, ids=[k for _, k in LACKING])
+def test_every_ast_grep_key_we_lack_is_refused_by_name(doc: dict[str, Any], key: str) -> None:
+    with pytest.raises(BotError) as info:
+        compile_config(doc, get("python"))
+    name = key.rsplit(".", 1)[-1]
+    assert info.value.message.startswith(f"{key}: ast-grep's `{name}` is not supported by reviewbot")
+    assert info.value.code == 2
+
+
+def test_cli_refuses_a_lacking_key_without_a_traceback(repo: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    (repo / "a.py").write_text("f(1)\n")
+    (repo / "rule.yml").write_text("id: r\nlanguage: python\nrule:\n  kind: call\n  nthChild: 1\n")
+    assert main(["ast-grep", "--rule", "rule.yml"]) == 2
+    err = capsys.readouterr().err
+    assert "rule.yml: rule.nthChild: ast-grep's `nthChild` is not supported" in err
+    assert "Traceback" not in err
+
+
+def test_a_pattern_object_takes_every_strictness() -> None:
+    src = "f(a, b)\nf(x, y)\ng(a, b)\n"
+    rule = {"pattern": {"context": "f(a, b)", "strictness": "signature"}}
+    assert found(rule, src) == ["f(a, b)", "f(x, y)", "g(a, b)"]
+    rule = {"pattern": {"context": "f(a, b)", "strictness": "template"}}
+    assert found(rule, src) == ["f(a, b)"]
 
 
 RULE = """\
