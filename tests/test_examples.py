@@ -1,21 +1,34 @@
 """The shipped workflow examples and the action: valid against GitHub's published schemas,
-and the action's entry point runs the command each input names (analyze without a token)."""
+clean under actionlint, and every use of the action gives only inputs action.yml declares and
+its mode takes."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
+
+from bot import action
+from tests.conftest import require_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 CHECK = Path(sys.executable).parent / "check-jsonschema"
+WORKFLOWS = sorted((ROOT / "examples" / "github").glob("*.yml"))
+ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
+
+
+def test_the_examples_cover_every_flow() -> None:
+    assert {p.name for p in WORKFLOWS} >= {
+        "pull-request.yml", "fork-safe.yml", "fork-safe-publish.yml", "commands.yml",
+        "apply-label.yml", "sweep.yml", "code-scanning.yml"}
 
 
 @pytest.mark.parametrize(("schema", "files"), [
-    ("vendor.github-workflows", sorted((ROOT / "examples" / "github").glob("*.yml"))),
+    ("vendor.github-workflows", WORKFLOWS),
     ("vendor.github-actions", [ROOT / "action.yml"]),
 ])
 def test_valid_against_the_published_schema(schema: str, files: list[Path]) -> None:
@@ -25,32 +38,43 @@ def test_valid_against_the_published_schema(schema: str, files: list[Path]) -> N
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def run_entrypoint(tmp_path: Path, *args: str) -> tuple[int, list[str], str]:
-    """The entry point with a `reviewbot` on PATH that records its argv and whether it saw a token."""
-    shim = tmp_path / "bin" / "reviewbot"
-    shim.parent.mkdir(exist_ok=True)
-    shim.write_text("#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$OUT.args\"\n"
-                    "printf '%s' \"${GITHUB_TOKEN-unset}\" > \"$OUT.token\"\n")
-    shim.chmod(0o755)
-    out = tmp_path / "run"
-    env = {**os.environ, "PATH": f"{shim.parent}{os.pathsep}{os.environ['PATH']}",
-           "GITHUB_TOKEN": "ghs_secret", "OUT": str(out)}
-    done = subprocess.run([str(ROOT / "scripts" / "action-entrypoint"), *args], env=env,
+def test_actionlint_finds_nothing() -> None:
+    done = subprocess.run([str(require_tool("actionlint")), "-no-color", *map(str, WORKFLOWS)],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_actionlint_would_catch_a_mistake(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.yml"
+    broken.write_text((ROOT / "examples" / "github" / "code-scanning.yml").read_text()
+                      .replace("steps.reviewbot.outputs", "step.reviewbot.outputs"))
+    done = subprocess.run([str(require_tool("actionlint")), "-no-color", str(broken)],
                           capture_output=True, text=True)
-    if done.returncode != 0:
-        return done.returncode, [], done.stderr
-    return 0, out.with_suffix(".args").read_text().split("\n")[:-1], \
-        out.with_suffix(".token").read_text()
+    assert done.returncode == 1 and "step" in done.stdout
 
 
-def test_entrypoint_commands(tmp_path: Path) -> None:
-    assert run_entrypoint(tmp_path, "ci", "a.json", "", "50") == \
-        (0, ["ci", "--max-comments", "50"], "ghs_secret")
-    assert run_entrypoint(tmp_path, "ci", "a.json", "warning", "9") == \
-        (0, ["ci", "--fail-level", "warning", "--max-comments", "9"], "ghs_secret")
-    assert run_entrypoint(tmp_path, "analyze", "a.json", "error", "50") == \
-        (0, ["analyze", "--out", "a.json"], "unset")
-    assert run_entrypoint(tmp_path, "publish", "a.json", "", "5") == \
-        (0, ["publish", "--max-comments", "5", "a.json"], "ghs_secret")
-    status, _, err = run_entrypoint(tmp_path, "deploy", "a.json", "", "5")
-    assert status == 2 and "unknown command 'deploy'" in err
+def uses_of_the_action(path: Path) -> list[dict[str, Any]]:
+    doc = yaml.safe_load(path.read_text())
+    return [step for job in doc["jobs"].values() for step in job.get("steps", [])
+            if str(step.get("uses", "")).startswith("OWNER/reviewbot@")]
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_each_use_gives_inputs_its_mode_takes(path: Path) -> None:
+    uses = uses_of_the_action(path)
+    assert uses
+    for step in uses:
+        given = {k: str(v) for k, v in step.get("with", {}).items()}
+        assert set(given) <= set(ACTION["inputs"]), path.name
+        env = {f"INPUT_{k.upper()}": v for k, v in given.items()}
+        action.command(action.read_inputs(env), "reviewbot.sarif")  # raises on a stray input
+
+
+def test_the_outputs_the_examples_read_are_declared() -> None:
+    declared = set(ACTION["outputs"])
+    assert declared == {"introduced", "changed", "preexisting", "fixed", "gate", "sarif-file"}
+    for path in WORKFLOWS:
+        text = path.read_text()
+        for part in text.split("steps.reviewbot.outputs.")[1:]:
+            name = part.split()[0].rstrip("}")
+            assert name in declared, (path.name, name)

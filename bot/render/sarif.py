@@ -35,7 +35,9 @@ def to_sarif(result: ReviewResult, version: str = "0.1.0") -> dict[str, Any]:
                                 "properties": {"tools": tools}}},
             "automationDetails": {"id": "reviewbot/"},
             "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "repository root"}}},
-            "properties": {"mergeBase": result.merge_base, "head": result.head},
+            # Fixed findings are not results (code scanning would show them as alerts).
+            "properties": {"mergeBase": result.merge_base, "head": result.head,
+                           "fixed": result.count("fixed")},
             "results": results,
         }],
     }

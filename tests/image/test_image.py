@@ -1,0 +1,169 @@
+"""The built image, run with buildah (scripts/image-check builds it and runs these with
+REVIEWBOT_IMAGE set): every tool is there and runs as the image's user, the bundled example
+review, `doctor`, `ci --dry-run` on a real pull_request payload and the action's entry point."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.triggers.test_github_actions import examples
+
+ROOT = Path(__file__).resolve().parents[2]
+IMAGE = os.environ.get("REVIEWBOT_IMAGE", "")
+UID = 1001  # the image's user (Dockerfile)
+
+pytestmark = pytest.mark.skipif(not IMAGE, reason="REVIEWBOT_IMAGE is not set: scripts/image-check "
+                                                   "builds the image and runs these tests in it")
+
+
+def run(*command: str, env: dict[str, str] | None = None, volumes: Sequence[tuple[Path, str]] = (),
+        workdir: str | None = None) -> subprocess.CompletedProcess[str]:
+    opts = [f"--env={k}={v}" for k, v in (env or {}).items()]
+    opts += [f"--volume={host}:{inside}" for host, inside in volumes]
+    if workdir:
+        opts.append(f"--workingdir={workdir}")
+    return subprocess.run([str(ROOT / "scripts" / "image-run"), IMAGE, *opts, "--", *command],
+                          capture_output=True, text=True, timeout=900)
+
+
+def owned_by_the_image_user(path: Path) -> None:
+    """As a runner mounts a workspace: owned by the job's user, not by the container's root."""
+    for p in [path, *path.rglob("*")]:
+        os.lchown(p, UID, UID)
+
+
+@pytest.fixture
+def shop(tmp_path: Path) -> Path:
+    """The bundled example repository, made here and mounted at /work/shop."""
+    subprocess.run([str(ROOT / "example" / "make-repo"), str(tmp_path / "shop")], check=True,
+                   capture_output=True)
+    owned_by_the_image_user(tmp_path)
+    return tmp_path / "shop"
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def test_runs_as_a_user_who_owns_rustup_home() -> None:
+    done = run("sh", "-c", 'id -u && test -w "$RUSTUP_HOME" && test -w "$CARGO_HOME" && echo ok')
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [str(UID), "ok"]
+
+
+def test_the_bundled_example_review() -> None:
+    done = run("example/run", "--quiet", workdir="/opt/reviewbot")
+    assert done.returncode == 0, done.stderr  # example/run reports the review's status itself
+    out = done.stdout
+    assert "(exit status 1:" in out, out
+    assert "ruff F401" in out and "eslint" in out and "introduced" in out
+    assert "4 introduced, 1 changed, 2 preexisting, 1 fixed | eslint" in out
+
+
+def test_doctor_on_the_example(shop: Path) -> None:
+    done = run("reviewbot", "doctor", "--repo", "/work/shop", volumes=[(shop.parent, "/work")])
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "every tool that applies can run" in done.stdout
+    for tool in ("eslint (linter): ready", "ruff (linter): ready"):
+        assert tool in done.stdout
+
+
+def polyglot(root: Path) -> Path:
+    """A repository every tool the bot drives applies to, Rust with a rust-toolchain.toml."""
+    files = {
+        "pyproject.toml": "[tool.ruff]\n\n[tool.mypy]\nstrict = true\n\n[tool.basedpyright]\n",
+        "pyrightconfig.json": "{}\n", "app.py": "def f(x: int) -> int:\n    return x\n",
+        "go.mod": "module example.com/poly\n\ngo 1.23\n", ".golangci.yml": 'version: "2"\n',
+        "poly.go": "package poly\n\nfunc F() int { return 1 }\n",
+        "Cargo.toml": '[package]\nname = "poly"\nversion = "0.1.0"\nedition = "2021"\n',
+        "src/lib.rs": "pub fn f() -> i32 {\n    1\n}\n",
+        "rust-toolchain.toml": '[toolchain]\nchannel = "1.95.0"\ncomponents = ["clippy"]\n',
+        "package.json": '{"name": "poly", "private": true}\n', "eslint.config.mjs": "export default [];\n",
+        "biome.json": "{}\n", "tsconfig.json": "{}\n", "a.ts": "export const x: number = 1;\n",
+        ".hadolint.yaml": "{}\n", "Dockerfile": "FROM scratch\n", ".shellcheckrc": "\n",
+        "run.sh": "#!/bin/sh\necho hi\n", ".markdownlint.json": "{}\n", "README.md": "# poly\n",
+        ".stylelintrc.json": "{}\n", "a.css": "a { color: red; }\n",
+    }
+    repo = root / "poly"
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    git(root, "init", "-q", "-b", "main", "poly")
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "poly")
+    return repo
+
+
+def test_every_tool_is_in_the_image_and_runs(tmp_path: Path) -> None:
+    polyglot(tmp_path)
+    owned_by_the_image_user(tmp_path)
+    done = run("reviewbot", "doctor", "--repo", "/work/poly", "--format", "json",
+               volumes=[(tmp_path, "/work")])
+    doc = json.loads(done.stdout)
+    tools = {t["name"]: t for t in doc["tools"]}
+    assert {"ruff", "mypy", "basedpyright", "pyright", "eslint", "biome", "typescript", "gopls",
+            "golangci-lint", "clippy", "rust-analyzer", "hadolint", "shellcheck"} <= set(tools)
+    missing = {name: t["message"] or t["why"] for name, t in tools.items()
+               if not (t["executable"] and t["version"])}
+    assert missing == {}
+    unready = {name: t["message"] or t["why"] for name, t in tools.items()
+               if t["applies"] and t["state"] != "ready"}
+    assert unready == {} and done.returncode == 0
+    # rustup's proxies follow the repository's rust-toolchain.toml.
+    clippy = run("cargo", "clippy", "--version", workdir="/work/poly", volumes=[(tmp_path, "/work")])
+    assert clippy.returncode == 0 and "clippy 0.1.95" in clippy.stdout, clippy.stderr
+
+
+def pull_request_event(repo: Path, head: str, base: str) -> dict[str, Any]:
+    payload = copy.deepcopy(next(p for p in examples()["pull_request"] if p["action"] == "opened"))
+    payload["pull_request"]["head"]["sha"] = git(repo, "rev-parse", head)
+    payload["pull_request"]["base"]["sha"] = git(repo, "rev-parse", base)
+    return payload
+
+
+def test_ci_dry_run_on_a_pull_request_event(shop: Path) -> None:
+    payload = pull_request_event(shop, "feature", "main")
+    (shop.parent / "event.json").write_text(json.dumps(payload))
+    repository = payload["repository"]["full_name"]
+    number = payload["pull_request"]["number"]
+    done = run("reviewbot", "ci", "--dry-run", volumes=[(shop.parent, "/work")],
+               workdir="/work/shop",
+               env={"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request",
+                    "GITHUB_EVENT_PATH": "/work/event.json", "GITHUB_REPOSITORY": repository,
+                    "GITHUB_WORKSPACE": "/work/shop"})
+    assert done.returncode == 1, done.stderr  # the example introduces errors
+    doc = json.loads(done.stdout)
+    assert doc["gate"] == {"failed": True, "status": 1, "fail_level": "error", "unchecked": []}
+    paths = {(r["method"], r["path"]) for r in doc["requests"]}
+    assert ("POST", f"/repos/{repository}/pulls/{number}/reviews") in paths
+    review = next(r for r in doc["requests"] if r["path"].endswith("/reviews"))
+    assert any("F401" in c["body"] for c in review["body"]["comments"])
+
+
+def test_the_action_entry_point_analyzes_without_the_token(shop: Path) -> None:
+    outputs = shop.parent / "github_output"
+    outputs.touch()
+    os.lchown(outputs, UID, UID)
+    runs = ["python3", "-I", "-m", "bot.action"]  # action.yml's entrypoint and args
+    done = run(*runs, volumes=[(shop.parent, "/work")], workdir="/work",
+               env={"INPUT_MODE": "analyze", "INPUT_BASE": "main", "INPUT_GITHUB-TOKEN": "ghs_x",
+                    "INPUT_WORKING-DIRECTORY": "shop", "GITHUB_OUTPUT": "/work/github_output"})
+    assert done.returncode == 0, done.stderr
+    values = dict(line.split("=", 1) for line in outputs.read_text().splitlines())
+    assert values == {"introduced": "4", "changed": "1", "preexisting": "2", "fixed": "1",
+                      "gate": "fail", "sarif-file": ""}
+    assert (shop / "reviewbot-analysis.json").is_file()
+
+
+def test_buildah_is_here() -> None:
+    assert shutil.which("buildah"), "scripts/image-check needs buildah"
