@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import urllib.parse
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -16,6 +17,7 @@ from bot.lineview import LineView
 from bot.model import Finding, Severity, Verdict
 from bot.placement import Body, Dialect
 from bot.render.frame import frame_lines, render_frame
+from bot.render.quoting import printable
 from bot.render.suggestion import NoSuggestion, Suggestion, block
 
 # A body length every forge we publish to accepts, for pages that are not tied to one forge;
@@ -57,16 +59,83 @@ def safe_fingerprint(fingerprint: str) -> str:
 
 
 def escape(text: str) -> str:
-    """Tool text as inert markdown: no HTML, no @mentions, code spans kept verbatim."""
-    parts = re.split(r"(`[^`\n]+`)", text)
-    out = []
-    for index, part in enumerate(parts):
-        if index % 2:
-            out.append(part)
+    """Tool text (plain text, never Markdown) as an inert paragraph: its code spans kept, its
+    line breaks kept, and nothing else it contains acts. No HTML, no link or image, no emphasis,
+    no `@mention`, `#123` or `GH-1` reference (a zero-width space follows the sign), and no
+    line that starts a block (heading, list, quote, fence, table, indented code). Blank lines
+    are dropped, so the text stays one paragraph."""
+    out = "".join(part if is_code else _plain(part) for is_code, part in _code_spans(text))
+    lines = (_line_start(line) for line in out.split("\n") if line.strip())
+    return "\n".join(lines)
+
+
+def inline(text: str) -> str:
+    """Tool text as inert Markdown on one line (a list entry, a quote, a sentence)."""
+    return escape(" ".join(text.split()))
+
+
+def code(text: str) -> str:
+    """`text` as one inert code span: control characters escaped, whitespace folded, a fence
+    longer than any backtick run inside (GitHub links nothing in code)."""
+    flat = " ".join(printable(text).split())
+    if not flat:
+        return ""
+    mark = "`" * (max((len(r) for r in re.findall(r"`+", flat)), default=0) + 1)
+    pad = " " if flat[0] == "`" or flat[-1] == "`" else ""
+    return f"{mark}{pad}{flat}{pad}{mark}"
+
+
+_NEWLINES = re.compile(r"\r\n?")
+_REFERENCE = re.compile(r"([@#])(?=[A-Za-z0-9])|\b(GH)(?=-[0-9])", re.IGNORECASE)
+_PLAIN = str.maketrans({"\\": "\\\\", "&": "&amp;", "<": "&lt;", ">": "&gt;", "[": "\\[",
+                        "]": "\\]", "*": "\\*", "_": "\\_", "~": "\\~", "`": "&#96;"})
+_BLOCK_START = re.compile(r"([#>+\-=|:])|([0-9]{1,9})([.)])(?=[ \t]|$)")
+
+
+def _code_spans(text: str) -> list[tuple[bool, str]]:
+    """`text` cut into plain parts and code spans as CommonMark pairs backtick runs (an opener
+    closes at the next run of its length). A code span's line breaks become spaces, as
+    CommonMark shows them, so that no block can start inside it."""
+    text = _NEWLINES.sub("\n", text)
+    runs = [(m.start(), m.end()) for m in re.finditer(r"`+", text)]
+    parts: list[tuple[bool, str]] = []
+    done = index = 0
+    while index < len(runs):
+        start, end = runs[index]
+        closer = next((j for j in range(index + 1, len(runs))
+                       if runs[j][1] - runs[j][0] == end - start), None)
+        if closer is None:
+            index += 1
             continue
-        part = part.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-        out.append(part.replace("@", "@\u200b"))
-    return "".join(out)
+        parts.append((False, text[done:start]))
+        done = runs[closer][1]
+        parts.append((True, text[start:done].replace("\n", " ")))
+        index = closer + 1
+    parts.append((False, text[done:]))
+    return parts
+
+
+def _plain(text: str) -> str:
+    """Plain text: every character that could act, written so that it shows as itself."""
+    return unlinked(text).translate(_PLAIN)
+
+
+def unlinked(text: str) -> str:
+    """`text` with a zero-width space after each `@`, `#` or `GH` that GitHub would link."""
+    return _REFERENCE.sub(lambda m: m.group(0) + "\u200b", text)
+
+
+def _line_start(line: str) -> str:
+    """A line that cannot start a block: leading whitespace becomes no-break spaces (not
+    Markdown indentation), and a block marker after it is backslash-escaped."""
+    body = line.lstrip(" \t")
+    lead = line[: len(line) - len(body)].replace("\t", "    ").replace(" ", "\u00a0")
+    found = _BLOCK_START.match(body)
+    if found and found.group(2):
+        body = f"{found.group(2)}\\{body[found.end(2):]}"
+    elif found:
+        body = "\\" + body
+    return lead + body
 
 
 def clip(text: str, limit: int) -> str:
@@ -74,8 +143,16 @@ def clip(text: str, limit: int) -> str:
 
 
 def rule_link(finding: Finding) -> str:
-    label = f"`{finding.tool}` `{finding.rule}`" if finding.rule else f"`{finding.tool}`"
-    return f"[{label}]({finding.url})" if finding.url else label
+    label = f"{code(finding.tool)} {code(finding.rule)}".strip()
+    url = _safe_url(finding.url)
+    return f"[{label}]({url})" if url and label else label
+
+
+def _safe_url(url: str | None) -> str:
+    """An http(s) link destination that nothing in it can end early; "" for anything else."""
+    if not url or not re.match(r"https?://[^\s]", url, re.IGNORECASE):
+        return ""
+    return urllib.parse.quote(url, safe="/:?#[]@!$&'*+,;=%-._~")
 
 
 def headline(verdict: Verdict) -> str:
@@ -134,9 +211,9 @@ def suggestion_part(result: Suggestion | NoSuggestion | None, dialect: Dialect,
     if result is None:
         return ""
     if isinstance(result, NoSuggestion):
-        return f"<sub>A fix exists but is not offered here: {escape(result.reason)}.</sub>"
+        return f"<sub>A fix exists but is not offered here: {inline(result.reason)}.</sub>"
     note = " — review it before applying" if result.applicability == "unsafe" else ""
-    title = escape(result.description) or "Suggested fix"
+    title = inline(result.description) or "Suggested fix"
     info = dialect.fence(result.start_line, result.end_line,
                          result.start_line if anchor is None else anchor)
     return f"**{title}**{note}\n\n{block(result.lines, info)}"
@@ -154,7 +231,7 @@ def comment_body(verdict: Verdict, lines: Sequence[str], fingerprint: str,
     finding = verdict.finding
     parts = [headline(verdict), escape(clip(finding.message, MESSAGE_LIMIT))]
     if note:
-        parts.append(f"<sub>{escape(note)}</sub>")
+        parts.append(f"<sub>{inline(note)}</sub>")
     shown = frame(lines, finding)
     if shown:
         parts.append(shown)
@@ -174,4 +251,4 @@ def _digest(*parts: str) -> str:
 
 
 def location(finding: Finding) -> str:
-    return f"`{finding.path}`" if finding.file_level else f"`{finding.path}:{finding.span.line}`"
+    return code(finding.path) if finding.file_level else code(f"{finding.path}:{finding.span.line}")

@@ -61,6 +61,11 @@ def suggest(fix: Fix, path: str, lines: Sequence[str]) -> Suggestion | NoSuggest
     if old_lines == new_lines:
         return NoSuggestion("the fix only changes the end-of-file newline, "
                             "which a suggestion cannot express")
+    if any("\r" in line or "\x00" in line for line in new_lines):
+        # Markdown reads a lone CR as a line break and a NUL as U+FFFD: the suggestion would
+        # commit something other than the fix.
+        return NoSuggestion("the fix writes a carriage return or NUL inside a line, "
+                            "which a suggestion cannot carry")
     return Suggestion(start, end, new_lines, fix.description, fix.applicability)
 
 

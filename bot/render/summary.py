@@ -16,10 +16,12 @@ from bot.render.markdown import (
     BODY_LIMIT,
     SUMMARY_MARKER,
     clip,
-    escape,
+    code,
     frame,
     headline,
+    inline,
     location,
+    unlinked,
 )
 
 MAX_FRAMES = 25  # entries shown with a code frame; the rest are one line each
@@ -52,12 +54,12 @@ def _head(result: ReviewResult, gate: Gate) -> str:
     verdict = "❌ **fails**" if gate.failed else "✅ **passes**"
     head = (f"## reviewbot\n\nGate {verdict} (fail level `{gate.fail_level}`). "
             f"Compared `{result.head[:12]}` with the merge base `{result.merge_base[:12]}` "
-            f"of `{escape(result.base_ref)}`.")
+            f"of {code(result.base_ref)}.")
     if not gate.unchecked:
         return head
     why = ("so the gate fails" if gate.tool_errors == "fail"
            else "reported only (`tool-errors: warn`)")
-    rows = "\n".join(f"> - {escape(' '.join(u.split()))}" for u in gate.unchecked)
+    rows = "\n".join(f"> - {inline(u)}" for u in gate.unchecked)
     return f"{head}\n\n> **The change could not be fully checked**, {why}:\n{rows}"
 
 
@@ -86,7 +88,7 @@ def _inline(placed: Placed) -> str:
 def _entry(verdict: Verdict, texts: Mapping[str, Sequence[str]], why: str, with_frame: bool) -> str:
     finding = verdict.finding
     line = (f"- {location(finding)} · {headline(verdict)}: "
-            f"{escape(clip(finding.message, 500))}" + (f" — *{escape(why)}*" if why else ""))
+            f"{inline(clip(finding.message, 500))}" + (f" — *{inline(why)}*" if why else ""))
     shown = frame(texts.get(finding.path, ()), finding) if with_frame else ""
     return f"{line}\n\n" + "\n".join("  " + row for row in shown.split("\n")) if shown else line
 
@@ -126,8 +128,8 @@ def _unclassified(verdicts: Sequence[Verdict], texts: Mapping[str, Sequence[str]
 def _preexisting(verdicts: Sequence[Verdict]) -> str:
     if not verdicts:
         return ""
-    rows = [f"- {location(v.finding)} · `{v.finding.tool}` `{v.finding.rule}`: "
-            f"{escape(clip(v.finding.message, 200))}" + (" *(on a touched line)*" if v.touched else "")
+    rows = [f"- {location(v.finding)} · {code(v.finding.tool)} {code(v.finding.rule)}: "
+            f"{inline(clip(v.finding.message, 200))}" + (" *(on a touched line)*" if v.touched else "")
             for v in sorted(verdicts, key=priority)[:MAX_ENTRIES]]
     if len(verdicts) > MAX_ENTRIES:
         rows.append(f"- … and {len(verdicts) - MAX_ENTRIES} more")
@@ -149,9 +151,8 @@ def _cell(text: str, limit: int = 200) -> str:
     or the row, or open a code span (inside which a pipe would still split the row), becomes
     an entity; whitespace runs, newlines included, become one space."""
     flat = " ".join(clip(text, limit).split())
-    html = flat.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return (html.replace("\\", "&#92;").replace("|", "&#124;").replace("`", "&#96;")
-            .replace("@", "@\u200b"))
+    html = unlinked(flat).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return html.replace("\\", "&#92;").replace("|", "&#124;").replace("`", "&#96;")
 
 
 def _note_cell(message: str) -> str:
@@ -167,9 +168,9 @@ def _note_cell(message: str) -> str:
 def _notes(result: ReviewResult) -> str:
     notes = list(result.notes)
     if result.unbaselined:
-        paths = ", ".join(f"`{p}`" for p in sorted(result.unbaselined)[:20])
+        paths = ", ".join(code(p) for p in sorted(result.unbaselined)[:20])
         notes.append(f"No baseline for {paths}: findings there count as introduced.")
-    return "\n".join(f"> {escape(' '.join(n.split()))}" for n in notes) if notes else ""
+    return "\n".join(f"> {inline(n)}" for n in notes) if notes else ""
 
 
 def job_summary(result: ReviewResult, placed: Placed, gate: Gate,

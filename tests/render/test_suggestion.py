@@ -105,3 +105,8 @@ def test_fence_is_longer_than_any_backtick_run() -> None:
     assert fence("plain") == "```"
     assert fence("a ```` b ` c") == "`````"
     assert block(["x = '```'"], "suggestion") == "````suggestion\nx = '```'\n````"
+
+
+def test_a_lone_carriage_return_is_not_offered_as_a_suggestion() -> None:
+    fix = Fix("cr", (Edit("a.py", Span(1, 1, 1, 2), "\r"),), "safe")
+    assert isinstance(suggest(fix, "a.py", split_lines("ab\n")), NoSuggestion)
