@@ -122,10 +122,9 @@ def _decode(blob: bytes) -> str:
     return blob.decode("utf-8", errors="replace")
 
 
-def _oversized(rev: Revisions) -> list[FilePatch]:
+def _oversized(rev: Revisions, raw: Sequence[git.RawChange]) -> list[FilePatch]:
     """The changed files with a side over SIZE_LIMIT, found from blob sizes alone: neither they
     nor their diff are read (a 50 MB file cost gigabytes as lines, maps and findings)."""
-    raw = git.diff_raw(rev.repo, rev.merge_base, rev.head)
     sizes = git.blob_sizes(rev.repo, sorted({b for r in raw for b in (r.old_blob, r.new_blob) if b}))
     out = []
     for r in raw:
@@ -139,7 +138,8 @@ def _oversized(rev: Revisions) -> list[FilePatch]:
 
 
 def read_changes(rev: Revisions) -> Changes:
-    big = _oversized(rev)
+    raw = git.diff_raw(rev.repo, rev.merge_base, rev.head)
+    big = _oversized(rev, raw)
     excluded = sorted({path for p in big for path in (p.old_path, p.new_path) if path})
     patch = git.diff_unified(rev.repo, rev.merge_base, rev.head, exclude=excluded)
     changes = Changes(parse_patch(patch))
@@ -156,7 +156,10 @@ def read_changes(rev: Revisions) -> Changes:
         specs.append(f"{rev.merge_base}:{p.old_path}" if p.old_path else "")
         specs.append(f"{rev.head}:{p.new_path}" if p.new_path else "")
     wanted = [s for s in specs if s]
-    blobs = dict(zip(wanted, git.cat_blobs(rev.repo, wanted), strict=True))
+    # Read by blob id where the raw diff gave one: git then walks neither tree once per file.
+    ids = {f"{rev.merge_base}:{r.old_path}": r.old_blob for r in raw if r.old_blob} | {
+        f"{rev.head}:{r.new_path}": r.new_blob for r in raw if r.new_blob}
+    blobs = dict(zip(wanted, git.cat_blobs(rev.repo, [ids.get(s, s) for s in wanted]), strict=True))
     for p in changes.patches:
         if p.path in changes.skipped:
             continue

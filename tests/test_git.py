@@ -77,3 +77,9 @@ def test_worktree_remove_leaves_no_registration_whether_or_not_its_folder_is_the
     git.worktree_remove(two.path, gone)
     assert git.worktrees(two.path) == [git.toplevel(two.path)]
     assert not kept.exists()
+
+
+def test_cat_blobs_reads_specs_and_blob_ids_in_order_through_one_process(two: GitRepo) -> None:
+    blob = two.git("rev-parse", "main:a.py")
+    assert git.cat_blobs(two.path, [f"{blob}", "HEAD:a.py", "HEAD:missing.py", "HEAD:", blob]) == [
+        b"x = 1\n", b"x = 2\n", None, None, b"x = 1\n"]
