@@ -1,40 +1,100 @@
 """The shipped GitLab CI templates: valid against GitLab's CI schema (check-jsonschema's
-vendored copy), and the job runs `reviewbot ci` on merge request pipelines with the report."""
+vendored copy), the review job runs `reviewbot ci` on merge request pipelines with the report,
+the webhook and sweep jobs run on trigger and schedule pipelines; the CI/CD component's
+`spec:` header (a YAML document of its own, which the schema does not describe) declares
+inputs that its jobs all use and docs/gitlab.md all documents."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 CHECK = Path(sys.executable).parent / "check-jsonschema"
-TEMPLATES = sorted((ROOT / "templates" / "gitlab").glob("*.yml"))
+FOLDER = ROOT / "templates" / "gitlab"
+COMPONENT = FOLDER / "template.yml"
+PLAIN = sorted(p for p in FOLDER.glob("*.yml") if p != COMPONENT)
+# doc/ci/yaml/_index.md, `spec:inputs`: the keywords an input may have.
+INPUT_KEYWORDS = {"default", "description", "options", "regex", "type", "rules"}
+INPUT = re.compile(r"\$\[\[\s*inputs\.([A-Za-z0-9_-]+)\s*\]\]")
 
 
-def test_valid_against_gitlabs_schema() -> None:
-    assert TEMPLATES
-    done = subprocess.run([str(CHECK), "--builtin-schema", "vendor.gitlab-ci", *map(str, TEMPLATES)],
+def _check(*paths: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(CHECK), "--builtin-schema", "vendor.gitlab-ci", *map(str, paths)],
                           capture_output=True, text=True)
+
+
+def _component() -> tuple[dict[str, Any], str]:
+    """The spec header, and the text of the jobs document after `---`."""
+    header, jobs = COMPONENT.read_text().split("\n---\n", 1)
+    return yaml.safe_load(header), jobs
+
+
+def _jobs(path: Path, tmp_path: Path) -> dict[str, Any]:
+    if path != COMPONENT:
+        return dict(yaml.safe_load(path.read_text()))
+    # The jobs as GitLab runs them: every input replaced by its default.
+    spec, text = _component()
+    inputs = spec["spec"]["inputs"]
+    return dict(yaml.safe_load(INPUT.sub(lambda m: str(inputs[m.group(1)]["default"]), text)))
+
+
+def test_valid_against_gitlabs_schema(tmp_path: Path) -> None:
+    assert PLAIN and COMPONENT.exists()
+    _, jobs = _component()
+    jobs_file = tmp_path / "component-jobs.yml"
+    jobs_file.write_text(jobs)
+    done = _check(*PLAIN, jobs_file)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_the_schema_check_can_fail(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yml"
     bad.write_text("job:\n  script: 1\n  rules: yes\n")
-    done = subprocess.run([str(CHECK), "--builtin-schema", "vendor.gitlab-ci", str(bad)],
-                          capture_output=True, text=True)
-    assert done.returncode != 0
+    assert _check(bad).returncode != 0
 
 
-@pytest.mark.parametrize("path", TEMPLATES, ids=lambda p: p.name)
-def test_the_merge_request_job(path: Path) -> None:
-    job = yaml.safe_load(path.read_text())["reviewbot"]
+def test_the_component_s_inputs_are_all_used_and_documented() -> None:
+    spec, jobs = _component()
+    assert set(spec) == {"spec"} and set(spec["spec"]) == {"inputs"}
+    inputs: dict[str, dict[str, Any]] = spec["spec"]["inputs"]
+    assert {"image", "fail_level", "token_variable", "code_quality"} <= set(inputs)
+    for name, declared in inputs.items():
+        assert set(declared) <= INPUT_KEYWORDS, name
+        assert declared.get("description") and "default" in declared, name
+        if "options" in declared:
+            assert declared["default"] in declared["options"], name
+    assert set(INPUT.findall(jobs)) == set(inputs)  # each used, none undeclared
+    docs = (ROOT / "docs" / "gitlab.md").read_text()
+    for name in inputs:
+        assert f"| `{name}` |" in docs, f"docs/gitlab.md does not document the input {name}"
+
+
+@pytest.mark.parametrize("path", [*PLAIN, COMPONENT], ids=lambda p: p.name)
+def test_the_merge_request_job(path: Path, tmp_path: Path) -> None:
+    job = _jobs(path, tmp_path)["reviewbot"]
     assert job["rules"] == [{"if": '$CI_PIPELINE_SOURCE == "merge_request_event"'}]
     [script] = job["script"]
     report = job["artifacts"]["reports"]["codequality"]
     assert script.startswith("reviewbot ci ") and f"--code-quality {report}" in script
     assert job["artifacts"]["when"] == "always"  # a failing gate still uploads the report
+
+
+@pytest.mark.parametrize("path", [FOLDER / "reviewbot.yml", COMPONENT], ids=lambda p: p.name)
+def test_the_webhook_and_sweep_jobs(path: Path, tmp_path: Path) -> None:
+    jobs = _jobs(path, tmp_path)
+    hook, sweep = jobs["reviewbot-webhook"], jobs["reviewbot-sweep"]
+    assert hook["rules"] == [{"if": '$CI_PIPELINE_SOURCE == "trigger" && $TRIGGER_PAYLOAD'}]
+    assert sweep["rules"] == [{"if": '$CI_PIPELINE_SOURCE == "schedule"'}]
+    assert hook["script"] == sweep["script"] == ["reviewbot ci"]
+    assert sweep["variables"]["GIT_DEPTH"] == "0"
+    base = jobs[".reviewbot"]
+    token = base.get("variables", {}).get("REVIEWBOT_TOKEN_VARIABLE") or \
+        jobs["variables"]["REVIEWBOT_TOKEN_VARIABLE"]
+    assert token == "REVIEWBOT_GITLAB_TOKEN"  # the variable's name, never a token

@@ -194,12 +194,17 @@ def _titles(labels: Any) -> tuple[str, ...]:
 
 
 def token(env: Mapping[str, str]) -> str:
-    """The token to publish with: REVIEWBOT_GITLAB_TOKEN, else GITLAB_TOKEN. CI_JOB_TOKEN
-    cannot write merge request notes, so it is refused by value too."""
-    name = "REVIEWBOT_GITLAB_TOKEN" if env.get("REVIEWBOT_GITLAB_TOKEN") else "GITLAB_TOKEN"
+    """The token to publish with: the variable REVIEWBOT_TOKEN_VARIABLE names (the CI/CD
+    component's `token_variable` input), else REVIEWBOT_GITLAB_TOKEN, else GITLAB_TOKEN.
+    CI_JOB_TOKEN cannot write merge request notes, so it is refused by value too."""
+    chosen = env.get("REVIEWBOT_TOKEN_VARIABLE")
+    name = chosen or ("REVIEWBOT_GITLAB_TOKEN" if env.get("REVIEWBOT_GITLAB_TOKEN")
+                      else "GITLAB_TOKEN")
     value = env.get(name) or ""
     if not value:
-        raise BotError(f"no GitLab token: {TOKEN_HINT}", Exit.USAGE)
+        where = f"the variable {name} (REVIEWBOT_TOKEN_VARIABLE) is empty or not set; " \
+            if chosen else ""
+        raise BotError(f"no GitLab token: {where}{TOKEN_HINT}", Exit.USAGE)
     if value == env.get("CI_JOB_TOKEN"):
         raise BotError(f"{name} holds CI_JOB_TOKEN, which cannot write merge request notes: "
                        + TOKEN_HINT, Exit.USAGE)

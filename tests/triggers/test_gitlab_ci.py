@@ -62,6 +62,16 @@ def test_the_token() -> None:
         assert "Developer" in caught.value.message
 
 
+def test_the_token_variable_can_be_named() -> None:
+    env = {**MR, "REVIEWBOT_TOKEN_VARIABLE": "MY_TOKEN", "MY_TOKEN": "c", "GITLAB_TOKEN": "b"}
+    assert gitlab_ci.token(env) == "c"
+    with pytest.raises(BotError) as caught:
+        gitlab_ci.token({**env, "MY_TOKEN": ""})  # named, so nothing else is taken instead
+    assert caught.value.code == Exit.USAGE and "MY_TOKEN" in caught.value.message
+    with pytest.raises(BotError):
+        gitlab_ci.token({**env, "MY_TOKEN": "job-secret"})
+
+
 def test_the_ci_is_chosen_by_gitlab_ci() -> None:
     assert environment.current(MR) is gitlab_ci
     assert environment.current({**MR, "GITLAB_CI": ""}) is github_actions
