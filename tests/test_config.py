@@ -151,3 +151,10 @@ def test_explicit_config_inside_is_read_per_revision_outside_as_is(
     assert got.config.policy.fail_level == "info" and not got.notes
     with pytest.raises(BotError, match="not committed at the head"):
         config.for_review(repo.path, base, head, repo.path / "nope.yml", TOOLS)
+
+
+def test_the_readme_any_linter_example_is_valid() -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text("utf-8")
+    example = readme.split("### Any linter", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    declared = config.parse(example, ".reviewbot.yml", TOOLS | {"hadolint", "shellcheck"}).declared
+    assert {d.format for d in declared} == {"sarif", "rdjson", "checkstyle", "regex", "rdjsonl"}
