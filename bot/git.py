@@ -293,11 +293,11 @@ def cat_blobs(repo: Path, specs: list[str]) -> list[bytes | None]:
         end = data.index(b"\n", pos)
         header = data[pos:end].split()
         pos = end + 1
-        if len(header) == 3 and header[1] == b"blob":
+        if len(header) == 3:  # "<id> <type> <size>", then the contents of any type
             size = int(header[2])
-            out.append(data[pos:pos + size])
+            out.append(data[pos:pos + size] if header[1] == b"blob" else None)
             pos += size + 1
-        else:  # "<spec> missing" or not a blob
+        else:  # "<spec> missing" (or ambiguous): no contents follow
             out.append(None)
     return out
 
