@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -12,6 +14,7 @@ from typing import Any
 import pytest
 
 from bot.cli import main
+from bot.structural.pattern import STRICTNESS
 
 PY = "import os\n\n\ndef f(a):\n    print(a,\n          1)\n"
 GO = "package p\n\nfunc f() error {\n\tif err != nil {\n\t\treturn err\n\t}\n\treturn nil\n}\n"
@@ -88,6 +91,70 @@ def test_unknown_metavariable_in_rewrite_exits_2(tree: Path,
 def test_ast_edit_usage_errors(tree: Path) -> None:
     assert main(["ast-edit", "-p", "print($A)"]) == 2
     assert main(["ast-edit", "--apply", "missing.json"]) == 2
+
+
+def test_a_pattern_of_several_statements_exits_2(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for verb in (["ast-grep"], ["ast-edit", "-r", "x = 1", "--stage", "p.json"]):
+        assert main([*verb, "-l", "python", "-p", "import os\nimport sys"]) == 2
+        err = capsys.readouterr().err
+        assert "2 nodes side by side" in err and "one root node" in err and "Traceback" not in err
+    assert not (tree / "p.json").exists()
+
+
+def test_bad_strictness_exits_2(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["ast-grep", "-l", "python", "-p", "f($A)", "--strictness", "loose"])
+    assert info.value.code == 2
+    assert "invalid choice: 'loose'" in capsys.readouterr().err
+
+
+CLI_SOURCES = {
+    "a.ts": "let a = 1; const b = 1; foo(a,); foo(/* c */ a); foo(b);\n"
+            "import A from \"lib\"; async function f() { return 1; }\nx = foo(a);\n",
+    "b.py": "f(a)\nf(a,)\nf(  # c\n  a)\ndef g(x): return 1\nasync def h(y): return 2\n",
+}
+CLI_PATTERNS = [("ts", "let $A = 1"), ("ts", "foo(a)"), ("ts", "import $A from 'lib'"),
+                ("ts", "function $F() { return 1 }"), ("ts", "$A = $B"),
+                ("python", "f(a)"), ("python", "def $F($X): return 1")]
+
+
+def _ast_grep_cli() -> str:
+    found = shutil.which("ast-grep", path=str(Path(sys.executable).parent)) or shutil.which("ast-grep")
+    if found is None:
+        pytest.skip("the ast-grep CLI (dev dependency ast-grep-cli) is not installed")
+    return found
+
+
+@pytest.mark.parametrize("strictness", STRICTNESS)
+def test_strictness_agrees_with_the_ast_grep_cli(repo: Path, strictness: str,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """`--strictness` on our CLI against `ast-grep run --strictness` on the same files."""
+    cli = _ast_grep_cli()
+    for name, text in CLI_SOURCES.items():
+        (repo / name).write_text(text)
+    for lang, pattern in CLI_PATTERNS:
+        res = subprocess.run([cli, "run", "--lang", lang, "--strictness", strictness, "--pattern",
+                              pattern, "--json=compact", "."], cwd=repo, capture_output=True,
+                             text=True, check=False)
+        assert res.returncode in (0, 1), res.stderr  # 1: no match, as grep
+        theirs = sorted((m["file"], m["range"]["start"]["line"] + 1, m["text"])
+                        for m in json.loads(res.stdout))
+        assert main(["ast-grep", "--lang", "python" if lang == "python" else "typescript",
+                     "--strictness", strictness, "--pattern", pattern, "--json"]) == 0
+        ours = sorted((m["path"], m["range"]["start"]["line"], m["text"])
+                      for m in json.loads(capsys.readouterr().out))
+        if strictness in ("cst", "ast"):
+            assert ours == theirs, pattern
+        else:  # we skip comments wherever they are (test_deliberate.py, difference 7)
+            assert set(theirs) <= set(ours), pattern
+            assert all("#" in t or "/*" in t for _, _, t in set(ours) - set(theirs)), pattern
+
+
+def test_ast_edit_takes_a_strictness(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tree / "c.py").write_text("f(a, b)\nf(x, y)\n")
+    assert main(["ast-edit", "-l", "python", "-p", "f(a, b)", "-r", "g()", "--strictness",
+                 "signature", "--stage", "plan.json", "c.py"]) == 0
+    assert "2 edit(s) in 1 file(s)" in capsys.readouterr().out
 
 
 # -- a plan is input: hostile and malformed plans are refused before anything is written -------
