@@ -92,9 +92,10 @@ def test_rewrite(case: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("case", _ids("pattern_error"))
 def test_pattern_error(case: dict[str, Any]) -> None:
+    """Rejected, saying why: `expect_error` when the case has one, else unparseable."""
     with pytest.raises(BotError) as err:
         _compile(case)
-    assert "not valid" in err.value.message
+    assert case.get("expect_error", "not valid") in err.value.message
     assert err.value.code == 2
 
 
