@@ -10,8 +10,9 @@ what is on added lines. reviewdog is taken from tools/bin, else installed into b
 spike from another process hits all of them alike; the figures are the medians of the rounds.
 
 Columns: the peer; `reviewbot review --no-cache` (ruff at the base and at the head, classify,
-JSON); the same with a warm findings cache (the base, unchanged since the last run, is not
-linted again: what the second push of a pull request pays); plain ruff on the head's files
+JSON); the same with a findings cache that holds the base's files (filled by the review of an
+earlier change on the same base, copied afresh before each run): the base is not linted again,
+the head is, which is what a new push to a pull request pays; plain ruff on the head's files
 (the shared cost); ruff on the base's files (the price of a real baseline, which the peer does
 not pay). `--readme LABEL` records the medians as a row of bench/core/README.md.
 """
@@ -85,7 +86,13 @@ def build(root: Path, files: int) -> Path:
         (pkg / f"mod_{i}.py").write_text(MODULE.format(i=i))
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "base")
-    git(repo, "checkout", "-q", "-b", "feature")
+    # Another change on the same base: reviewing it first fills the findings cache with the
+    # base's files, as an earlier push of the pull request would.
+    git(repo, "checkout", "-q", "-b", "earlier")
+    for i in range(files):
+        (pkg / f"mod_{i}.py").write_text(MODULE.format(i=i) + f"\n\nEARLIER_{i} = 1\n")
+    git(repo, "commit", "-q", "-am", "earlier")
+    git(repo, "checkout", "-q", "-b", "feature", "main")
     for i in range(files):  # a realistic edit: a new helper, a shifted block, one new finding
         text = MODULE.format(i=i).replace(
             "def total_", f"def helper_{i}(x):\n    unused_{i} = x * 2\n    return x\n\n\ndef total_")
@@ -147,6 +154,10 @@ def timed(action: Callable[[], bytes]) -> tuple[float, bytes]:
     return time.perf_counter() - start, out
 
 
+def nothing() -> None:
+    return None
+
+
 def record(label: str, row: list[str]) -> None:
     """Replace (or add) the row called `label` in README's results table."""
     text = README.read_text()
@@ -187,17 +198,30 @@ def main() -> None:
                "PYTHONPATH": str(args.source.resolve()), "PYTHONPYCACHEPREFIX": str(root / "pyc")}
         cold = [*bot, "--no-cache"]
         warm = [*bot, "--cache-dir", str(root / "cache")]
-        cases: dict[str, Callable[[], bytes]] = {
-            "peer": lambda: peer(rdjson, dog, repo),
-            "cold": lambda: run(cold, repo, env=env),
-            "warm": lambda: run(warm, repo, env=env),
-            "ruff": lambda: run(plain, repo),
-            "base": lambda: run(plain, base_tree),
+        seed = root / "seed"
+        run([*bot[:3], "review", "--base", "main", "--head", "earlier", "--format", "json",
+             "--cache-dir", str(seed)], repo, env=env)
+
+        def seeded() -> None:  # untimed: the base's entries only, the head's files are new
+            shutil.rmtree(root / "cache", ignore_errors=True)
+            shutil.copytree(seed, root / "cache")
+
+        # name: (untimed preparation, the timed command)
+        cases: dict[str, tuple[Callable[[], None], Callable[[], bytes]]] = {
+            "peer": (nothing, lambda: peer(rdjson, dog, repo)),
+            "cold": (nothing, lambda: run(cold, repo, env=env)),
+            "warm": (seeded, lambda: run(warm, repo, env=env)),
+            "ruff": (nothing, lambda: run(plain, repo)),
+            "base": (nothing, lambda: run(plain, base_tree)),
         }
         times: dict[str, list[float]] = {name: [] for name in cases}
-        outs = {name: action() for name, action in cases.items()}  # warm OS caches and the cache
+        outs = {}
+        for name, (prepare, action) in cases.items():  # once untimed: the OS caches, the bytecode
+            prepare()
+            outs[name] = action()
         for _ in range(args.repeat):
-            for name, action in cases.items():
+            for name, (prepare, action) in cases.items():
+                prepare()
                 seconds, outs[name] = timed(action)
                 times[name].append(seconds)
         run(["git", "worktree", "remove", "--force", str(base_tree)], repo, ok=(0,))
