@@ -8,7 +8,6 @@ import importlib
 import signal
 import sys
 import threading
-import traceback
 from collections.abc import Iterator, Sequence
 from types import FrameType
 
@@ -122,6 +121,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # a bug: one line saying so, then what a report needs
         print(f"reviewbot: internal error (a bug, please report it): {type(exc).__name__}: {exc}",
               file=sys.stderr)
+        import traceback  # only a bug needs it: not loaded on every start
+
         traceback.print_exc(file=sys.stderr)
         return int(Exit.INTERNAL)
 
