@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 
 from tests.forges.loopback import json_handler
 
@@ -99,6 +99,9 @@ ROUTES = (
     Route("GET", "/projects/:id", "doc/api/projects.md#retrieve-a-project",
           (Param("license", "boolean"), Param("statistics", "boolean"),
            Param("with_custom_attributes", "boolean"))),
+    Route("GET", "/projects/:id/repository/files/:file_path/raw",
+          "doc/api/repository_files.md#retrieve-a-raw-file-from-a-repository",
+          (Param("ref", "string"), Param("lfs", "boolean"))),
     Route("GET", "/projects/:id/members/all/:user_id",
           "doc/api/members.md#retrieve-a-member-of-a-group-or-project-including-inherited-and-invited-members"),
     Route("POST", "/projects/:id/merge_requests/:iid/notes/:note_id/award_emoji",
@@ -394,13 +397,22 @@ class FakeGitLab:
             return (200, found, {}) if found else (404, {"message": "404 User Not Found"}, {})
         if route.pattern == "/users":
             return self._page(route, ids, params, [
-                {k: u[k] for k in ("id", "username", "name", "state")} for u in self.users.values()
+                {"id": u["id"], "username": u["username"], "name": u["name"], "state": "active"}
+                for u in self.users.values()
                 if u["username"] == params.get("username", u["username"])])
         if route.pattern == "/projects/:id":
             if ids["id"] == str(self.source_project["id"]) and ids["id"] != str(self.project_id):
                 return 200, self.source_project, {}
             return 200, {"id": self.project_id, "path_with_namespace": "group/demo",
                          "default_branch": self.target, "http_url_to_repo": str(self.repo)}, {}
+        if key == ("GET", "/repository/files/:file_path/raw"):
+            path = unquote(ids["file_path"])
+            ref = params.get("ref", self.target)
+            shown = subprocess.run(["git", "show", f"{ref}:{path}"], cwd=self.repo,
+                                   capture_output=True)
+            if shown.returncode != 0:
+                return 404, {"message": "404 File Not Found"}, {}
+            return 200, shown.stdout, {}
         if key == ("GET", "/members/all/:user_id"):
             uid = int(ids["user_id"]) if ids["user_id"].isdigit() else 0
             if uid not in self.members:

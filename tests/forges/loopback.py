@@ -20,7 +20,9 @@ def json_handler(handle: Handle, content_type: str = "application/json"
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else b""
             status, headers, payload = handle(self.command, self.path, dict(self.headers), body)
-            data = json.dumps(payload).encode() if payload is not None else b""
+            # bytes are a raw body (a file's content), anything else is JSON
+            data = (payload if isinstance(payload, bytes)
+                    else json.dumps(payload).encode() if payload is not None else b"")
             try:
                 self.send_response(status)
                 self.send_header("Content-Type", content_type)
