@@ -20,7 +20,7 @@ from bot.commands import merge_request
 from bot.forges import gitlab
 from tests.conftest import GitRepo
 from tests.forges.conftest import Sleeps
-from tests.forges.fakegitlab import BOT, FakeGitLab
+from tests.forges.fakegitlab import BOT, FakeGitLab, Fault
 from tests.triggers import gitlab_hooks
 
 BASE = {"pyproject.toml": "[tool.ruff]\nline-length = 100\n",
@@ -233,3 +233,47 @@ def test_a_trigger_pipeline_without_a_payload_exits_0(project: Project,
     project.monkeypatch.delenv("TRIGGER_PAYLOAD", raising=False)
     assert cli.main(["ci"]) == 0
     assert "TRIGGER_PAYLOAD" in capsys.readouterr().err and project.fake.calls == []
+
+
+def test_faults_leave_one_award_and_one_reply_each(project: Project) -> None:
+    project.fake.faults += [Fault("POST /award_emoji$", "502-after"),
+                            Fault("POST /merge_requests/3/notes$", "429"),
+                            Fault("GET /members/all/", "timeout")]
+    assert project.note("dev", "/help") == 0
+    assert project.awards() == ["eyes", "rocket"] and len(project.replies()) == 1
+    assert all(f.hit == 1 for f in project.fake.faults)
+
+
+def test_commands_permission_maintain_asks_for_maintainer(project: Project) -> None:
+    project.repo.checkout("main")
+    project.repo.commit({".reviewbot.yml": "commands:\n  permission: maintain\n"}, "settings")
+    project.repo.git("push", "-q", str(project.origin), "main:main")
+    git(project.checkout, "fetch", "-q", "--depth", "1", "origin", "main")
+    git(project.checkout, "reset", "-q", "--hard", "FETCH_HEAD")  # the next pipeline's checkout
+    assert project.note("dev", "/help") == 0
+    [reply] = project.replies()
+    assert "Owner or Maintainer role on group/demo" in reply and "@dev has Developer" in reply
+    assert project.awards() == ["thumbsdown"]
+    assert project.note("mia", "/help") == 0
+    assert project.awards() == ["eyes", "rocket"]
+
+
+def test_the_merge_request_pipeline_shows_the_plan_the_label_commits(project: Project) -> None:
+    """The usual order: the MR pipeline's summary shows the staged plan, a developer adds the
+    label, the webhook's pipeline commits exactly that plan."""
+    version = project.fake.version
+    for key, value in {"CI_PIPELINE_SOURCE": "merge_request_event", "CI_MERGE_REQUEST_IID": "3",
+                       "CI_MERGE_REQUEST_DIFF_BASE_SHA": version["base_commit_sha"],
+                       "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main",
+                       "CI_COMMIT_SHA": version["head_commit_sha"]}.items():
+        project.monkeypatch.setenv(key, value)
+    project.fake.calls.clear()
+    assert cli.main(["ci"]) == 1  # the gate: F401 is an error
+    summary = project.summary()
+    assert "### Staged changes" in summary and "add the label `reviewbot:apply`" in summary
+    plan = summary.split("`plan ")[1].split("`")[0]
+    project.monkeypatch.setenv("CI_PIPELINE_SOURCE", "trigger")
+    assert project.label("dev") == 0
+    new = project.branch()
+    assert plan in git(project.origin, "log", "-1", "--format=%B", new)
+    assert git(project.origin, "show", f"{new}:app.py").startswith("import sys\n")
