@@ -1,7 +1,7 @@
 """Wall time of `reviewbot review --format json` on a change of N Python files, side by side in
 one run with the real reviewdog fed by ruff (what a diff-filtering bot pays) and plain ruff.
 
-    .venv/bin/python bench/core/run.py [--files 200] [--repeat 7] [--readme LABEL]
+    .venv/bin/python bench/core/run.py [--files 200] [--repeat 7] [--readme LABEL] [--before DIR]
 
 The peer is `ruff check --output-format=rdjson FILES | reviewdog -f=rdjson -filter-mode=added
 -reporter=local -diff="git diff BASE HEAD"`: ruff on the head's changed files, reviewdog keeping
@@ -174,8 +174,10 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--readme", metavar="LABEL", help="record the medians in README.md")
     parser.add_argument("--source", type=Path, default=ROOT,
-                        help="the source tree whose bot is measured (e.g. a worktree of an older "
-                             "commit; default: this one)")
+                        help="the source tree whose bot is measured (default: this one)")
+    parser.add_argument("--before", type=Path, metavar="DIR",
+                        help="also measure the bot of this source tree (e.g. an older commit's "
+                             "`git archive`) in the same rounds; recorded as 'LABEL: before'")
     args = parser.parse_args()
     dog_exe = reviewdog()
     root = Path(tempfile.mkdtemp(prefix="reviewbot-bench-"))
@@ -189,31 +191,15 @@ def main() -> None:
         rdjson = [ruff, "check", "--output-format=rdjson", "--no-cache", *changed]
         dog = [str(dog_exe), "-f=rdjson", "-filter-mode=added", "-reporter=local",
                "-diff=git diff main feature"]
-        # What the `reviewbot` console script runs, with the bot of --source first on the path.
-        bot = [sys.executable, "-c", "import sys; from bot.cli import main; sys.exit(main())",
-               "review", "--base", "main", "--format", "json"]
-        # With bytecode caches, as an installed package runs (pip compiles it at install time);
-        # they go to the bench's folder, not into the source tree.
-        env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
-               "PYTHONPATH": str(args.source.resolve()), "PYTHONPYCACHEPREFIX": str(root / "pyc")}
-        cold = [*bot, "--no-cache"]
-        warm = [*bot, "--cache-dir", str(root / "cache")]
-        seed = root / "seed"
-        run([*bot[:3], "review", "--base", "main", "--head", "earlier", "--format", "json",
-             "--cache-dir", str(seed)], repo, env=env)
-
-        def seeded() -> None:  # untimed: the base's entries only, the head's files are new
-            shutil.rmtree(root / "cache", ignore_errors=True)
-            shutil.copytree(seed, root / "cache")
-
         # name: (untimed preparation, the timed command)
         cases: dict[str, tuple[Callable[[], None], Callable[[], bytes]]] = {
             "peer": (nothing, lambda: peer(rdjson, dog, repo)),
-            "cold": (nothing, lambda: run(cold, repo, env=env)),
-            "warm": (seeded, lambda: run(warm, repo, env=env)),
             "ruff": (nothing, lambda: run(plain, repo)),
             "base": (nothing, lambda: run(plain, base_tree)),
         }
+        sources = {"": args.source, **({"before": args.before} if args.before else {})}
+        for tag, source in sources.items():
+            cases.update(bot_cases(tag, source, repo, root))
         times: dict[str, list[float]] = {name: [] for name in cases}
         outs = {}
         for name, (prepare, action) in cases.items():  # once untimed: the OS caches, the bytecode
@@ -225,14 +211,13 @@ def main() -> None:
                 seconds, outs[name] = timed(action)
                 times[name].append(seconds)
         run(["git", "worktree", "remove", "--force", str(base_tree)], repo, ok=(0,))
-        # Both must report the same thing: the findings on the lines the change added.
+        # All must report the same thing: the findings on the lines the change added.
         # -reporter=local prints each diagnostic in protobuf text form, one location each.
         reported = re.findall(r"location:\{path:\"[^\"]*pkg/mod_", outs["peer"].decode())
-        review = json.loads(outs["cold"])
         total = len(json.loads(outs["ruff"]))
-        introduced = review["summary"]["introduced"]
-        assert introduced == len(reported) == json.loads(outs["warm"])["summary"]["introduced"], (
-            introduced, len(reported))
+        introduced = {name: json.loads(outs[name])["summary"]["introduced"]
+                      for name in cases if name.startswith(("cold", "warm"))}
+        assert set(introduced.values()) == {len(reported)}, (introduced, len(reported))
         assert 0 < len(reported) < total, "the peer filtered nothing: the bench measures no filter"
         med = {name: statistics.median(ts) for name, ts in times.items()}
         load = os.getloadavg()[0]
@@ -240,20 +225,49 @@ def main() -> None:
               f"lines; median of {args.repeat} alternated rounds; {os.cpu_count()} cores, "
               f"load {load:.2f}")
         print(f"  peer: ruff rdjson | reviewdog -filter-mode=added:  {med['peer']:.3f}s")
-        print(f"  reviewbot review --format json --no-cache:       {med['cold']:.3f}s"
-              f"  {med['cold'] / med['peer']:.2f}x the peer")
-        print(f"  reviewbot review --format json, warm cache:      {med['warm']:.3f}s"
-              f"  {med['warm'] / med['peer']:.2f}x the peer")
+        for tag, source in sources.items():
+            cold, warm = med["cold" + tag], med["warm" + tag]
+            print(f"  reviewbot ({tag or 'this tree'}, {source}):")
+            print(f"    review --format json --no-cache:     {cold:.3f}s  {cold / med['peer']:.2f}x the peer")
+            print(f"    review --format json, base cached:   {warm:.3f}s  {warm / med['peer']:.2f}x the peer")
         print(f"  plain ruff check, head's changed files:          {med['ruff']:.3f}s")
         print(f"  plain ruff check, base's files (the baseline):   {med['base']:.3f}s")
         if args.readme:
-            record(args.readme, [
-                datetime.now(UTC).strftime("%Y-%m-%d"), str(args.files), str(total),
-                f"{load:.2f}", *(f"{med[n]:.3f}" for n in ("peer", "cold", "warm", "ruff", "base")),
-                f"**{med['cold'] / med['peer']:.2f}x**", f"**{med['warm'] / med['peer']:.2f}x**"])
+            for tag in reversed(sources):
+                cold, warm = med["cold" + tag], med["warm" + tag]
+                record(f"{args.readme}: {tag}" if tag else args.readme, [
+                    datetime.now(UTC).strftime("%Y-%m-%d"), str(args.files), str(total),
+                    f"{load:.2f}", *(f"{med[n]:.3f}" for n in ("peer",)), f"{cold:.3f}",
+                    f"{warm:.3f}", f"{med['ruff']:.3f}", f"{med['base']:.3f}",
+                    f"**{cold / med['peer']:.2f}x**", f"**{warm / med['peer']:.2f}x**"])
             print(f"recorded as {args.readme!r} in {README.relative_to(ROOT)}")
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def bot_cases(tag: str, source: Path, repo: Path, root: Path
+              ) -> dict[str, tuple[Callable[[], None], Callable[[], bytes]]]:
+    """`cold<tag>` and `warm<tag>`: the bot of `source`, without a cache and with the base's
+    files in its cache."""
+    # What the `reviewbot` console script runs, with the bot of `source` first on the path.
+    bot = [sys.executable, "-c", "import sys; from bot.cli import main; sys.exit(main())",
+           "review", "--format", "json"]
+    # With bytecode caches, as an installed package runs (pip compiles it at install time);
+    # they go to the bench's folder, not into the source tree.
+    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+           "PYTHONPATH": str(source.resolve()), "PYTHONPYCACHEPREFIX": str(root / "pyc")}
+    seed, cache = root / f"seed{tag}", root / f"cache{tag}"
+    run([*bot, "--base", "main", "--head", "earlier", "--cache-dir", str(seed)], repo, env=env)
+
+    def seeded() -> None:  # untimed: the base's entries only, the head's files are new
+        shutil.rmtree(cache, ignore_errors=True)
+        shutil.copytree(seed, cache)
+
+    return {
+        "cold" + tag: (nothing, lambda: run([*bot, "--base", "main", "--no-cache"], repo, env=env)),
+        "warm" + tag: (seeded, lambda: run([*bot, "--base", "main", "--cache-dir", str(cache)],
+                                           repo, env=env)),
+    }
 
 
 if __name__ == "__main__":
