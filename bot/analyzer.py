@@ -9,7 +9,7 @@ servers through `bot.lsp`, the repository's rules through `bot.structural.analyz
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -58,6 +58,10 @@ class Target:
     # For every other analyzer the pipeline makes the checkout beforehand.
     prepare: Callable[[], object] | None = None
     view: TreeView | None = None
+    # The paths of this revision each tool run before this one in the review checked (status
+    # ok, not among its failed paths), by tool name: a language server skips what a linter
+    # that type-checks already covered (gopls after golangci-lint, rust-analyzer after clippy).
+    checked: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
     def ready(self) -> Path:
         """`root`, made if it was not yet."""

@@ -140,6 +140,8 @@ def run_review(opts: ReviewOptions) -> ReviewResult:
             notes.append("no changes between the merge base and the head")
         elif not applicable:
             notes.append(HINT_NOTHING)
+        # What each tool run so far checked, per revision (Target.checked).
+        checked: dict[Side, dict[str, frozenset[str]]] = {"base": {}, "head": {}}
         for analyzer in applicable:
             started = time.monotonic()
             if opts.progress is not None:
@@ -152,15 +154,16 @@ def run_review(opts: ReviewOptions) -> ReviewResult:
                 continue
             head_t = Target(head_root, rev.head, tuple(head_paths), "head", timeout=timeout,
                             cache_dir=opts.cache_dir, repo=rev.repo,
-                            changed=tuple(sorted(set(head_paths) | set(base_paths))))
+                            changed=tuple(sorted(set(head_paths) | set(base_paths))),
+                            checked=dict(checked["head"]))
             if analyzer.lazy_checkout:
                 # Made only if something misses the cache (see Target.ready).
                 base_t = replace(head_t, root=trees.base_root, rev=rev.merge_base,
                                  paths=tuple(base_paths), side="base", prepare=trees.base,
-                                 view=trees.base_view)
+                                 view=trees.base_view, checked=dict(checked["base"]))
             else:
                 base_t = replace(head_t, root=trees.base(), rev=rev.merge_base,
-                                 paths=tuple(base_paths), side="base")
+                                 paths=tuple(base_paths), side="base", checked=dict(checked["base"]))
             # A tool run in the user's checkout must leave it as it was (bot.guard).
             base_o, head_o = guard.around(
                 rev.repo if head_root == rev.repo else None, analyzer.name, head_t.paths,
@@ -170,6 +173,11 @@ def run_review(opts: ReviewOptions) -> ReviewResult:
             base_findings += base_o.findings
             head_findings += head_o.findings
             extra_paths |= base_o.extra_paths | head_o.extra_paths
+            ran: list[tuple[Side, Target, Outcome]] = [("base", base_t, base_o),
+                                                      ("head", head_t, head_o)]
+            for side, done, o in ran:
+                if o.status == "ok":
+                    checked[side][analyzer.name] = frozenset(done.paths) - o.failed_paths
             names = {analyzer.name} | {f.tool for f in (*base_o.findings, *head_o.findings)}
             for o in (base_o, head_o):
                 unbaselined |= {(n, p) for p in o.failed_paths for n in names}

@@ -6,15 +6,19 @@ client.py    the LSP client: capabilities, answers to server requests, published
 servers.py   server specs as data (command, root markers, settings, completion signal)
 session.py   one server over one revision's files, ended by its completion signal
 importers.py files that import a changed module (tree-sitter), checked beyond the diff
+scope.py     what is left to a server when a linter type-checked the changed packages
 diagnostics.py  LSP diagnostics -> Findings (pure)
 analyzer.py  each server as an `Analyzer`; registry.py exposes `SERVERS`
 
-Base and head: each revision gets its own session on its own checkout; the pipeline runs the
-two concurrently, so the wall time is about one cold start, not two. No server serves both.
-The warm alternative (one server on the head checkout, the base text of the changed files
-opened over it, lsp.md §3.3) is sound only when every changed file exists at both revisions
-and no build or config file changed (an added file cannot be hidden from the server, a new
-`pyproject.toml`/`tsconfig.json`/`go.mod` changes the whole program), never for rust-analyzer
-(cargo check reads the disk, not open documents), and it makes base and head sequential in
-one process — giving up the concurrency that already hides the second cold start.
+Base and head: where the revisions differ only in the text of files the server opens (every
+changed path a source file of its language present at both, no manifest or config among them)
+and the server follows open documents (`warm_pair`: tsserver, basedpyright, pyright), one
+server on the head's checkout checks both: the base's text opened and diagnosed, then changed to
+the head's and diagnosed again (`LspAnalyzer.collect_pair`, `session.run_pair`) — one project
+load instead of two. Otherwise (an added, deleted or renamed module, a changed tsconfig.json or
+pyproject.toml, gopls, rust-analyzer whose cargo check reads the disk) each revision gets its
+own session on its own checkout, the two running concurrently.
+
+Next to a linter that type-checks (golangci-lint for gopls, clippy for rust-analyzer) and ran
+cleanly over the changed packages, the server only looks beyond them (`scope.py`).
 """

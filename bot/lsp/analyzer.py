@@ -1,9 +1,8 @@
-"""A language server as an `Analyzer`: applies, resolves, collects one revision.
+"""A language server as an `Analyzer`: applies, resolves, collects one revision or both.
 
-Lifetime: a server starts inside `collect` at the first changed file that needs it and is
-stopped (process group killed if it hangs) before `collect` returns — one session per
-revision. Both revisions are checked by separate sessions on their own checkouts; see
-`README` of this package (`bot/lsp/__init__.py`) for why no server is shared across them.
+Lifetime: a server starts inside `collect` (or `collect_pair`) at the first changed file that
+needs it and is stopped (process group killed if it hangs) before it returns. When one warm
+server may check both revisions, and when each gets its own: `bot/lsp/__init__.py`.
 """
 
 from __future__ import annotations
@@ -12,6 +11,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot import proc
 from bot.analyzer import Analyzer, Outcome, Resolution, Target
@@ -19,6 +19,9 @@ from bot.lsp import servers
 from bot.lsp.diagnostics import findings_for, setup_notes
 from bot.lsp.servers import ServerSpec
 from bot.model import Finding, ToolStatus
+
+if TYPE_CHECKING:
+    from bot.lsp.session import SessionError, SessionResult
 
 
 def project_root(checkout: Path, rel: str, spec: ServerSpec) -> Path | None:
@@ -85,50 +88,139 @@ class LspAnalyzer(Analyzer):
     def collect(self, target: Target, resolution: Resolution) -> Outcome:
         # Imported here: the LSP client pulls in lsprotocol (~0.3 s) and the importer search
         # tree-sitter, which a review with no language server to run should not pay.
-        from bot.lsp import importers, session
+        from bot.lsp import session
 
         if resolution.executable is None:
             return Outcome(self.name, "missing", message=resolution.message)
         repo = target.repo or target.root
         spec = servers.variant(self.spec, repo)
         deadline = time.monotonic() + target.timeout
-        # Changed paths at either revision: importers of a module deleted at the head must be
-        # checked at the head too.
-        changed = sorted({*target.paths, *target.changed})
-        findings: list[Finding] = []
-        failed: set[str] = set()
-        extra: set[str] = set()
-        version: str | None = None
-        status: ToolStatus = "ok"
-        messages: list[str] = []
-        for project, rels in group_by_project(target.root, target.paths, spec).items():
-            prefix = _prefix(target.root, project)
-            importing = [prefix + p for p in importers.find_importers(
-                spec.import_language, project,
-                [p[len(prefix):] for p in changed if p.startswith(prefix)])]
-            importing = [p for p in importing if p not in rels]
+        out = _Collected(self.name, spec, target)
+        for project, rels, importing in _plan(spec, target):
             launch = servers.launch(spec, repo, resolution.executable, project)
             try:
-                result = session.run(launch, target.root, project, rels + importing, deadline)
+                out.take(session.run(launch, target.root, project, rels + importing, deadline),
+                         importing)
             except session.SessionError as exc:
-                status = exc.status if status == "ok" else status
-                messages.append(exc.message)
-                failed.update(rels + importing)
+                out.fail(exc, rels + importing)
+        return out.outcome()
+
+    def collect_pair(self, base: Target, head: Target,
+                     resolution: Resolution) -> tuple[Outcome, Outcome] | None:
+        """One warm server for both revisions (session.run_pair) where the revisions differ in
+        nothing but the text of files the server opens: every changed path is a source file of
+        its language and exists at both (no added, deleted or renamed module, no changed
+        manifest or config, which would change the program beyond open documents). Importers
+        are found at the head; they are unchanged files, the same at the base. Else None: one
+        session per revision, concurrently."""
+        from bot.lsp import session
+
+        repo = head.repo or head.root
+        spec = servers.variant(self.spec, repo)
+        sources = {p for p in head.changed if spec.language_id(p) is not None}
+        if (not spec.warm_pair or resolution.executable is None or not sources
+                or not sources <= set(base.paths) or not sources <= set(head.paths)
+                or not all(p in sources or _never_read(spec, p) for p in head.changed)):
+            return None
+        deadline = time.monotonic() + head.timeout
+        outs = (_Collected(self.name, spec, base), _Collected(self.name, spec, head))
+        for project, rels, importing in _plan(spec, head):
+            launch = servers.launch(spec, repo, resolution.executable, project)
+            texts = {rel: session.read_text(base.root / rel) for rel in rels}
+            try:
+                pair = session.run_pair(launch, head.root, project, rels + importing, texts,
+                                        deadline)
+            except session.SessionError as exc:
+                for out in outs:
+                    out.fail(exc, rels + importing)
                 continue
-            version = version or result.version
-            failed.update(result.failed)
-            messages += [f"{p}: {why}" for p, why in sorted(result.failed.items())]
-            for rel, items in result.diagnostics.items():
-                findings += findings_for(spec, items, rel, result.texts[rel])
-                notes = setup_notes(spec, items)
-                if notes:
-                    failed.add(rel)
-                    messages.append(f"{rel}: not analysed: {notes[0]}")
-            extra.update(p for p in result.diagnostics if p not in target.paths)
-            extra.update(p for p in importing if p in result.failed)
-        return Outcome(self.name, status, tuple(sorted(findings, key=Finding.sort_key)),
-                       version=version, message="\n".join(messages),
-                       failed_paths=frozenset(failed), extra_paths=frozenset(extra))
+            for out, result in zip(outs, pair, strict=True):
+                out.take(result, importing)
+        return outs[0].outcome(), outs[1].outcome()
+
+
+# Files no type checker here reads: documentation, and the sources of other languages.
+_DOCS = frozenset({".md", ".markdown", ".rst", ".txt", ".adoc"})
+_SOURCES = frozenset({".py", ".pyi", ".go", ".rs", ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx",
+                      ".mjs", ".cjs", ".c", ".h", ".cc", ".cpp", ".java", ".kt", ".rb", ".sh"})
+
+
+def _never_read(spec: ServerSpec, path: str) -> bool:
+    suffix = Path(path).suffix.lower()
+    return suffix in _DOCS or (suffix in _SOURCES and suffix not in spec.languages)
+
+
+def _plan(spec: ServerSpec, target: Target) -> list[tuple[Path, list[str], list[str]]]:
+    """(project root, changed files, importers) per server to start, after what a linter of
+    the review already type-checked (bot.lsp.scope)."""
+    from bot.lsp import importers, scope
+
+    # Changed paths at either revision: importers of a module deleted at the head must be
+    # checked at the head too.
+    changed = sorted({*target.paths, *target.changed})
+    covered: frozenset[str] = frozenset()
+    crates: list[str] = []
+    crate_of: dict[str, str | None] | None = None
+    if any(tool in target.checked for tool in spec.covered_by):
+        if spec.coverage_unit == "crate":
+            crates = scope.crates(target.root)
+            crate_of = scope.crate_of(changed, crates)
+        covered = scope.covered_units(spec, target.paths, target.checked, crate_of)
+    plans = []
+    for project, rels in group_by_project(target.root, target.paths, spec).items():
+        prefix = _prefix(target.root, project)
+        # cargo check covers the whole workspace whatever is open: nothing is left only when
+        # the linter checked every crate there is (no dependents beyond).
+        if (spec.coverage_unit == "crate" and covered and set(crates) <= covered
+                and not scope.beyond(spec, rels, covered, crate_of)):
+            continue
+        importing = [prefix + p for p in importers.find_importers(
+            spec.import_language, project,
+            [p[len(prefix):] for p in changed if p.startswith(prefix)])]
+        importing = [p for p in importing if p not in rels]
+        if spec.coverage_unit == "folder" and covered:
+            rels = scope.beyond(spec, rels, covered)
+            importing = scope.beyond(spec, importing, covered)
+            if not rels and not importing:
+                continue
+        plans.append((project, rels, importing))
+    return plans
+
+
+class _Collected:
+    """One revision's outcome, gathered over its sessions."""
+
+    def __init__(self, name: str, spec: ServerSpec, target: Target) -> None:
+        self.name, self.spec, self.target = name, spec, target
+        self.findings: list[Finding] = []
+        self.failed: set[str] = set()
+        self.extra: set[str] = set()
+        self.version: str | None = None
+        self.status: ToolStatus = "ok"
+        self.messages: list[str] = []
+
+    def fail(self, exc: SessionError, files: Sequence[str]) -> None:
+        self.status = exc.status if self.status == "ok" else self.status
+        self.messages.append(exc.message)
+        self.failed.update(files)
+
+    def take(self, result: SessionResult, importing: Sequence[str]) -> None:
+        self.version = self.version or result.version
+        self.failed.update(result.failed)
+        self.messages += [f"{p}: {why}" for p, why in sorted(result.failed.items())]
+        for rel, items in result.diagnostics.items():
+            self.findings += findings_for(self.spec, items, rel, result.texts[rel])
+            notes = setup_notes(self.spec, items)
+            if notes:
+                self.failed.add(rel)
+                self.messages.append(f"{rel}: not analysed: {notes[0]}")
+        self.extra.update(p for p in result.diagnostics if p not in self.target.paths)
+        self.extra.update(p for p in importing if p in result.failed)
+
+    def outcome(self) -> Outcome:
+        return Outcome(self.name, self.status, tuple(sorted(self.findings, key=Finding.sort_key)),
+                       version=self.version, message="\n".join(self.messages),
+                       failed_paths=frozenset(self.failed), extra_paths=frozenset(self.extra))
 
 
 def _probe(spec: ServerSpec, executable: str) -> Resolution:

@@ -131,6 +131,11 @@ class LspClient:
         self.conn.notify(T.TEXT_DOCUMENT_DID_OPEN, {"textDocument": {
             "uri": uri, "languageId": language_id, "version": 1, "text": text}})
 
+    def change(self, uri: str, version: int, text: str) -> None:
+        """The document's whole new text (full sync: every server takes it)."""
+        self.conn.notify(T.TEXT_DOCUMENT_DID_CHANGE, {
+            "textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]})
+
     def save(self, uri: str) -> None:
         self.conn.notify(T.TEXT_DOCUMENT_DID_SAVE, {"textDocument": {"uri": uri}})
 

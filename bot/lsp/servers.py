@@ -83,6 +83,15 @@ class ServerSpec:
     probe: tuple[str, ...] | None = None
     start_timeout: float = 60.0
     ready_timeout: float = 120.0
+    # Linters whose run over a changed package reports what this server would there (their
+    # type check: golangci-lint's typecheck, clippy's rustc errors). Where one of them checked
+    # every changed file of a package, the server looks only beyond it (bot.lsp.scope).
+    covered_by: tuple[str, ...] = ()
+    # What a unit of that coverage is: a Go package (the folder) or a Rust crate.
+    coverage_unit: Literal["folder", "crate"] = "folder"
+    # Its diagnostics follow open documents' text (didChange), so one server may check the
+    # base and then the head (LspAnalyzer.collect_pair); tested per server.
+    warm_pair: bool = False
 
     def language_id(self, path: str) -> str | None:
         return self.languages.get(Path(path).suffix.lower())
@@ -110,6 +119,7 @@ BASEDPYRIGHT = ServerSpec(
     claim_files=_PY_CLAIM_FILES,
     claim=r"basedpyright",
     import_language="python",
+    warm_pair=True,
 )
 
 PYRIGHT = ServerSpec(
@@ -126,6 +136,7 @@ PYRIGHT = ServerSpec(
     claim_files=_PY_CLAIM_FILES,
     claim=r"(?<![\w-])pyright(?![\w-])",
     import_language="python",
+    warm_pair=True,
 )
 
 _TS_LANGUAGES = {".ts": "typescript", ".tsx": "typescriptreact", ".mts": "typescript",
@@ -146,6 +157,7 @@ TYPESCRIPT = ServerSpec(
                   "tsserver": {"logVerbosity": "off", "useSyntaxServer": "never"}},
     rule_prefix="TS",
     import_language="typescript",
+    warm_pair=True,
 )
 
 # TypeScript 7 (the native compiler) has no tsserver.js; it is its own server and answers pulls.
@@ -183,6 +195,7 @@ GOPLS = ServerSpec(
             r"^This file is within module .*, which is not included"),
     import_language="go",
     ready_timeout=180.0,
+    covered_by=("golangci-lint",),
 )
 
 # No automatic check: the session requests its own (see session._flycheck). No native
@@ -217,6 +230,8 @@ RUST_ANALYZER = ServerSpec(
     import_language="rust",
     probe=("--version",),
     ready_timeout=600.0,
+    covered_by=("clippy",),
+    coverage_unit="crate",
 )
 
 

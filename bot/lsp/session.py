@@ -11,7 +11,7 @@ import json
 import re
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,12 +66,27 @@ def run(launch: Launch, checkout: Path, project: Path, files: Sequence[str],
     servers leave things in theirs (typescript-language-server a folder per start for
     tsserver's cancellation pipes) and never clean up.
     """
+    return _phases(launch, checkout, project, files, [{}], deadline)[0]
+
+
+def run_pair(launch: Launch, checkout: Path, project: Path, files: Sequence[str],
+             base_texts: Mapping[str, str], deadline: float) -> tuple[SessionResult, SessionResult]:
+    """The base's and the head's diagnostics from one server on the head's checkout: `files`
+    opened with their base text (`base_texts`; the others as on disk) and diagnosed, then
+    changed to the head's text and diagnosed again. Sound only where the revisions differ in
+    nothing but the text of open files (see LspAnalyzer.collect_pair)."""
+    base, head = _phases(launch, checkout, project, files, [base_texts, {}], deadline)
+    return base, head
+
+
+def _phases(launch: Launch, checkout: Path, project: Path, files: Sequence[str],
+            overlays: Sequence[Mapping[str, str]], deadline: float) -> list[SessionResult]:
     missing = [p for p in _above(project, checkout, launch.spec.created_files) if not p.exists()]
     with tempfile.TemporaryDirectory(prefix="reviewbot-lsp-", ignore_cleanup_errors=True) as tmp:
         launch = servers.with_scratch(launch, Path(tmp))
         env = {**launch.env, "TMPDIR": tmp, "TMP": tmp, "TEMP": tmp}
         try:
-            return _run(launch, env, checkout, project, files, deadline)
+            return _run(launch, env, checkout, project, files, overlays, deadline)
         except SessionError as exc:
             # The checkout is a temporary worktree: name files as the repository does.
             raise SessionError(exc.status, relative(exc.message, checkout)) from exc
@@ -92,7 +107,10 @@ def _above(project: Path, checkout: Path, names: Sequence[str]) -> list[Path]:
 
 
 def _run(launch: Launch, env: dict[str, str], checkout: Path, project: Path,
-         files: Sequence[str], deadline: float) -> SessionResult:
+         files: Sequence[str], overlays: Sequence[Mapping[str, str]], deadline: float
+         ) -> list[SessionResult]:
+    """One result per overlay (file texts over the disk's): the first opens the files, each
+    next one changes those whose text differs, then the completion signal is awaited again."""
     spec = launch.spec
     clock = _Clock(deadline)
     try:
@@ -102,23 +120,30 @@ def _run(launch: Launch, env: dict[str, str], checkout: Path, project: Path,
         raise SessionError("failed", str(exc)) from exc
     try:
         client.initialize(clock.left(spec.start_timeout), spec.pull, launch.init_options)
-        result = SessionResult(version=_version(client))
-        uris: dict[str, str] = {}
-        for rel in files:
-            text = read_text(checkout / rel)
-            uri = positions.path_to_uri(checkout / rel)
-            language = spec.language_id(rel) or "plaintext"
-            client.open(uri, language, text)
-            uris[rel], result.texts[rel] = uri, text
-        _COMPLETIONS[spec.completion](client, spec, uris, clock, result)
-        _late_version(client, result)
-        if spec.completion == "flycheck":
-            _check_health(client, spec.load_errors)  # the check itself may have failed to run
-            _take_workspace(client, checkout, result)
-        else:
-            _check_loaded(client, spec.name, spec.load_errors)
-        _check_flood(result)
-        return result
+        version = _version(client)
+        disk = {rel: read_text(checkout / rel) for rel in files}
+        uris = {rel: positions.path_to_uri(checkout / rel) for rel in files}
+        results: list[SessionResult] = []
+        for number, overlay in enumerate(overlays):
+            result = SessionResult(version=version)
+            for rel in files:
+                text = overlay.get(rel, disk[rel])
+                if number == 0:
+                    client.open(uris[rel], spec.language_id(rel) or "plaintext", text)
+                elif text != results[-1].texts[rel]:
+                    client.change(uris[rel], number + 1, text)
+                result.texts[rel] = text
+            _COMPLETIONS[spec.completion](client, spec, uris, clock, result)
+            _late_version(client, result)
+            if spec.completion == "flycheck":
+                _check_health(client, spec.load_errors)  # the check itself may have failed
+                _take_workspace(client, checkout, result)
+            else:
+                _check_loaded(client, spec.name, spec.load_errors)
+            _check_flood(result)
+            version = result.version
+            results.append(result)
+        return results
     except RequestTimeout as exc:
         raise SessionError("timeout", f"{spec.name}: {exc}{_tail(client)}") from exc
     except ServerGone as exc:

@@ -6,7 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from bot.linters import golangci
+from bot.linters.runner import LinterAnalyzer
 from bot.lsp.registry import SERVERS
+from bot.model import ReviewResult
 from tests.conftest import GitRepo, require_tool
 from tests.lsp.conftest import leftovers, review, status, table
 
@@ -155,3 +158,41 @@ def test_a_project_the_go_command_cannot_load_is_a_failure(repo: GitRepo) -> Non
     assert str(repo.path) not in message and "/tmp" not in message, message
     assert not [v for v in result.findings if v.scope == "introduced"], table(result)
     assert porcelain(repo) == before
+
+
+GOLANGCI = 'version: "2"\nlinters:\n  default: none\n  enable: [govet]\n'
+
+
+def by_tool(result: ReviewResult, tool: str) -> set[tuple[str, str, str]]:
+    return {(v.finding.rule, v.finding.path, v.scope) for v in result.findings
+            if v.finding.tool == tool}
+
+
+def test_next_to_golangci_lint_gopls_looks_only_beyond_the_packages_it_checked(
+        repo: GitRepo) -> None:
+    """golangci-lint's typecheck already reports the changed package (its untouched sibling
+    included): gopls checks only the importer in another package, and says nothing twice."""
+    require_tool("golangci-lint")
+    start(repo)
+    repo.commit({".golangci.yml": GOLANGCI}, "config")
+    repo.commit({"pkg/calc/calc.go": CALC.replace("a, b int)", "a, b, c int)")})
+    result = review(repo, {"golangci-lint": LinterAnalyzer(golangci.SPEC),
+                           "gopls": SERVERS["gopls"]})
+    assert [(t.name, t.status) for t in result.tools] == [("golangci-lint", "ok"), ("gopls", "ok")]
+    assert ("typecheck", "pkg/calc/twice.go", "introduced") in by_tool(result, "golangci-lint")
+    assert by_tool(result, "gopls") == {("WrongArgCount", "main.go", "introduced"),
+                                        ("IncompatibleAssign", "main.go", "preexisting")}
+
+
+def test_when_golangci_lint_fails_gopls_checks_the_changed_packages_again(repo: GitRepo) -> None:
+    """Fail closed: a linter that did not run cleanly covers nothing."""
+    require_tool("golangci-lint")
+    start(repo)
+    repo.commit({".golangci.yml": 'version: "2"\nlinters:\n  enable: [no-such-linter]\n'}, "config")
+    repo.commit({"pkg/calc/calc.go": CALC.replace("a, b int)", "a, b, c int)")})
+    result = review(repo, {"golangci-lint": LinterAnalyzer(golangci.SPEC),
+                           "gopls": SERVERS["gopls"]})
+    assert [(t.name, t.status) for t in result.tools] == [("golangci-lint", "failed"),
+                                                         ("gopls", "ok")]
+    assert {("WrongArgCount", "main.go", "introduced"),
+            ("WrongArgCount", "pkg/calc/twice.go", "introduced")} <= by_tool(result, "gopls")

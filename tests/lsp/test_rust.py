@@ -6,10 +6,13 @@ from __future__ import annotations
 import dataclasses
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bot.analyzer import Resolution, Target
+from bot.linters import clippy
+from bot.linters.runner import LinterAnalyzer
 from bot.lsp import servers
 from bot.lsp.analyzer import LspAnalyzer
 from bot.lsp.registry import SERVERS
@@ -166,3 +169,66 @@ def test_a_session_leaves_the_checkout_as_it_found_it(repo: GitRepo, private_tmp
     assert [(f.rule, f.line) for f in outcome.findings] == [("unused_variables", 11)]
     assert repo.git("status", "--porcelain", "--ignored") == before
     assert leftovers(private_tmpdir) == []
+
+
+def _sessions(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """The project folder of every rust-analyzer session the review starts."""
+    from bot.lsp import session
+
+    started: list[Path] = []
+    real = session.run
+
+    def recording(launch: servers.Launch, checkout: Path, project: Path, *rest: Any) -> Any:
+        started.append(project)
+        return real(launch, checkout, project, *rest)
+
+    monkeypatch.setattr(session, "run", recording)
+    return started
+
+
+def test_next_to_clippy_a_crate_without_dependents_needs_no_rust_analyzer(
+        repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """clippy checked the only crate there is (its rustc errors included): rust-analyzer's
+    cargo check would repeat it, so no session starts; the breakage is still reported."""
+    require_tool_runs()
+    started = _sessions(monkeypatch)
+    repo.commit({"Cargo.toml": CARGO, ".gitignore": "target/\n", "src/lib.rs": LIB,
+                 "src/calc.rs": CALC}, "base")
+    repo.branch("feature")
+    repo.commit({"src/calc.rs": CALC.replace("b: i32)", "b: i32, c: i32)")})
+    result = review(repo, {"clippy": LinterAnalyzer(clippy.SPEC),
+                           "rust-analyzer": SERVERS["rust-analyzer"]})
+    assert [(t.name, t.status) for t in result.tools] == [("clippy", "ok"), ("rust-analyzer", "ok")]
+    assert started == []
+    assert ("clippy", "E0061", "src/lib.rs", "introduced") in {
+        (v.finding.tool, v.finding.rule, v.finding.path, v.scope) for v in result.findings}
+
+
+WORKSPACE = '[workspace]\nmembers = ["core", "app"]\nresolver = "2"\n'
+APP_CARGO = ('[package]\nname = "app"\nversion = "0.1.0"\nedition = "2021"\n\n'
+             '[dependencies]\ndemo = { path = "../core" }\n')
+APP = "pub fn run() -> i32 {\n    demo::calc::add(1, 2)\n}\n"
+
+
+def test_next_to_clippy_a_crate_with_dependents_still_gets_rust_analyzer(
+        repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """clippy lints the changed crate only; the crate that depends on it is rust-analyzer's."""
+    require_tool_runs()
+    started = _sessions(monkeypatch)
+    repo.commit({"Cargo.toml": WORKSPACE, ".gitignore": "target/\n", "core/Cargo.toml": CARGO,
+                 "core/src/lib.rs": "pub mod calc;\n", "core/src/calc.rs": CALC,
+                 "app/Cargo.toml": APP_CARGO, "app/src/lib.rs": APP}, "base")
+    repo.branch("feature")
+    repo.commit({"core/src/calc.rs": CALC.replace("b: i32)", "b: i32, c: i32)")})
+    result = review(repo, {"clippy": LinterAnalyzer(clippy.SPEC),
+                           "rust-analyzer": SERVERS["rust-analyzer"]})
+    assert [(t.name, t.status) for t in result.tools] == [("clippy", "ok"), ("rust-analyzer", "ok")]
+    assert len(started) == 2  # base and head
+    assert ("rust-analyzer", "E0061", "app/src/lib.rs", "introduced") in {
+        (v.finding.tool, v.finding.rule, v.finding.path, v.scope) for v in result.findings}
+
+
+def require_tool_runs() -> None:
+    resolution = SERVERS["rust-analyzer"].resolve(Path.cwd())
+    if resolution.executable is None:
+        pytest.skip(f"rust-analyzer does not run here ({resolution.message})")

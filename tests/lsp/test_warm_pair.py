@@ -1,0 +1,104 @@
+"""One warm server for both revisions (LspAnalyzer.collect_pair), for real: the base's text
+opened over the head's checkout, diagnosed, changed to the head's text, diagnosed again. A
+base-only error must be gone at the head, a head-only one must appear, and importers must be
+diagnosed against the right revision's text."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.lsp import session
+from bot.lsp.registry import SERVERS
+from bot.model import ReviewResult
+from tests.conftest import GitRepo, require_tool
+from tests.lsp.conftest import review
+
+Calls = dict[str, int]
+
+
+@pytest.fixture
+def sessions(monkeypatch: pytest.MonkeyPatch) -> Calls:
+    """How many one-revision and two-revision sessions the review started."""
+    calls: Calls = {"run": 0, "run_pair": 0}
+
+    def counting(name: str, real: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            calls[name] += 1
+            return real(*args, **kwargs)
+        return wrapper
+
+    for name in calls:
+        monkeypatch.setattr(session, name, counting(name, getattr(session, name)))
+    return calls
+
+
+def verdicts(result: ReviewResult, tool: str) -> set[tuple[str, str, int, str]]:
+    rows = {(v.finding.rule, v.finding.path, v.finding.line, v.scope) for v in result.findings
+            if v.finding.tool == tool}
+    return rows | {(v.finding.rule, v.finding.path, v.finding.line, "fixed") for v in result.fixed
+                   if v.finding.tool == tool}
+
+
+TSCONFIG = json.dumps({"compilerOptions": {"strict": True, "noEmit": True, "target": "es2022",
+                                           "module": "esnext", "moduleResolution": "bundler"}})
+A_BASE = ('export function add(a: number, b: number): number {\n  return a + b;\n}\n'
+          'export const base_only: number = "x";\n')
+A_HEAD = ('export function add(a: number, b: number, c: number): number {\n  return a + b + c;\n}\n'
+          '\nexport const head_only = missingName;\n')
+B = 'import { add } from "./a";\n\nexport const total: number = add(1, 2);\n'
+
+
+def test_typescript_base_then_head_in_one_server(repo: GitRepo, sessions: Calls) -> None:
+    require_tool("typescript-language-server")
+    repo.commit({"tsconfig.json": TSCONFIG, "src/a.ts": A_BASE, "src/b.ts": B,
+                 "README.md": "lib\n"}, "base")
+    repo.branch("feature")
+    repo.commit({"src/a.ts": A_HEAD, "README.md": "the lib\n"})
+    result = review(repo, {"typescript": SERVERS["typescript"]})
+    assert [(t.name, t.status) for t in result.tools] == [("typescript", "ok")]
+    assert sessions == {"run": 0, "run_pair": 1}
+    assert verdicts(result, "typescript") == {
+        ("TS2322", "src/a.ts", 4, "fixed"),  # only at the base
+        ("TS2304", "src/a.ts", 5, "introduced"),  # only at the head
+        ("TS2554", "src/b.ts", 3, "introduced"),  # the importer, against the head's a.ts
+    }
+
+
+def test_an_added_file_gets_one_server_per_revision(repo: GitRepo, sessions: Calls) -> None:
+    """A module that exists at one revision only cannot be hidden from a server that reads
+    the head's disk: the two revisions get their own sessions."""
+    require_tool("typescript-language-server")
+    repo.commit({"tsconfig.json": TSCONFIG, "src/a.ts": A_BASE, "src/b.ts": B}, "base")
+    repo.branch("feature")
+    repo.commit({"src/a.ts": A_HEAD, "src/c.ts": 'export const c: number = "c";\n'})
+    result = review(repo, {"typescript": SERVERS["typescript"]})
+    assert [(t.name, t.status) for t in result.tools] == [("typescript", "ok")]
+    assert sessions == {"run": 2, "run_pair": 0}
+    assert ("TS2322", "src/c.ts", 1, "introduced") in verdicts(result, "typescript")
+
+
+PY_BASE = 'def add(a: int, b: int) -> int:\n    return a + b\n\nbase_only: int = "x"\n'
+PY_HEAD = 'def add(a: int, b: int, c: int) -> int:\n    return a + b + c\n\n\nhead_only = missing_name\n'
+PY_B = "from pkg.a import add\n\ntotal: int = add(1, 2)\n"
+
+
+def test_basedpyright_base_then_head_in_one_server(repo: GitRepo, sessions: Calls,
+                                                  tmp_path: Path) -> None:
+    require_tool("basedpyright-langserver")
+    repo.commit({"pyrightconfig.json": '{"typeCheckingMode": "standard"}\n', "pkg/__init__.py": "",
+                 "pkg/a.py": PY_BASE, "pkg/b.py": PY_B}, "base")
+    repo.branch("feature")
+    repo.commit({"pkg/a.py": PY_HEAD})
+    result = review(repo, {"basedpyright": SERVERS["basedpyright"]})
+    assert [(t.name, t.status) for t in result.tools] == [("basedpyright", "ok")]
+    assert sessions == {"run": 0, "run_pair": 1}
+    assert verdicts(result, "basedpyright") == {
+        ("reportAssignmentType", "pkg/a.py", 4, "fixed"),
+        ("reportUndefinedVariable", "pkg/a.py", 5, "introduced"),
+        ("reportCallIssue", "pkg/b.py", 3, "introduced"),
+    }
