@@ -152,7 +152,7 @@ def enclosing_scope(side: FileSide, line: int) -> str | None:
     return None
 
 
-def own_path_out(message: str, path: str) -> str:
+def _without_own_path(message: str, path: str) -> str:
     """A message naming the finding's own file (INP001: File `pkg/a.py` is part of ...) says
     the same thing after the file is renamed or the code moves."""
     if not path or path not in message:
@@ -163,7 +163,7 @@ def own_path_out(message: str, path: str) -> str:
 def _anchor(finding: Finding, ix: _Indexed, side_path: str, pair_key: str) -> _Anchored:
     file_level = is_file_level(finding)
     line_hash = "" if file_level else ix.norm(finding.line)
-    message = own_path_out(finding.message, finding.path)
+    message = _without_own_path(finding.message, finding.path)
     return _Anchored(
         finding, side_path, pair_key, line_hash,
         () if file_level else _context(ix, finding.line),
