@@ -8,6 +8,7 @@ merge base compared against, and every tool with its version and status.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from bot.gate import Gate
 from bot.model import ReviewResult, Scope, Verdict
@@ -29,25 +30,69 @@ MAX_ENTRIES = 200
 STATUS_ICONS = {"ok": "✅", "missing": "⚠️", "failed": "❌", "timeout": "⏱️", "skipped": "⏭️"}
 
 
+TRUNCATED = "*(summary truncated: see the check run or the SARIF file)*"
+
+
+@dataclass(frozen=True)
+class Section:
+    """A list section: cut between its rows when the page is too long, never inside one (a
+    row may hold a fenced frame; `tail` closes what `head` opened)."""
+
+    head: str
+    rows: tuple[str, ...]
+    tail: str = ""
+
+    def text(self, count: int | None = None) -> str:
+        rows = self.rows if count is None else self.rows[:count]
+        more = len(self.rows) - len(rows)
+        cut = (f"\n- … and {more} more, not shown: the summary is truncated",) if more else ()
+        return self.head + "\n".join((*rows, *cut)) + self.tail
+
+
 def render(result: ReviewResult, placed: Placed, gate: Gate,
            texts: Mapping[str, Sequence[str]], *, marker: bool = True,
            limit: int = BODY_LIMIT - 500) -> str:
-    sections = [
-        _head(result, gate),
-        _counts(result),
-        _inline(placed),
+    top = [_head(result, gate), _counts(result), _inline(placed)]
+    lists = [s for s in (
         _folded([i for i in placed.items if i.kind == "summary"], texts),
         _elsewhere([v for v in result.findings
                     if v.scope == "introduced" and v.where == "elsewhere"], texts),
         _unclassified([v for v in result.findings if v.scope == "unclassified"], texts),
         _preexisting([v for v in result.findings if v.scope == "preexisting"]),
-        _tools(result),
-        _notes(result),
-    ]
-    text = "\n\n".join(s for s in sections if s)
-    if len(text) > limit:
-        text = clip(text, limit) + "\n\n*(summary truncated: see the check run or the SARIF file)*"
-    return f"{SUMMARY_MARKER}\n{text}" if marker else text
+    ) if s is not None]
+    bottom = [_tools(result), _notes(result)]
+    if len("\n\n".join([*top, *bottom])) > limit // 2:  # tool messages are bounded, not small
+        bottom = [_tools(result, brief=True), clip(_notes(result), limit // 8)]
+    lead = f"{SUMMARY_MARKER}\n" if marker else ""
+    whole = lead + "\n\n".join(s for s in [*top, *(x.text() for x in lists), *bottom] if s)
+    if len(whole) <= limit:
+        return whole
+    room = limit - len(lead) - len("\n\n".join([*top, *bottom])) - len(TRUNCATED) - 6
+    while True:
+        text = lead + "\n\n".join(s for s in [*top, *_fit(lists, room), *bottom] if s)
+        if len(text) <= limit or room <= 0:
+            return text
+        room -= len(text) - limit
+
+
+def _fit(sections: Sequence[Section], room: int) -> list[str]:
+    """The sections within `room` characters: whole while they fit, then the rows of the first
+    one that does not, then the truncation note."""
+    out: list[str] = []
+    for section in sections:
+        whole = section.text()
+        if len(whole) + 2 <= room:
+            out.append(whole)
+            room -= len(whole) + 2
+            continue
+        count = 0
+        while count < len(section.rows) and len(section.text(count + 1)) + 2 <= room:
+            count += 1
+        if count or len(section.text(0)) + 2 <= room:
+            out.append(section.text(count))
+        out.append(TRUNCATED)
+        break
+    return out
 
 
 def _head(result: ReviewResult, gate: Gate) -> str:
@@ -93,56 +138,58 @@ def _entry(verdict: Verdict, texts: Mapping[str, Sequence[str]], why: str, with_
     return f"{line}\n\n" + "\n".join("  " + row for row in shown.split("\n")) if shown else line
 
 
-def _entries(pairs: Sequence[tuple[Verdict, str]], texts: Mapping[str, Sequence[str]]) -> str:
+def _entries(pairs: Sequence[tuple[Verdict, str]], texts: Mapping[str, Sequence[str]]
+             ) -> tuple[str, ...]:
     rows = [_entry(v, texts, why, index < MAX_FRAMES) for index, (v, why) in
             enumerate(pairs[:MAX_ENTRIES])]
     if len(pairs) > MAX_ENTRIES:
         rows.append(f"- … and {len(pairs) - MAX_ENTRIES} more (see the check run or SARIF)")
-    return "\n".join(rows)
+    return tuple(rows)
 
 
-def _folded(items: Sequence[Item], texts: Mapping[str, Sequence[str]]) -> str:
+def _folded(items: Sequence[Item], texts: Mapping[str, Sequence[str]]) -> Section | None:
     if not items:
-        return ""
-    body = _entries([(i.verdict, i.reason) for i in items], texts)
-    return f"### Not commented inline ({len(items)})\n\n{body}"
+        return None
+    rows = _entries([(i.verdict, i.reason) for i in items], texts)
+    return Section(f"### Not commented inline ({len(items)})\n\n", rows)
 
 
-def _elsewhere(verdicts: Sequence[Verdict], texts: Mapping[str, Sequence[str]]) -> str:
+def _elsewhere(verdicts: Sequence[Verdict], texts: Mapping[str, Sequence[str]]) -> Section | None:
     if not verdicts:
-        return ""
-    ordered = sorted(verdicts, key=priority)
-    body = _entries([(v, "") for v in ordered], texts)
-    return (f"### Caused outside the diff ({len(verdicts)})\n\nThese lines did not change, "
-            f"but the change broke them.\n\n{body}")
+        return None
+    rows = _entries([(v, "") for v in sorted(verdicts, key=priority)], texts)
+    return Section(f"### Caused outside the diff ({len(verdicts)})\n\nThese lines did not change, "
+                   "but the change broke them.\n\n", rows)
 
 
-def _unclassified(verdicts: Sequence[Verdict], texts: Mapping[str, Sequence[str]]) -> str:
+def _unclassified(verdicts: Sequence[Verdict], texts: Mapping[str, Sequence[str]]
+                  ) -> Section | None:
     if not verdicts:
-        return ""
-    body = _entries([(v, "") for v in sorted(verdicts, key=priority)], texts)
-    return (f"### Without a baseline ({len(verdicts)})\n\nThe tool failed at one revision, so "
-            f"these could not be compared with the merge base.\n\n{body}")
+        return None
+    rows = _entries([(v, "") for v in sorted(verdicts, key=priority)], texts)
+    return Section(f"### Without a baseline ({len(verdicts)})\n\nThe tool failed at one revision, "
+                   "so these could not be compared with the merge base.\n\n", rows)
 
 
-def _preexisting(verdicts: Sequence[Verdict]) -> str:
+def _preexisting(verdicts: Sequence[Verdict]) -> Section | None:
     if not verdicts:
-        return ""
+        return None
     rows = [f"- {location(v.finding)} · {code(v.finding.tool)} {code(v.finding.rule)}: "
             f"{inline(clip(v.finding.message, 200))}" + (" *(on a touched line)*" if v.touched else "")
             for v in sorted(verdicts, key=priority)[:MAX_ENTRIES]]
     if len(verdicts) > MAX_ENTRIES:
         rows.append(f"- … and {len(verdicts) - MAX_ENTRIES} more")
-    return (f"<details><summary>📌 {len(verdicts)} pre-existing finding"
-            f"{'s' * (len(verdicts) != 1)} (already at the merge base; never gated)</summary>\n\n"
-            + "\n".join(rows) + "\n\n</details>")
+    return Section(f"<details><summary>📌 {len(verdicts)} pre-existing finding"
+                   f"{'s' * (len(verdicts) != 1)} (already at the merge base; never gated)"
+                   "</summary>\n\n", tuple(rows), "\n\n</details>")
 
 
-def _tools(result: ReviewResult) -> str:
+def _tools(result: ReviewResult, brief: bool = False) -> str:
+    """The tools table; `brief` keeps only the first line of each tool's message."""
     if not result.tools:
         return "**Tools:** none applied (no linter configuration found)."
     rows = [f"| {_cell(t.name)} | {_cell(t.version or '?')} | {STATUS_ICONS[t.status]} {t.status} "
-            f"| {_note_cell(t.message)} |" for t in result.tools]
+            f"| {_cell(t.message) if brief else _note_cell(t.message)} |" for t in result.tools]
     return "| tool | version | status | note |\n|---|---|---|---|\n" + "\n".join(rows)
 
 

@@ -218,3 +218,25 @@ def test_a_message_cannot_open_a_fence_or_a_table() -> None:
     assert gfm.tables(body) == []
     assert not any(t.type == "heading_open" for t in gfm.parse(body))
     gfm.check_inert(body)
+
+
+def test_a_truncated_summary_still_closes_its_fences_and_details() -> None:
+    for limit in range(1_500, 30_000, 211):
+        _check_truncated(limit)
+
+
+def _check_truncated(limit: int) -> None:
+    lines = {"a.py": SOURCE}
+    found = [Verdict(Finding("ruff", f"R{n}", Severity.ERROR, f"message {n} " + "x" * 150, "a.py",
+                             Span(1 + n % 8, 1, 1 + n % 8, 4)),
+                     scope, f"fp{n}", where="elsewhere" if scope == "introduced" else None)
+             for n in range(60) for scope in ("introduced", "preexisting")]
+    result = _result(found, [ToolRun("ruff", "0.17.6", "ok")], [], "main")
+    whole = summary.render(result, Placed(()), Gate(1, "error"), lines, limit=10**6)
+    page = summary.render(result, Placed(()), Gate(1, "error"), lines, limit=limit)
+    assert len(page) <= limit
+    gfm.check_inert(page)
+    # The note, when cut, is text: not swallowed by an open fence or a <details>.
+    assert ("summary truncated" in gfm.text(page)) == (len(whole) > limit)
+    for block in gfm.fences(page):
+        assert block.content.count("█") >= 1 and not block.content.endswith("…")
