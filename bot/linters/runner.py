@@ -312,8 +312,9 @@ class LinterAnalyzer(Analyzer):
         spec = self.spec
         if spec.for_version is not None:
             spec = spec.for_version(spec, resolution.version)
-        salt = make_key(CACHE_SALT, spec.name, resolution.version or "", spec.scope, spec.identity,
-                        *sorted(f"{k}={v}" for k, v in spec.env.items()))
+        salt = make_key(CACHE_SALT, spec.name, resolution.version or "", spec.scope,
+                        *sorted(f"{k}={v}" for k, v in spec.env.items()),
+                        *([spec.identity] if spec.identity else []))
         return spec, resolution.executable, salt
 
     @staticmethod

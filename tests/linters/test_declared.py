@@ -221,3 +221,28 @@ def test_doctor_shows_a_declared_linter_and_why(repo: GitRepo, capsys: pytest.Ca
     assert tools["todo"]["why"] == ".reviewbot.yml; 2 *.txt files"
     assert tools["hadolint"]["state"] == "ready"
     assert tools["hadolint"]["why"].startswith(".hadolint.yaml; 1 ")
+
+
+def test_the_cache_is_keyed_on_the_declaration(repo: GitRepo, tmp_path: Path) -> None:
+    log = tmp_path / "calls.log"
+    config = r"""
+        tools:
+          todo:
+            command: [sh, -c, 'echo run >> {log}; exec grep -nH {word} "$@"', sh, "{{files}}"]
+            files: ["*.txt"]
+            format: regex
+            pattern: '^(?P<file>[^:]+):(?P<line>\d+):(?P<message>.*)$'
+        """
+    declare(repo, config.format(log=log, word="TODO"), {"a.txt": "TODO\n"}, {"a.txt": "TODO\nFIXME\n"})
+
+    def run() -> list[tuple[int, str]]:
+        result = run_review(ReviewOptions(repo=repo.path, base="main", cache_dir=tmp_path / "cache"))
+        return sorted((v.finding.line, v.scope) for v in result.findings)
+
+    assert run() == [(1, "preexisting")]
+    assert len(log.read_text().splitlines()) == 2  # base and head
+    assert run() == [(1, "preexisting")]
+    assert len(log.read_text().splitlines()) == 2  # both from the cache
+    repo.commit({".reviewbot.yml": textwrap.dedent(config.format(log=log, word="FIXME"))})
+    assert run() == [(2, "introduced")]  # another command: not the old entries
+    assert len(log.read_text().splitlines()) == 4
