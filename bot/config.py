@@ -10,7 +10,7 @@
         files: ["*.foo"]       # .gitignore-style patterns of the files it checks
         format: sarif          # sarif | rdjson | rdjsonl | checkstyle | regex (with pattern:)
         scope: file            # file (run on the changed files) | repo (run once, no {files})
-        fix: display           # the fixes it offers: safe | unsafe | display (shown only)
+        fix: unsafe            # its fixes: safe (review --fix) | unsafe (suggested) | none
     rules:                     # structural rules run as the tool "ast-grep" (bot.structural.rules)
       - id: no-print           # inline, in ast-grep's rule shape, plus message/severity/url
         language: python
@@ -56,7 +56,7 @@ KEYS = ("fail-level", "tool-errors", "timeout", "tools", "rules", "commands", "a
 TOOL_KEYS = ("enabled",)
 DECLARED_KEYS = ("enabled", "command", "files", "format", "pattern", "scope", "fix")
 SCOPES = ("file", "repo")
-FIXES = ("safe", "unsafe", "display")
+FIXES = ("safe", "unsafe", "none")
 FILES_PLACEHOLDER = "{files}"
 SWEEP_KEYS = ("label",)
 LABEL_LIMIT = 50  # characters in a GitHub label name
@@ -75,7 +75,7 @@ class Declared:
     files: tuple[str, ...]
     format: str
     scope: str = "file"
-    fix: Applicability = "display"
+    fix: Applicability | None = "unsafe"  # None: its fixes are dropped
     pattern: str = ""
 
 
@@ -327,12 +327,12 @@ def _declared(tools: Any, known: Collection[str]) -> tuple[Declared, ...]:
             why = regex_problem(pattern) if isinstance(pattern, str) else "must be a string"
             if why:
                 raise _Problem((*where, "pattern"), f"tools.{name}.pattern {why}")
-        fix = settings.get("fix", "display")
+        fix = settings.get("fix", "unsafe")
         if fix not in FIXES:
             raise _Problem((*where, "fix"), f"tools.{name}.fix must be one of {', '.join(FIXES)}, "
                                             f"not {fix!r}" + did_you_mean(str(fix), FIXES))
         declared.append(Declared(name, tuple(command), tuple(files), fmt, scope,
-                                 cast(Applicability, fix), pattern))
+                                 None if fix == "none" else cast(Applicability, fix), pattern))
     return tuple(declared)
 
 

@@ -83,7 +83,7 @@ def test_declared_linters_are_read_from_the_head(repo: GitRepo) -> None:
                                           "'(?P<file>[^:]+):(?P<line>\\d+):(?P<message>.*)'\n"})
     declared = config.for_review(repo.path, base, head, tools=TOOLS).config.declared
     assert declared == (config.Declared("grepper", ("grep", "-n", "x", "{files}"), ("*.txt",),
-                                        "regex", "file", "display",
+                                        "regex", "file", "unsafe",
                                         "(?P<file>[^:]+):(?P<line>\\d+):(?P<message>.*)"),)
 
 

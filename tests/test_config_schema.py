@@ -130,7 +130,7 @@ _DECLARED = st.fixed_dictionaries(
     {"command": _ARGV},
     optional={"files": _ARGV, "format": st.sampled_from(["sarif", "rdjson", "regex", "json", ""]),
               "scope": st.sampled_from(["file", "repo", "dir", None]),
-              "fix": st.sampled_from(["safe", "display", "yes", 1]), "enabled": _SCALAR,
+              "fix": st.sampled_from(["safe", "none", "display", 1]), "enabled": _SCALAR,
               "pattern": st.just("(?P<file>.+):(?P<line>\\d+) (?P<message>.*)")})
 _TOOLS = st.one_of(st.none(), _SCALAR, st.dictionaries(
     st.sampled_from(["ruff", "eslint", "gopls", "rufff", "my-lint", "x y"]),

@@ -14,6 +14,7 @@ import pytest
 from bot.cli import main
 from bot.model import Span
 from bot.pipeline import ReviewOptions, run_review
+from bot.render.suggestion import Suggestion, suggest
 from tests.conftest import GitRepo
 
 
@@ -137,8 +138,19 @@ def test_rdjsonl_from_a_repository_script(repo: GitRepo, capsys: pytest.CaptureF
     assert code == 1, doc  # an introduced error
     [finding] = doc["findings"]
     assert (finding["path"], finding["line"], finding["column"], finding["end_column"],
-            finding["scope"], finding["fixable"]) == ("docs/a.txt", 2, 4, 9, "introduced", True)
+            finding["scope"], finding["fix_applicability"]) == ("docs/a.txt", 2, 4, 9, "introduced",
+                                                                "unsafe")
     assert doc["tools"][0]["version"].startswith("sha256:")
+    # The suggestion a forge would offer, from the tool's `suggestions`.
+    [verdict] = run_review(ReviewOptions(repo=repo.path, base="main")).findings
+    assert verdict.finding.fix is not None
+    offered = suggest(verdict.finding.fix, "docs/a.txt", ["ok\n", "hé FIXME\n"])
+    assert isinstance(offered, Suggestion) and offered.lines == ("hé DONE",)
+    assert (offered.start_line, offered.end_line) == (2, 2)
+    # fix: none drops the tool's fixes.
+    repo.commit({".reviewbot.yml": (repo.path / ".reviewbot.yml").read_text() + "    fix: none\n"})
+    code, doc = review(repo, capsys)
+    assert [f["fixable"] for f in doc["findings"]] == [False]
 
 
 @pytest.mark.parametrize(("script", "status"), [

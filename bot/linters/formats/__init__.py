@@ -26,9 +26,9 @@ class Context:
     tool: str
     root: Path
     cwd: str = "."
-    # What `review --fix` may do with the fixes read: safe (apply), unsafe (with
-    # --unsafe-fixes), display (show as a suggestion, never apply).
-    applicability: Applicability = "display"
+    # How far the fixes read are trusted: safe (review --fix applies them), unsafe (offered
+    # as suggestions, applied only with --unsafe-fixes); None drops them.
+    applicability: Applicability | None = "unsafe"
     pattern: str = ""  # the `regex` format's expression
     _paths: dict[str, str | None] = field(default_factory=dict)
     _lines: dict[str, list[str]] = field(default_factory=dict)

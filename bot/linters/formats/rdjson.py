@@ -101,6 +101,7 @@ def diagnostic(item: Any, ctx: Context, default: Severity) -> Finding | None:
     edits = tuple(Edit(path, _span(s["range"], path, ctx), str(s.get("text") or ""))
                   for s in item.get("suggestions") or []
                   if isinstance(s, dict) and isinstance(s.get("range"), dict))
-    fix = Fix(f"{ctx.tool} suggestion", edits, ctx.applicability) if edits else None
+    fix = (Fix(f"{ctx.tool} suggestion", edits, ctx.applicability)
+           if edits and ctx.applicability is not None else None)
     return Finding(ctx.tool, rule, _severity(item.get("severity"), default), item["message"], path,
                    span, str(code["url"]) if code.get("url") else None, fix, file_level)

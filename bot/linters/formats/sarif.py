@@ -122,7 +122,8 @@ def _finding(item: Any, run: _Run, ctx: Context) -> Finding | None:
 
 
 def _fix(fixes: Any, run: _Run, ctx: Context) -> Fix | None:
-    if not isinstance(fixes, list) or not fixes or not isinstance(fixes[0], dict):
+    if ctx.applicability is None or not isinstance(fixes, list) or not fixes \
+            or not isinstance(fixes[0], dict):
         return None
     edits = []
     for change in fixes[0].get("artifactChanges") or []:
