@@ -125,6 +125,8 @@ def run_review(opts: ReviewOptions) -> ReviewResult:
     notes = [f"{path}: not analysed ({why})" for path, why in sorted(changes.skipped.items())]
     notes += settings.notes
     head_paths, base_paths = changes.head_paths(), changes.base_paths()
+    # Each changed path once (a modified file is a path at both revisions).
+    changed = tuple(sorted(set(head_paths) | set(base_paths)))
     runs: list[ToolRun] = []
     base_findings: list[Finding] = []
     head_findings: list[Finding] = []
@@ -133,7 +135,7 @@ def run_review(opts: ReviewOptions) -> ReviewResult:
     with workspace.checkouts(rev, _config_files(analyzers)) as trees:
         head_root = trees.head_root
         applicable = [a for _, a in sorted(analyzers.items())
-                      if a.applies(head_root, head_paths + base_paths)]
+                      if a.applies(head_root, changed)]
         # Tools that never write into the files they check let the base share the head's.
         trees.read_only = all(a.read_only for a in applicable)
         if not applicable and not changes.patches:
@@ -154,7 +156,7 @@ def run_review(opts: ReviewOptions) -> ReviewResult:
                 continue
             head_t = Target(head_root, rev.head, tuple(head_paths), "head", timeout=timeout,
                             cache_dir=opts.cache_dir, repo=rev.repo,
-                            changed=tuple(sorted(set(head_paths) | set(base_paths))),
+                            changed=changed,
                             checked=dict(checked["head"]))
             if analyzer.lazy_checkout:
                 # Made only if something misses the cache (see Target.ready).
