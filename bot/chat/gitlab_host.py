@@ -15,6 +15,7 @@ import base64
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from bot import config, git
 from bot.chat.pr import PullRequest
@@ -34,8 +35,10 @@ class GitLabHost:
                   "review in place.")
 
     def __init__(self, forge: gitlab.GitLabForge, repository: str,
-                 push_env: Mapping[str, str]) -> None:
+                 push_env: Mapping[str, str], server: str = "") -> None:
         self._forge, self._repository, self._push_env = forge, repository, dict(push_env)
+        host = urlsplit(server).hostname or "gitlab.invalid"
+        self.author = f"reviewbot <reviewbot@noreply.{host}>"
 
     def load(self) -> PullRequest:
         mr = self._forge.merge_request()
@@ -100,7 +103,8 @@ def connect(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str],
     repository = trigger.repository or env.get("CI_PROJECT_PATH") or ""
     return Session(args, env, repo, cfg, forge,
                    merge_request.repository(token, env, users), trigger.number, repository,
-                   token, GitLabHost(forge, repository, push_env(token, env)))
+                   token, GitLabHost(forge, repository, push_env(token, env),
+                                     env.get("CI_SERVER_URL") or ""))
 
 
 GITLAB = Side(checkout, connect)

@@ -19,6 +19,7 @@ from typing import Any, Literal
 from bot import git
 from bot.chat import publishing
 from bot.chat.state import Conversation
+from bot.config import DEFAULT_AUTHOR
 from bot.errors import BotError, Exit
 from bot.forges.github_api import Api, NotFound
 from bot.forges.repository import Permission
@@ -106,6 +107,7 @@ class GitHubHost:
 
     name: Literal["github", "gitlab"] = "github"
     after_push = "a push made with the workflow's GITHUB_TOKEN starts no new workflow run."
+    author = DEFAULT_AUTHOR
 
     def __init__(self, api: Api, number: int, push_env: Mapping[str, str]) -> None:
         self._api, self._number, self._push_env = api, number, dict(push_env)

@@ -71,6 +71,8 @@ class Host(Protocol):
     name: Literal["github", "gitlab"]
     # What the reply after a push adds: whether the push starts a pipeline of its own.
     after_push: str
+    # The apply commit's author when `apply: {author: …}` does not name one.
+    author: str
 
     def load(self) -> prmod.PullRequest:
         """The change as the forge says now (its head, base, branch, and fork)."""
@@ -181,6 +183,12 @@ class Session:
             self._result = pull_request.review_pull_request(self.checkout, trigger, self.args)
         return self._result
 
+    @property
+    def author(self) -> str:
+        """The configured apply author, else the forge's own bot identity."""
+        chosen = self.cfg.apply_author
+        return self.host.author if chosen == config.DEFAULT_AUTHOR else chosen
+
     def moved_since(self, trigger: Trigger) -> str | None:
         """Why the head is not the one the trigger's comment saw, or None."""
         return self.host.moved_since(self.pr, trigger)
@@ -192,7 +200,7 @@ class Session:
         request = ApplyRequest(
             self.checkout, (self.pr.clone_url or "origin") if fork else "origin", self.pr.head_ref,
             result, publishing.staged(self.state) if kind == "apply" else (), kind, asked_by,
-            author=self.cfg.apply_author, expected_plan=self.state.shown if kind == "apply" else None,
+            author=self.author, expected_plan=self.state.shown if kind == "apply" else None,
             can_push=self.pr.can_push, push_env=self.git_env)
         return run_apply(request)
 

@@ -170,6 +170,8 @@ def test_fix_pushes_to_the_source_branch_and_reviews_the_new_head(project: Proje
     assert new != project.head and git(project.origin, "rev-parse", f"{new}^") == project.head
     assert git(project.origin, "show", f"{new}:app.py").startswith("import sys\n")
     assert "mia" in git(project.origin, "log", "-1", "--format=%B", new)
+    assert git(project.origin, "log", "-1", "--format=%an <%ae>", new) == (
+        "reviewbot <reviewbot@noreply.127.0.0.1>")  # not GitHub's bot: `apply: author` unset
     [reply] = project.replies()
     assert new in reply and "merge request pipeline" in reply
     assert f"Compared `{new[:12]}`" in project.summary()  # the new head, in the same run
