@@ -45,8 +45,6 @@ from typing import Any, cast
 
 from bot import git
 from bot.errors import BotError
-from bot.linters.formats import FORMATS
-from bot.linters.formats.regex import problem as regex_problem
 from bot.model import Applicability, GatePolicy, ToolErrors
 
 FAIL_LEVELS = ("none", "info", "warning", "error")
@@ -56,6 +54,7 @@ KEYS = ("fail-level", "tool-errors", "timeout", "tools", "rules", "commands", "a
 TOOL_KEYS = ("enabled",)
 DECLARED_KEYS = ("enabled", "command", "files", "format", "pattern", "scope", "fix")
 SCOPES = ("file", "repo")
+FORMATS = ("sarif", "rdjson", "rdjsonl", "checkstyle", "regex")  # bot.linters.formats reads them
 FIXES = ("safe", "unsafe", "none")
 FILES_PLACEHOLDER = "{files}"
 SWEEP_KEYS = ("label",)
@@ -324,6 +323,8 @@ def _declared(tools: Any, known: Collection[str]) -> tuple[Declared, ...]:
             raise _Problem((*where, "pattern") if "pattern" in settings else (*where, "format"),
                            f"tools.{name}: format regex needs a pattern, and only it takes one")
         if fmt == "regex":
+            from bot.linters.formats.regex import problem as regex_problem
+
             why = regex_problem(pattern) if isinstance(pattern, str) else "must be a string"
             if why:
                 raise _Problem((*where, "pattern"), f"tools.{name}.pattern {why}")

@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 
 from bot import config
 from bot.errors import BotError
-from bot.linters.formats import FORMATS
 from bot.pipeline import registry, tool_names
 from tests.test_config import TYPOS
 
@@ -48,7 +47,7 @@ def test_the_schema_is_a_valid_schema_shipped_with_the_package() -> None:
     assert sorted(SCHEMA["properties"]["tools"]["properties"]) == sorted(KNOWN)
     declared = SCHEMA["$defs"]["declared-linter"]["properties"]
     assert declared.keys() == set(config.DECLARED_KEYS)
-    assert declared["format"]["enum"] == list(FORMATS)
+    assert declared["format"]["enum"] == list(config.FORMATS)
     assert declared["scope"]["enum"] == list(config.SCOPES)
     assert declared["fix"]["enum"] == list(config.FIXES)
     assert SCHEMA["properties"]["fail-level"]["enum"] == list(config.FAIL_LEVELS)

@@ -18,8 +18,6 @@ from bot.linters.base import relpath
 from bot.model import Applicability, Finding, Severity
 from bot.positions import byte_to_column, split_lines, uri_to_path, utf16_to_column
 
-FORMATS = ("sarif", "rdjson", "rdjsonl", "checkstyle", "regex")
-
 
 @dataclass
 class Context:
@@ -73,7 +71,7 @@ Reader = Callable[[proc.Result, Context], Iterator[Finding]]
 
 
 def reader(name: str) -> Reader:
-    """The reader of format `name` (one of FORMATS), imported on first use."""
+    """The reader of format `name` (one of `bot.config.FORMATS`), imported on first use."""
     from bot.linters.formats import checkstyle, rdjson, regex, sarif
 
     readers: dict[str, Reader] = {"sarif": sarif.read, "rdjson": rdjson.read,
