@@ -206,6 +206,25 @@ def test_eslint_function_moved_between_files_edited_on_the_way(repo: GitRepo) ->
     ]
 
 
+def test_mypy_function_moved_between_files_edited_on_the_way(repo: GitRepo) -> None:
+    require_tool("mypy")
+    moved = ("def moved(flag: bool) -> int:\n    if flag:\n        return \"yes\"\n"
+             "    total: int = 0\n    return total\n")
+    keep = "def keep() -> int:\n    return 1\n"
+    start(repo, {"a.py": keep + "\n\n" + moved, "b.py": "def other() -> int:\n    return 2\n"},
+          '[tool.mypy]\nfiles = ["."]\n')
+    edited = moved.replace('"yes"', "1.5").replace("    total: int = 0\n",
+                                                   "    total: int = 0\n    name: int = \"x\"\n")
+    repo.commit({"a.py": keep, "b.py": "def other() -> int:\n    return 2\n\n\n" + edited})
+    result = run_review(ReviewOptions(repo=repo.path, base="main", only=("mypy",)))
+    assert table(result) == [
+        ("assignment", "b.py", 9, "introduced", "diff"),
+        ("return-value", "b.py", 7, "changed", None),
+    ]
+    (changed,) = [v for v in result.findings if v.scope == "changed"]
+    assert changed.base is not None and changed.base.path == "a.py" and changed.matched_by == "P7m"
+
+
 def test_s5_file_renamed_identical(repo: GitRepo) -> None:
     start(repo, {"old.py": "compute = int\n\n\n" + UNUSED})
     repo.mv("old.py", "new.py")
