@@ -635,3 +635,17 @@ def test_real_ruff_docstring_deleted_is_introduced_in_the_diff(repo: GitRepo) ->
     start(repo, {"pkg/mod.py": '"""Doc."""\n\nimport os\n'}, FILE_LEVEL_CONFIG)
     repo.commit({"pkg/mod.py": "import os\n"})
     assert table(review(repo), "D100") == [("D100", "pkg/mod.py", 1, "introduced", "diff")]
+
+
+def test_real_ruff_file_level_findings_follow_a_renamed_file(repo: GitRepo) -> None:
+    """INP001's message names the file: after a rename it still says the same thing."""
+    require_tool("ruff")
+    start(repo, {"pkg/old.py": "import os\n"}, FILE_LEVEL_CONFIG)
+    repo.mv("pkg/old.py", "pkg/new.py")
+    repo.commit()
+    assert table(review(repo)) == [
+        ("CPY001", "pkg/new.py", 1, "preexisting", None),
+        ("D100", "pkg/new.py", 1, "preexisting", None),
+        ("F401", "pkg/new.py", 1, "preexisting", None),
+        ("INP001", "pkg/new.py", 1, "preexisting", None),
+    ]
