@@ -28,11 +28,14 @@ from bot.toolpath import find_executable
 
 def _command(declared: Declared) -> Callable[[str, Unit, Target], list[str]]:
     def command(exe: str, unit: Unit, target: Target) -> list[str]:
+        # A file named like an option ("-x.sh") is passed as "./-x.sh": a tool we know nothing
+        # of may not take "--".
+        paths = [f"./{p}" if p.startswith("-") else p for p in unit.paths]
         argv = [exe]
         for arg in declared.command[1:]:
-            argv += list(unit.paths) if arg == FILES_PLACEHOLDER else [arg]
+            argv += paths if arg == FILES_PLACEHOLDER else [arg]
         if declared.scope == "file" and FILES_PLACEHOLDER not in declared.command:
-            argv += unit.paths
+            argv += paths
         return argv
 
     return command

@@ -41,11 +41,14 @@ def test_regex_with_grep(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> N
             files: ["*.txt"]
             format: regex
             pattern: '^(?P<file>[^:]+):(?P<line>\d+):(?P<message>.*)$'
-        """, {"notes/a.txt": "one\nTODO old\n", "b.md": "TODO not mine\n"},
-        {"notes/a.txt": "zero\none\nTODO old\nFIXME new\n", "b.md": "TODO not mine\nTODO\n"})
+        """, {"notes/a.txt": "one\nTODO old\n", "b.md": "TODO not mine\n", "-n.txt": "x\n"},
+        {"notes/a.txt": "zero\none\nTODO old\nFIXME new\n", "b.md": "TODO not mine\nTODO\n",
+         "-n.txt": "TODO\n"})
     code, doc = review(repo, capsys, "--show-preexisting")
     assert code == 0, doc  # grep's findings are warnings; the gate fails on errors
-    assert scopes(doc) == [("notes/a.txt", 3, "todo", "preexisting"),
+    # "-n.txt" reaches grep as a file ("./-n.txt"), not as an option.
+    assert scopes(doc) == [("-n.txt", 1, "todo", "introduced"),
+                           ("notes/a.txt", 3, "todo", "preexisting"),
                            ("notes/a.txt", 4, "todo", "introduced")]
     assert [t["name"] for t in doc["tools"]] == ["todo"] and doc["tools"][0]["status"] == "ok"
 
