@@ -569,7 +569,7 @@ def moving_scenarios(draw: st.DrawFn) -> tuple[Inputs, Inputs]:
                              st.sampled_from(["a", "b `x`", "b `y`"]), st.integers(1, 2))
             out += [f(rule, line, message, path=path, col=col)
                     for rule, line, message, col in draw(st.lists(spec, max_size=4))]
-        return out
+        return out * draw(st.sampled_from([1, 1, 2]))  # exact duplicates too
 
     inputs = build(base_files, head_files, findings(base_files), findings(head_files),
                    deleted=deleted)
