@@ -177,7 +177,9 @@ def main() -> None:
                         help="the source tree whose bot is measured (default: this one)")
     parser.add_argument("--before", type=Path, metavar="DIR",
                         help="also measure the bot of this source tree (e.g. an older commit's "
-                             "`git archive`) in the same rounds; recorded as 'LABEL: before'")
+                             "`git archive`) in the same rounds")
+    parser.add_argument("--before-label", default="before",
+                        help="its row's label in README.md (default: before)")
     args = parser.parse_args()
     dog_exe = reviewdog()
     root = Path(tempfile.mkdtemp(prefix="reviewbot-bench-"))
@@ -235,7 +237,7 @@ def main() -> None:
         if args.readme:
             for tag in reversed(sources):
                 cold, warm = med["cold" + tag], med["warm" + tag]
-                record(f"{args.readme}: {tag}" if tag else args.readme, [
+                record(args.before_label if tag else args.readme, [
                     datetime.now(UTC).strftime("%Y-%m-%d"), str(args.files), str(total),
                     f"{load:.2f}", *(f"{med[n]:.3f}" for n in ("peer",)), f"{cold:.3f}",
                     f"{warm:.3f}", f"{med['ruff']:.3f}", f"{med['base']:.3f}",
