@@ -11,6 +11,7 @@
         format: sarif          # sarif | rdjson | rdjsonl | checkstyle | regex (with pattern:)
         scope: file            # file (run on the changed files) | repo (run once, no {files})
         fix: unsafe            # its fixes: safe (review --fix) | unsafe (suggested) | none
+        exit-codes: [0, 1]     # the statuses that mean it ran (others: it failed)
     rules:                     # structural rules run as the tool "ast-grep" (bot.structural.rules)
       - id: no-print           # inline, in ast-grep's rule shape, plus message/severity/url
         language: python
@@ -52,7 +53,7 @@ TOOL_ERRORS: tuple[ToolErrors, ...] = ("fail", "warn")
 FILE_NAMES = (".reviewbot.yml", ".reviewbot.yaml")
 KEYS = ("fail-level", "tool-errors", "timeout", "tools", "rules", "commands", "apply", "sweep")
 TOOL_KEYS = ("enabled",)
-DECLARED_KEYS = ("enabled", "command", "files", "format", "pattern", "scope", "fix")
+DECLARED_KEYS = ("enabled", "command", "files", "format", "pattern", "scope", "fix", "exit-codes")
 SCOPES = ("file", "repo")
 FORMATS = ("sarif", "rdjson", "rdjsonl", "checkstyle", "regex")  # bot.linters.formats reads them
 FIXES = ("safe", "unsafe", "none")
@@ -76,6 +77,7 @@ class Declared:
     scope: str = "file"
     fix: Applicability | None = "unsafe"  # None: its fixes are dropped
     pattern: str = ""
+    exit_codes: tuple[int, ...] = (0, 1)
 
 
 @dataclass(frozen=True)
@@ -332,8 +334,14 @@ def _declared(tools: Any, known: Collection[str]) -> tuple[Declared, ...]:
         if fix not in FIXES:
             raise _Problem((*where, "fix"), f"tools.{name}.fix must be one of {', '.join(FIXES)}, "
                                             f"not {fix!r}" + did_you_mean(str(fix), FIXES))
+        codes = settings.get("exit-codes", [0, 1])
+        if not (isinstance(codes, list) and codes and all(
+                isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= 255 for c in codes)):
+            raise _Problem((*where, "exit-codes"), f"tools.{name}.exit-codes must list the exit "
+                                                   "statuses (0 to 255) that mean it ran, e.g. [0, 1]")
         declared.append(Declared(name, tuple(command), tuple(files), fmt, scope,
-                                 None if fix == "none" else cast(Applicability, fix), pattern))
+                                 None if fix == "none" else cast(Applicability, fix), pattern,
+                                 tuple(codes)))
     return tuple(declared)
 
 

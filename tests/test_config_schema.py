@@ -73,6 +73,7 @@ VALID = [
     "sweep: {label: 'ci: regressions'}\n",
     "sweep: {label: " + "x" * 50 + "}\n",
     "tools: {mine: {command: [lint, '{files}'], files: '*.x', format: sarif, fix: safe}}\n",
+    "tools: {mine: {command: [lint], files: '*.x', format: checkstyle, exit-codes: [0, 1, 2]}}\n",
     "tools: {my.lint: {command: [./lint], files: [a, 'b/**'], format: rdjsonl, scope: repo}}\n",
     "tools: {grep: {command: [grep, -n, x], files: ['*'], format: regex,\n"
     "  pattern: '(?P<file>[^:]+):(?P<line>\\d+):(?P<message>.*)', enabled: false}}\n",
@@ -100,6 +101,9 @@ INVALID = [
     "tools: {mine: {command: [lint], files: '*.x', format: sarif, fix: always}}\n",
     "tools: {mine: {command: [lint], files: '*.x', format: sarif, args: [x]}}\n",
     "tools: {ruff: {command: [lint], files: '*.x', format: sarif}}\n",
+    "tools: {mine: {command: [lint], files: '*.x', format: sarif, exit-codes: []}}\n",
+    "tools: {mine: {command: [lint], files: '*.x', format: sarif, exit-codes: [256]}}\n",
+    "tools: {mine: {command: [lint], files: '*.x', format: sarif, exit-codes: [true]}}\n",
     "tools: {my lint: {command: [lint], files: '*.x', format: sarif}}\n",
 ]
 
@@ -130,6 +134,8 @@ _DECLARED = st.fixed_dictionaries(
     optional={"files": _ARGV, "format": st.sampled_from(["sarif", "rdjson", "regex", "json", ""]),
               "scope": st.sampled_from(["file", "repo", "dir", None]),
               "fix": st.sampled_from(["safe", "none", "display", 1]), "enabled": _SCALAR,
+              "exit-codes": st.one_of(_SCALAR, st.lists(st.one_of(st.integers(-1, 256), st.booleans(),
+                                                                  _TEXT), max_size=2)),
               "pattern": st.just("(?P<file>.+):(?P<line>\\d+) (?P<message>.*)")})
 _TOOLS = st.one_of(st.none(), _SCALAR, st.dictionaries(
     st.sampled_from(["ruff", "eslint", "gopls", "rufff", "my-lint", "x y"]),

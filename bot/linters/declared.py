@@ -58,7 +58,7 @@ def _whole_repo(tree: TreeView, paths: Sequence[str]) -> list[Unit]:
 def spec(declared: Declared) -> LinterSpec:
     program = declared.command[0]
     identity = json.dumps([declared.command, declared.files, declared.format, declared.scope,
-                           declared.fix, declared.pattern])
+                           declared.fix, declared.pattern, sorted(declared.exit_codes)])
     return LinterSpec(
         name=declared.name,
         extensions=frozenset(),
@@ -76,6 +76,7 @@ def spec(declared: Declared) -> LinterSpec:
         # A repo-wide run's findings in a file depend on every other file: not cached.
         cacheable=declared.scope == "file",
         read_only=False,  # nothing says what an unknown tool writes
+        ok_exit_codes=frozenset(declared.exit_codes),
     )
 
 

@@ -261,3 +261,23 @@ def test_the_cache_is_keyed_on_the_declaration(repo: GitRepo, tmp_path: Path) ->
     repo.commit({".reviewbot.yml": textwrap.dedent(config.format(log=log, word="FIXME"))})
     assert run() == [(2, "introduced")]  # another command: not the old entries
     assert len(log.read_text().splitlines()) == 4
+
+
+def test_exit_codes_say_what_means_it_ran(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    config = r"""
+        tools:
+          two:
+            command: [sh, -c, 'grep -nH TODO "$@"; exit 2', sh, "{{files}}"]
+            files: ["*.txt"]
+            format: regex
+            pattern: '^(?P<file>[^:]+):(?P<line>\d+):(?P<message>.*)$'
+            {codes}
+        """
+    declare(repo, config.format(codes=""), {"a.txt": "a\n"}, {"a.txt": "TODO\n"})
+    code, doc = review(repo, capsys)
+    assert code == 4 and doc["tools"][0]["status"] == "failed"
+    assert "exit 2" in doc["tools"][0]["message"]
+    repo.commit({".reviewbot.yml": textwrap.dedent(config.format(codes="exit-codes: [0, 2]"))})
+    code, doc = review(repo, capsys)
+    assert code == 0 and doc["tools"][0]["status"] == "ok"
+    assert [(f["line"], f["scope"]) for f in doc["findings"]] == [(1, "introduced")]
