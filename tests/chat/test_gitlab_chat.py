@@ -279,3 +279,17 @@ def test_the_merge_request_pipeline_shows_the_plan_the_label_commits(project: Pr
     new = project.branch()
     assert plan in git(project.origin, "log", "-1", "--format=%B", new)
     assert git(project.origin, "show", f"{new}:app.py").startswith("import sys\n")
+
+
+def test_a_fork_with_allow_collaboration_is_pushed_to_at_its_own_url(project: Project) -> None:
+    fork = project.tmp / "fork.git"
+    git(project.tmp, "clone", "-q", "--bare", str(project.origin), str(fork))
+    project.fake.repo = fork  # GitLab's diff versions follow the fork's source branch
+    project.fake.source_project = {"id": 99, "path_with_namespace": "alice/demo",
+                                   "http_url_to_repo": str(fork)}
+    project.fake.allow_collaboration = True
+    assert project.note("mia", "/fix") == 0
+    new = git(fork, "rev-parse", "refs/heads/feature")
+    assert git(fork, "rev-parse", f"{new}^") == project.head
+    assert project.branch() == project.head  # the target project's branch is untouched
+    assert f"Compared `{new[:12]}`" in project.summary()
