@@ -92,6 +92,10 @@ def _contiguous(numbers: Sequence[int], first: int, last: int) -> bool:
     return numbers[last] - numbers[first] == last - first
 
 
+def _adjacent(numbers: Sequence[int], x: int, y: int) -> bool:
+    return abs(numbers[x] - numbers[y]) == 1
+
+
 def _edited(lost: Lines, gained: Lines, runs: Sequence[Sequence[tuple[int, int]]]
             ) -> dict[int, int]:
     """Index pairs of lines edited inside a moved block: between two runs that follow each
@@ -111,7 +115,8 @@ def _edited(lost: Lines, gained: Lines, runs: Sequence[Sequence[tuple[int, int]]
         else:
             pairs = _similar_pairs(lost.norms, gained.norms, i1 + 1, i2, j1 + 1, j2)
         for i, j in pairs:
-            out[i] = j
+            if i not in used_a and j not in used_b:  # a reordered run may sit in the gap
+                out[i] = j
     used_a |= set(out)
     used_b |= set(out.values())
     for run in runs:
@@ -121,8 +126,7 @@ def _edited(lost: Lines, gained: Lines, runs: Sequence[Sequence[tuple[int, int]]
                 if not (0 <= i < len(lost.norms) and 0 <= j < len(gained.norms)):
                     break
                 if i in used_a or j in used_b or not (
-                        _contiguous(lost.numbers, min(i, i - step), max(i, i - step))
-                        and _contiguous(gained.numbers, min(j, j - step), max(j, j - step))):
+                        _adjacent(lost.numbers, i, i - step) and _adjacent(gained.numbers, j, j - step)):
                     break
                 ratio = difflib.SequenceMatcher(None, lost.norms[i], gained.norms[j],
                                                 autojunk=False).ratio()

@@ -58,6 +58,16 @@ def test_blocks_moved_in_another_order_are_all_found() -> None:
     assert move.verbatim[1] == (3, 4) and move.verbatim[5] == (1, 2) and move.carried == 6
 
 
+def test_a_line_of_another_run_inside_a_gap_is_not_paired_twice() -> None:
+    base = ["alpha_line = first_call()", "    value = compute_things(payload)",
+            "    width = measure_it(payload)", "omega_line = last_call()",
+            "    second = other_things(payload)"]
+    head = [base[0], base[4], "    value = compute_things(payload, 2)", base[3]]
+    move = align(side("a.py", base), side("b.py", head))
+    assert move is not None and move.verbatim[5] == (2, 1)
+    assert 2 not in move.edited.values()
+
+
 def test_short_or_blank_lines_alone_make_no_move() -> None:
     assert align(side("a.py", ["", "pass", "return None"]), side("b.py", ["", "pass", "return None"])) is None
 
