@@ -293,3 +293,26 @@ def test_a_fork_with_allow_collaboration_is_pushed_to_at_its_own_url(project: Pr
     assert git(fork, "rev-parse", f"{new}^") == project.head
     assert project.branch() == project.head  # the target project's branch is untouched
     assert f"Compared `{new[:12]}`" in project.summary()
+
+
+def test_a_label_added_before_the_head_moved_commits_nothing(project: Project) -> None:
+    assert project.note("dev", "/ast-edit print($A) => log($A)") == 0
+    labelled_at = project.head
+    moved = project.push({"other.py": "x = 1\n"})
+    assert project.label("dev", head=labelled_at) == 0
+    reply = project.replies()[-1]
+    assert f"moved to {moved[:12]} after the label was added at {labelled_at[:12]}" in reply
+    assert project.branch() == moved and project.fake.labels == ["bug"]
+
+
+def test_ignore_is_kept_in_the_summary_note(project: Project) -> None:
+    assert project.note("dev", "/review") == 0
+    [thread] = [t for t in project.fake.threads() if "F841" in t["notes"][0]["body"]]
+    fingerprint = thread["notes"][0]["body"].split("reviewbot:fp=")[1].split(" ")[0]
+    assert project.note("dev", f"/ignore {fingerprint} kept for the debugger") == 0
+    assert "Ignored `ruff` `F841`" in project.replies()[-1]
+    assert "ignored by @" in project.summary() and fingerprint in project.summary()
+    assert thread["notes"][0]["resolved"]  # not commented any more
+    posted = len(project.fake.threads())
+    assert project.note("dev", "/review") == 0  # a later run reads the state from the note
+    assert len(project.fake.threads()) == posted and "ignored by @" in project.summary()
