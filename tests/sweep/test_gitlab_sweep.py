@@ -4,6 +4,7 @@ a real bare origin, real ruff, the fake GitLab checking every request."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ class Schedule:
     monkeypatch: pytest.MonkeyPatch
     runs: int = 0
 
-    def run(self) -> int:
+    def run(self, *extra: str) -> int:
         """A scheduled pipeline: the runner's shallow checkout of main, then `reviewbot ci`."""
         self.repo.git("push", "-q", "-f", str(self.origin), "main:main")
         self.runs += 1
@@ -40,7 +41,7 @@ class Schedule:
         for key, value in {"CI_PROJECT_DIR": str(checkout), "CI_COMMIT_SHA": head}.items():
             self.monkeypatch.setenv(key, value)
         self.fake.calls.clear()
-        return cli.main(["ci"])
+        return cli.main(["ci", *extra])
 
     def issue(self) -> dict[str, object]:
         [found] = self.fake.issues
@@ -112,3 +113,15 @@ def test_a_fixed_regression_closes_the_issue_with_a_note(schedule: Schedule) -> 
     assert "main" in note["body"]
     assert ("POST", "/projects/42/issues/1/notes") in [(c.method, c.path)
                                                        for c in schedule.fake.writes()]
+
+
+def test_dry_run_reads_and_prints_the_writes(schedule: Schedule,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    schedule.run()
+    commit_as(schedule.repo, "bob", {"app.py": "import os\n" + APP}, "app: os")
+    capsys.readouterr()
+    assert schedule.run("--dry-run") == 0
+    assert schedule.fake.writes() == [] and schedule.fake.calls  # it did read the issue
+    writes = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert writes and "F401" in json.dumps(writes)
+    assert schedule.issue()["state"] == "closed"  # unchanged
