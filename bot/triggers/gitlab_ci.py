@@ -198,6 +198,12 @@ def token(env: Mapping[str, str]) -> str:
     component's `token_variable` input), else REVIEWBOT_GITLAB_TOKEN, else GITLAB_TOKEN.
     CI_JOB_TOKEN cannot write merge request notes, so it is refused by value too."""
     chosen = env.get("REVIEWBOT_TOKEN_VARIABLE")
+    if chosen and not re.search("TOKEN|SECRET|PASSWORD", chosen, re.IGNORECASE):
+        # The processes reviewbot starts (the linters) inherit no variable named so; any
+        # other name would hand them the token.
+        raise BotError(f"REVIEWBOT_TOKEN_VARIABLE={chosen!r}: the token's variable must have "
+                       "TOKEN, SECRET or PASSWORD in its name, so that the linters reviewbot "
+                       "runs never inherit it", Exit.USAGE)
     name = chosen or ("REVIEWBOT_GITLAB_TOKEN" if env.get("REVIEWBOT_GITLAB_TOKEN")
                       else "GITLAB_TOKEN")
     value = env.get(name) or ""

@@ -70,6 +70,9 @@ def test_the_token_variable_can_be_named() -> None:
     assert caught.value.code == Exit.USAGE and "MY_TOKEN" in caught.value.message
     with pytest.raises(BotError):
         gitlab_ci.token({**env, "MY_TOKEN": "job-secret"})
+    with pytest.raises(BotError) as caught:  # a name the linters' environment would keep
+        gitlab_ci.token({**env, "REVIEWBOT_TOKEN_VARIABLE": "GL_KEY", "GL_KEY": "c"})
+    assert caught.value.code == Exit.USAGE and "TOKEN, SECRET or PASSWORD" in caught.value.message
 
 
 def test_the_ci_is_chosen_by_gitlab_ci() -> None:
