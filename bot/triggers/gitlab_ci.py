@@ -23,6 +23,7 @@ from typing import Any
 from bot.errors import BotError, Exit
 from bot.forges.base import Annotation
 from bot.model import Trigger, TriggerKind
+from bot.proc import is_secret_name
 
 SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
 TOKEN_HINT = ("create a project (or group) access token with the `api` scope and the Developer "
@@ -198,7 +199,7 @@ def token(env: Mapping[str, str]) -> str:
     component's `token_variable` input), else REVIEWBOT_GITLAB_TOKEN, else GITLAB_TOKEN.
     CI_JOB_TOKEN cannot write merge request notes, so it is refused by value too."""
     chosen = env.get("REVIEWBOT_TOKEN_VARIABLE")
-    if chosen and not re.search("TOKEN|SECRET|PASSWORD", chosen, re.IGNORECASE):
+    if chosen and not is_secret_name(chosen):
         # The processes reviewbot starts (the linters) inherit no variable named so; any
         # other name would hand them the token.
         raise BotError(f"REVIEWBOT_TOKEN_VARIABLE={chosen!r}: the token's variable must have "
