@@ -96,7 +96,7 @@ class LspAnalyzer(Analyzer):
         spec = servers.variant(self.spec, repo)
         deadline = time.monotonic() + target.timeout
         out = _Collected(self.name, spec, target)
-        for project, rels, importing in _plan(spec, target):
+        for project, rels, importing, _ in _plan(spec, target):
             launch = servers.launch(spec, repo, resolution.executable, project)
             try:
                 out.take(session.run(launch, target.root, project, rels + importing, deadline),
@@ -124,12 +124,12 @@ class LspAnalyzer(Analyzer):
             return None
         deadline = time.monotonic() + head.timeout
         outs = (_Collected(self.name, spec, base), _Collected(self.name, spec, head))
-        for project, rels, importing in _plan(spec, head):
+        for project, rels, importing, hidden in _plan(spec, head):
             launch = servers.launch(spec, repo, resolution.executable, project)
-            texts = {rel: session.read_text(base.root / rel) for rel in rels}
+            texts = {rel: session.read_text(base.root / rel) for rel in rels + hidden}
             try:
                 pair = session.run_pair(launch, head.root, project, rels + importing, texts,
-                                        deadline)
+                                        deadline, hidden)
             except session.SessionError as exc:
                 for out in outs:
                     out.fail(exc, rels + importing)
@@ -150,9 +150,10 @@ def _never_read(spec: ServerSpec, path: str) -> bool:
     return suffix in _DOCS or (suffix in _SOURCES and suffix not in spec.languages)
 
 
-def _plan(spec: ServerSpec, target: Target) -> list[tuple[Path, list[str], list[str]]]:
-    """(project root, changed files, importers) per server to start, after what a linter of
-    the review already type-checked (bot.lsp.scope)."""
+def _plan(spec: ServerSpec, target: Target
+          ) -> list[tuple[Path, list[str], list[str], list[str]]]:
+    """(project root, changed files, importers, changed files left out) per server to start,
+    after what a linter of the review already type-checked (bot.lsp.scope)."""
     from bot.lsp import importers, scope
 
     # Changed paths at either revision: importers of a module deleted at the head must be
@@ -178,12 +179,14 @@ def _plan(spec: ServerSpec, target: Target) -> list[tuple[Path, list[str], list[
             spec.import_language, project,
             [p[len(prefix):] for p in changed if p.startswith(prefix)])]
         importing = [p for p in importing if p not in rels]
+        left_out: list[str] = []
         if spec.coverage_unit == "folder" and covered:
-            rels = scope.beyond(spec, rels, covered)
-            importing = scope.beyond(spec, importing, covered)
+            kept = scope.beyond(spec, rels, covered)
+            left_out = [p for p in rels if p not in kept]
+            rels, importing = kept, scope.beyond(spec, importing, covered)
             if not rels and not importing:
                 continue
-        plans.append((project, rels, importing))
+        plans.append((project, rels, importing, left_out))
     return plans
 
 

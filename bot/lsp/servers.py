@@ -196,6 +196,7 @@ GOPLS = ServerSpec(
     import_language="go",
     ready_timeout=180.0,
     covered_by=("golangci-lint",),
+    warm_pair=True,
 )
 
 # No automatic check: the session requests its own (see session._flycheck). No native

@@ -66,27 +66,30 @@ def run(launch: Launch, checkout: Path, project: Path, files: Sequence[str],
     servers leave things in theirs (typescript-language-server a folder per start for
     tsserver's cancellation pipes) and never clean up.
     """
-    return _phases(launch, checkout, project, files, [{}], deadline)[0]
+    return _phases(launch, checkout, project, files, (), [{}], deadline)[0]
 
 
 def run_pair(launch: Launch, checkout: Path, project: Path, files: Sequence[str],
-             base_texts: Mapping[str, str], deadline: float) -> tuple[SessionResult, SessionResult]:
+             base_texts: Mapping[str, str], deadline: float, hidden: Sequence[str] = ()
+             ) -> tuple[SessionResult, SessionResult]:
     """The base's and the head's diagnostics from one server on the head's checkout: `files`
-    opened with their base text (`base_texts`; the others as on disk) and diagnosed, then
-    changed to the head's text and diagnosed again. Sound only where the revisions differ in
-    nothing but the text of open files (see LspAnalyzer.collect_pair)."""
-    base, head = _phases(launch, checkout, project, files, [base_texts, {}], deadline)
+    and `hidden` opened with their base text (`base_texts`; the others as on disk), `files`
+    diagnosed, then all changed to the head's text and `files` diagnosed again. `hidden` files
+    are open for their text only (changed files another tool checked). Sound only where the
+    revisions differ in nothing but the text of open files (see LspAnalyzer.collect_pair)."""
+    base, head = _phases(launch, checkout, project, files, hidden, [base_texts, {}], deadline)
     return base, head
 
 
 def _phases(launch: Launch, checkout: Path, project: Path, files: Sequence[str],
-            overlays: Sequence[Mapping[str, str]], deadline: float) -> list[SessionResult]:
+            hidden: Sequence[str], overlays: Sequence[Mapping[str, str]], deadline: float
+            ) -> list[SessionResult]:
     missing = [p for p in _above(project, checkout, launch.spec.created_files) if not p.exists()]
     with tempfile.TemporaryDirectory(prefix="reviewbot-lsp-", ignore_cleanup_errors=True) as tmp:
         launch = servers.with_scratch(launch, Path(tmp))
         env = {**launch.env, "TMPDIR": tmp, "TMP": tmp, "TEMP": tmp}
         try:
-            return _run(launch, env, checkout, project, files, overlays, deadline)
+            return _run(launch, env, checkout, project, files, hidden, overlays, deadline)
         except SessionError as exc:
             # The checkout is a temporary worktree: name files as the repository does.
             raise SessionError(exc.status, relative(exc.message, checkout)) from exc
@@ -107,8 +110,8 @@ def _above(project: Path, checkout: Path, names: Sequence[str]) -> list[Path]:
 
 
 def _run(launch: Launch, env: dict[str, str], checkout: Path, project: Path,
-         files: Sequence[str], overlays: Sequence[Mapping[str, str]], deadline: float
-         ) -> list[SessionResult]:
+         files: Sequence[str], hidden: Sequence[str], overlays: Sequence[Mapping[str, str]],
+         deadline: float) -> list[SessionResult]:
     """One result per overlay (file texts over the disk's): the first opens the files, each
     next one changes those whose text differs, then the completion signal is awaited again."""
     spec = launch.spec
@@ -121,18 +124,23 @@ def _run(launch: Launch, env: dict[str, str], checkout: Path, project: Path,
     try:
         client.initialize(clock.left(spec.start_timeout), spec.pull, launch.init_options)
         version = _version(client)
-        disk = {rel: read_text(checkout / rel) for rel in files}
-        uris = {rel: positions.path_to_uri(checkout / rel) for rel in files}
+        opened = [*files, *(rel for rel in hidden if rel not in files)]
+        disk = {rel: read_text(checkout / rel) for rel in opened}
+        every = {rel: positions.path_to_uri(checkout / rel) for rel in opened}
+        uris = {rel: every[rel] for rel in files}  # the ones diagnosed
+        texts: dict[str, str] = {}
         results: list[SessionResult] = []
         for number, overlay in enumerate(overlays):
             result = SessionResult(version=version)
-            for rel in files:
+            for rel in opened:
                 text = overlay.get(rel, disk[rel])
                 if number == 0:
-                    client.open(uris[rel], spec.language_id(rel) or "plaintext", text)
-                elif text != results[-1].texts[rel]:
-                    client.change(uris[rel], number + 1, text)
-                result.texts[rel] = text
+                    client.open(every[rel], spec.language_id(rel) or "plaintext", text)
+                elif text != texts[rel]:
+                    client.change(every[rel], number + 1, text)
+                texts[rel] = text
+                if rel in uris:
+                    result.texts[rel] = text
             _COMPLETIONS[spec.completion](client, spec, uris, clock, result)
             _late_version(client, result)
             if spec.completion == "flycheck":

@@ -102,3 +102,48 @@ def test_basedpyright_base_then_head_in_one_server(repo: GitRepo, sessions: Call
         ("reportUndefinedVariable", "pkg/a.py", 5, "introduced"),
         ("reportCallIssue", "pkg/b.py", 3, "introduced"),
     }
+
+
+GO_MOD = "module example.com/demo\n\ngo 1.22\n"
+CALC_BASE = ("package calc\n\n// Add adds.\nfunc Add(a, b int) int { return a + b }\n\n"
+             'var BaseOnly int = "x"\n')
+CALC_HEAD = ("package calc\n\n// Add adds.\nfunc Add(a, b, c int) int { return a + b + c }\n\n\n"
+             "var HeadOnly = missingName\n")
+MAIN = ('package main\n\nimport (\n\t"fmt"\n\n\t"example.com/demo/calc"\n)\n\n'
+        "func main() { fmt.Println(calc.Add(1, 2)) }\n")
+
+
+def go_repo(repo: GitRepo, extra: dict[str, str | bytes | None] | None = None) -> None:
+    require_tool("gopls")
+    repo.commit({"go.mod": GO_MOD, "calc/calc.go": CALC_BASE, "main.go": MAIN, **(extra or {})},
+                "base")
+    repo.branch("feature")
+    repo.commit({"calc/calc.go": CALC_HEAD})
+
+
+def test_gopls_base_then_head_in_one_server(repo: GitRepo, sessions: Calls) -> None:
+    go_repo(repo)
+    result = review(repo, {"gopls": SERVERS["gopls"]})
+    assert [(t.name, t.status) for t in result.tools] == [("gopls", "ok")]
+    assert sessions == {"run": 0, "run_pair": 1}
+    assert verdicts(result, "gopls") == {
+        ("IncompatibleAssign", "calc/calc.go", 6, "fixed"),
+        ("UndeclaredName", "calc/calc.go", 7, "introduced"),
+        ("WrongArgCount", "main.go", 9, "introduced"),
+    }
+
+
+def test_gopls_next_to_golangci_lint_sees_the_changed_package_at_each_revision(
+        repo: GitRepo, sessions: Calls) -> None:
+    """The changed file is golangci-lint's, but gopls must still see its text at each
+    revision (open, not diagnosed) to check the importer against the right one."""
+    from bot.linters import golangci
+    from bot.linters.runner import LinterAnalyzer
+
+    require_tool("golangci-lint")
+    go_repo(repo, {".golangci.yml": 'version: "2"\nlinters:\n  default: none\n  enable: [govet]\n'})
+    result = review(repo, {"golangci-lint": LinterAnalyzer(golangci.SPEC),
+                           "gopls": SERVERS["gopls"]})
+    assert [(t.name, t.status) for t in result.tools] == [("golangci-lint", "ok"), ("gopls", "ok")]
+    assert sessions == {"run": 0, "run_pair": 1}
+    assert verdicts(result, "gopls") == {("WrongArgCount", "main.go", 9, "introduced")}
