@@ -1,9 +1,9 @@
 """`reviewbot ci`: inside GitHub Actions or GitLab CI, trigger → action → publish.
 
 The trigger says what the run was started for (`bot.triggers.github_actions`, or
-`bot.triggers.gitlab_ci` when GITLAB_CI=true); the action
-computes what to publish (today: the review of a pull request); `deliver` publishes it.
-Events with nothing to do exit 0 with one line that names the events handled.
+`bot.triggers.gitlab_ci` when GITLAB_CI=true); the action (`ACTIONS`, `GITLAB_ACTIONS`)
+reviews, runs a comment's commands, acts on the apply label or sweeps the branch. Events with
+nothing to do exit 0 with one line that names the events handled.
 
 Exit statuses: 0 the gate passes (also: PR closed, nothing to do); 1 the gate fails; 4 the
 change could not be fully checked; 2 bad usage (pull_request_target, malformed payload, no
