@@ -12,11 +12,11 @@ analyzer.py  each server as an `Analyzer`; registry.py exposes `SERVERS`
 
 Base and head: where the revisions differ only in the text of files the server opens (every
 changed path a source file of its language present at both, no manifest or config among them)
-and the server follows open documents (`warm_pair`: tsserver, basedpyright, pyright), one
+and the server follows open documents (`warm_pair`: tsserver, basedpyright, pyright, gopls), one
 server on the head's checkout checks both: the base's text opened and diagnosed, then changed to
 the head's and diagnosed again (`LspAnalyzer.collect_pair`, `session.run_pair`) — one project
 load instead of two. Otherwise (an added, deleted or renamed module, a changed tsconfig.json or
-pyproject.toml, gopls, rust-analyzer whose cargo check reads the disk) each revision gets its
+go.mod, rust-analyzer whose cargo check reads the disk) each revision gets its
 own session on its own checkout, the two running concurrently.
 
 Next to a linter that type-checks (golangci-lint for gopls, clippy for rust-analyzer) and ran

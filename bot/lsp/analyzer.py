@@ -120,8 +120,9 @@ class LspAnalyzer(Analyzer):
         sources = {p for p in head.changed if spec.language_id(p) is not None}
         if (not spec.warm_pair or resolution.executable is None or not sources
                 or not sources <= set(base.paths) or not sources <= set(head.paths)
-                or not all(p in sources or _never_read(spec, p) for p in head.changed)):
-            return None
+                or not all(p in sources or _never_read(spec, p) for p in head.changed)
+                or _coverage(spec, base) != _coverage(spec, head)):
+            return None  # (the last: a linter that failed at one revision only)
         deadline = time.monotonic() + head.timeout
         outs = (_Collected(self.name, spec, base), _Collected(self.name, spec, head))
         for project, rels, importing, hidden in _plan(spec, head):
@@ -148,6 +149,14 @@ _SOURCES = frozenset({".py", ".pyi", ".go", ".rs", ".ts", ".tsx", ".mts", ".cts"
 def _never_read(spec: ServerSpec, path: str) -> bool:
     suffix = Path(path).suffix.lower()
     return suffix in _DOCS or (suffix in _SOURCES and suffix not in spec.languages)
+
+
+def _coverage(spec: ServerSpec, target: Target) -> frozenset[str]:
+    """What the linters this server defers to checked of the changed files at `target`."""
+    done: set[str] = set()
+    for tool in spec.covered_by:
+        done |= target.checked.get(tool, frozenset())
+    return frozenset(p for p in done & set(target.paths) if spec.language_id(p) is not None)
 
 
 def _plan(spec: ServerSpec, target: Target
