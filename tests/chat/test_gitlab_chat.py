@@ -219,6 +219,8 @@ def test_other_labels_and_the_bots_own_label_removal_send_nothing(project: Proje
     assert project._run(gitlab_hooks.merge_request_update(
         BOT, [LABEL], [], project.head)) == 0  # the bot removed the label: no label added
     assert project.fake.calls == []
+    assert project.label("deploy") == 0  # a bot user adding the apply label: read, not acted on
+    assert project.writes() == [] and project.fake.labels == ["bug", LABEL]
 
 
 def test_a_fork_without_allow_collaboration_gets_a_patch_not_a_push(project: Project) -> None:
