@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from bot.diff import norm
 from bot.moves import Lines, align, moves
 
@@ -99,3 +102,25 @@ def test_past_the_budget_pairs_are_counted_not_aligned() -> None:
     gained = [side("c.py", FN), side("d.py", OTHER)]
     found, skipped = moves(lost, gained, budget=len(FN) ** 2)
     assert [(m.source, m.target) for m in found] == [("a.py", "c.py")] and skipped == 1
+
+
+TEXTS = [*FN, *OTHER, "", "pass", "    return None", "alpha_line = first_call()",
+         "    value = compute_things(payload, 2)", "omega_line = last_call()"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(TEXTS), max_size=14), st.lists(st.sampled_from(TEXTS), max_size=14),
+       st.integers(1, 30), st.integers(1, 30))
+def test_a_move_maps_each_line_at_most_once(a: list[str], b: list[str], at_a: int, at_b: int) -> None:
+    lost, gained = side("a.py", a, at_a), side("b.py", b, at_b)
+    move = align(lost, gained)
+    if move is None:
+        return
+    heads = [line for line, _ in move.verbatim.values()] + list(move.edited.values())
+    assert len(heads) == len(set(heads))  # one base line per head line
+    assert not set(move.verbatim) & set(move.edited)
+    assert set(move.verbatim) | set(move.edited) <= set(lost.numbers)
+    assert set(heads) <= set(gained.numbers)
+    for base_line, (head_line, _) in move.verbatim.items():
+        assert lost.norms[lost.numbers.index(base_line)] == gained.norms[gained.numbers.index(head_line)]
+    assert move == align(lost, gained)
