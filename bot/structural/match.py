@@ -11,6 +11,7 @@ attempt never leaks bindings: the environment is rebuilt, never mutated.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -89,13 +90,16 @@ class Level:
     trailing_any: bool  # ast-grep ignores anything there (see Pattern.skip_trailing)
 
 
+_ALL = Level(comments=True, source_tokens=True, pattern_tokens=False, leaf_text=True,
+             inner_kind=True, any_text_leaf=False, trailing=True, trailing_any=False)
 LEVELS: Mapping[Strictness, Level] = {
-    "cst": Level(False, False, False, True, True, False, False, False),
-    "smart": Level(True, True, False, True, True, False, True, True),
-    "ast": Level(False, True, True, True, True, False, True, False),
-    "relaxed": Level(True, True, True, True, True, False, True, False),
-    "signature": Level(True, True, True, False, True, False, True, False),
-    "template": Level(True, True, False, True, False, True, False, False),
+    "cst": dataclasses.replace(_ALL, comments=False, source_tokens=False, trailing=False),
+    "smart": dataclasses.replace(_ALL, trailing_any=True),
+    "ast": dataclasses.replace(_ALL, comments=False, pattern_tokens=True),
+    "relaxed": dataclasses.replace(_ALL, pattern_tokens=True),
+    "signature": dataclasses.replace(_ALL, pattern_tokens=True, leaf_text=False),
+    # ast-grep 0.51 keeps a trailing `;` significant here (`let $A = 1` misses `let a = 1;`).
+    "template": dataclasses.replace(_ALL, inner_kind=False, any_text_leaf=True, trailing=False),
 }
 
 
@@ -107,19 +111,14 @@ class Matcher:
         self.skip_extras = level.comments
         self.skip_source_tokens = level.source_tokens
         self.skip_pattern_tokens = level.pattern_tokens
+        self.leaf_text = level.leaf_text
+        self.any_text_leaf = level.any_text_leaf
         self.skip_trailing = pattern.skip_trailing and level.trailing_any
 
     def children(self, node: ts.Node) -> list[ts.Node]:
         if self.skip_extras:
             return [c for c in node.children if not c.is_extra]
         return node.children
-
-    def _leaf(self, p: Leaf, c: ts.Node) -> bool:
-        if c.kind_id == p.kind_id:
-            # An unnamed token is its kind (tree-sitter-typescript gives some a wrong span,
-            # so ast-grep does not compare their text either).
-            return not p.named or not self.level.leaf_text or c.text == p.text
-        return self.level.any_text_leaf and c.text == p.text
 
     def node(self, p: PNode, c: ts.Node, env: Env) -> Env | None:
         if isinstance(p, Var):
@@ -129,7 +128,11 @@ class Matcher:
                 return None
             return _bind(env, p.name, c)
         if isinstance(p, Leaf):
-            return env if self._leaf(p, c) else None
+            if c.kind_id == p.kind_id:
+                # An unnamed token is its kind (tree-sitter-typescript gives some a wrong
+                # span, so ast-grep does not compare their text either).
+                return env if not p.named or not self.leaf_text or c.text == p.text else None
+            return env if self.any_text_leaf and c.text == p.text else None
         if c.kind_id != p.kind_id and self.level.inner_kind:
             return None
         cs = self.children(c)

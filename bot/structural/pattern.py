@@ -68,8 +68,9 @@ class Pattern:
     literals: tuple[bytes, ...]  # every one must occur in a file that can match
     names: frozenset[str]  # named metavariables
     multi_names: frozenset[str]
-    # ast-grep ignores whatever follows a node's last pattern element (`assert $A == $B`
-    # matches asserts with a message). We do not; this switch exists for differential tests.
+    # Under `smart`, ast-grep ignores whatever follows a node's last pattern element
+    # (`assert $A == $B` matches asserts with a message). We do not; this switch exists for
+    # differential tests (other levels follow ast-grep's own rule: Level.trailing).
     skip_trailing: bool = False
 
 

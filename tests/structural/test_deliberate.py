@@ -16,6 +16,7 @@ cases: see DELIBERATE in test_conformance.py and the `note` fields of the data f
 | 10| empty rewrite of whole lines | blank line left                        | lines removed              |
 | 11| rule `$X = $Y` + precedes    | the assignment inside: no siblings     | the statement's siblings   |
 | 12| rule: comment between stmts  | the comment is the neighbour           | comments are skipped       |
+| 13| `$$$` after skipped tokens (ast, relaxed, signature) | one node only | zero or more, as anywhere |
 """
 
 from __future__ import annotations
@@ -110,3 +111,15 @@ def test_12_comments_are_not_neighbours() -> None:
     rule = {"pattern": "return $X", "follows": {"kind": "if_statement"}}
     source = "def f(a):\n    if a:\n        pass\n    # done\n    return a\n"
     assert rule_both(rule, source) == ([], ["return a"])
+
+
+@pytest.mark.parametrize("strictness", ["ast", "relaxed", "signature"])
+def test_13_ellipsis_after_skipped_tokens(strictness: str) -> None:
+    """`:` and `->` are both unnamed tokens, skipped on both sides; ast-grep then matches the
+    `$$$B` that follows against one node (the return type) and fails on the rest, where we
+    let it take the rest, as `$$$` does everywhere else."""
+    src = "def f(self) -> str:\n    return 1\n"
+    pattern = {"context": "def $F(self): $$$B", "strictness": strictness}
+    assert ag.SgRoot(src, "python").root().find_all(pattern=pattern) == []
+    ours = compile_pattern(get("python"), "def $F(self): $$$B", strictness=strictness)
+    assert [m.text for m in search_source(ours, src.encode())] == [src.rstrip("\n")]

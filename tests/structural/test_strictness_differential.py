@@ -182,3 +182,29 @@ def test_levels_differ_on_the_generated_code(strictness: str) -> None:
     mine = hits(strictness)
     assert any(hits(other) != mine for other in STRICTNESS if other != strictness)
     assert mine == [_ours("typescript", p, strictness, source) for p in patterns]
+
+
+REAL_PATTERNS = ["print($A)", "$A.append($B)", "isinstance($X, $T)", "return None",
+                 "raise $E($$$A)", "self.$A = $B", "def $F(self): return $A", "[$$$A]",
+                 "len($X) == 0", "import $M"]
+
+
+@pytest.mark.parametrize("strictness", STRICTNESS)
+def test_every_level_agrees_with_ast_grep_on_the_standard_library(strictness: str) -> None:
+    """The same comparison on real code: a sample of the running Python's standard library."""
+    from .test_differential import _python_tree, _sources
+
+    files = _python_tree()[::5]
+    skips_comments = strictness not in ("cst", "ast")
+    total = 0
+    for path, text in _sources(files):
+        for pattern in REAL_PATTERNS:
+            theirs = _theirs("python", pattern, strictness, text)
+            ours = _ours("python", pattern, strictness, text)
+            total += len(theirs)
+            if skips_comments:
+                assert theirs <= ours, (pattern, path)
+                assert all("#" in t for t, _, _ in ours - theirs), (pattern, path)
+            else:
+                assert ours == theirs, (pattern, path)
+    assert total > 100
