@@ -17,9 +17,9 @@ from markdown_it.token import Token
 from mdit_py_plugins.gfm import gfm_plugin
 
 # What GitHub links in text (not in code, not in a link): `@user`, `@org/team`, `#123`,
-# `owner/repo#123`, `GH-123`. Deliberately broader than GitHub (no word-boundary rule): a test
-# passes only when nothing of the sort survives.
-PING = re.compile(r"@[A-Za-z0-9]|#[0-9]|\bGH-[0-9]", re.IGNORECASE)
+# `owner/repo#123`, `GH-123`; and GitLab's `!123` (a merge request). Deliberately broader than
+# the forges (no word-boundary rule): a test passes only when nothing of the sort survives.
+PING = re.compile(r"@[A-Za-z0-9]|#[0-9]|![0-9]|\bGH-[0-9]", re.IGNORECASE)
 # The HTML the bot may write on purpose: its hidden markers and a few balanced tags.
 MARKERS = (re.compile(r"<!-- reviewbot:(?:summary|fp=[A-Za-z0-9._:+/=~-]{1,200} h=[0-9a-f]{1,64}"
                       r"|state [A-Za-z0-9+/=]{1,60000}|sweep ref=\S+ state=[A-Za-z0-9_=-]*) -->"),)

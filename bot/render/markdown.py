@@ -86,7 +86,8 @@ def code(text: str) -> str:
 
 
 _NEWLINES = re.compile(r"\r\n?")
-_REFERENCE = re.compile(r"([@#])(?=[A-Za-z0-9])|\b(GH)(?=-[0-9])", re.IGNORECASE)
+# GitHub links `@user`, `#12`, `GH-12`; GitLab also `!12` (a merge request).
+_REFERENCE = re.compile(r"[@#](?=[A-Za-z0-9])|!(?=[0-9])|\bGH(?=-[0-9])", re.IGNORECASE)
 _PLAIN = str.maketrans({"\\": "\\\\", "&": "&amp;", "<": "&lt;", ">": "&gt;", "[": "\\[",
                         "]": "\\]", "*": "\\*", "_": "\\_", "~": "\\~", "`": "&#96;"})
 _BLOCK_START = re.compile(r"([#>+\-=|:])|([0-9]{1,9})([.)])(?=[ \t]|$)")
@@ -121,7 +122,7 @@ def _plain(text: str) -> str:
 
 
 def unlinked(text: str) -> str:
-    """`text` with a zero-width space after each `@`, `#` or `GH` that GitHub would link."""
+    """`text` with a zero-width space after each `@`, `#`, `!` or `GH` a forge would link."""
     return _REFERENCE.sub(lambda m: m.group(0) + "\u200b", text)
 
 

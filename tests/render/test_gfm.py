@@ -38,7 +38,7 @@ DIALECTS = (github.DIALECT, gitlab.DIALECT)
 
 # Pieces GitHub's renderer, GitHub's reference linker or GitLab's quick actions would act on.
 NASTY = ["\n", "\n\n", "\r\n", "|", "\\|", "\\", "`", "``", "```", "~~~", "<script>", "</script>",
-         "@user", "@org/team", "#123", "owner/repo#7", "GH-1", "https://x.example/a#1",
+         "@user", "@org/team", "#123", "owner/repo#7", "GH-1", "!12", "https://x.example/a#1",
          "user@example.com", "</details>", "<details>", "<!--", "-->", "<!-- reviewbot:summary -->",
          "/close", "\n/merge", "# ", "## ", "- ", "* ", "+ ", "1. ", "2) ", "> ", "    ", "\t",
          "---", "===", "***", "[x](https://e.example)", "![i](https://e.example/p.png)",
