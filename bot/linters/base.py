@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -152,6 +153,18 @@ def owner(units: Sequence[Unit], path: str) -> Unit | None:
         if inside and (best is None or len(unit.dir) > len(best.dir) or best.dir == "."):
             best = unit
     return best
+
+
+def json_lines(result: proc.Result) -> Iterator[Any]:
+    """The values of JSON-lines output as it streams, blank lines skipped; a line that is not
+    JSON raises GarbageOutput (tools print plain text for usage errors)."""
+    for raw in result.lines():
+        if not raw.strip():
+            continue
+        try:
+            yield json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise GarbageOutput(f"not JSON: {raw[:200]}") from exc
 
 
 def json_events(stream: BinaryIO) -> Iterator[tuple[str, str, Any]]:

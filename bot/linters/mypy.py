@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import configparser
 import dataclasses
-import json
 import re
 import tomllib
 from collections.abc import Iterator, Sequence
@@ -20,7 +19,7 @@ from typing import Any
 from bot import proc
 from bot.analyzer import Target, TreeView
 from bot.deps import VENVS
-from bot.linters.base import GarbageOutput, LinterSpec, Unit, relpath, version_tuple
+from bot.linters.base import GarbageOutput, LinterSpec, Unit, json_lines, relpath, version_tuple
 from bot.model import Finding, Severity, Span
 
 CONFIG_FILES = ("mypy.ini", ".mypy.ini", "pyproject.toml")
@@ -111,14 +110,8 @@ def _finding(path: str, line: int, column: int, end_line: int, end_column: int,
 
 def parse(result: proc.Result, unit: Unit, target: Target) -> Iterator[Finding]:
     any_finding = False
-    for raw in result.lines():
-        if not raw.strip():
-            continue
-        try:
-            item = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            # mypy prints plain text for usage errors ("Cannot read file", bad config).
-            raise GarbageOutput(f"not JSON: {raw[:200]}") from exc
+    # mypy prints plain text for usage errors ("Cannot read file", bad config): garbage.
+    for item in json_lines(result):
         path = relpath(target.root, str(item["file"]), unit.cwd)
         if path is None:
             continue

@@ -3,13 +3,12 @@ file scope, fixes from `fix.edits`."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
 from bot import proc
 from bot.analyzer import Target
-from bot.linters.base import GarbageOutput, LinterSpec, Unit, relpath
+from bot.linters.base import GarbageOutput, LinterSpec, Unit, json_lines, relpath
 from bot.model import Edit, Finding, Fix, Severity, Span
 
 CONFIG_FILES = ("ruff.toml", ".ruff.toml", "pyproject.toml")
@@ -50,13 +49,7 @@ def _fix(item: dict[str, object], path: str) -> Fix | None:
 
 def parse(result: proc.Result, unit: Unit, target: Target) -> Iterator[Finding]:
     paths: dict[str, str | None] = {}  # resolving a path costs system calls: once per file
-    for raw in result.lines():
-        if not raw.strip():
-            continue
-        try:
-            item = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise GarbageOutput(f"not JSON: {raw[:200]}") from exc
+    for item in json_lines(result):
         if not isinstance(item, dict):
             raise GarbageOutput("expected one JSON object per line")
         name = str(item["filename"])

@@ -9,12 +9,11 @@ diagnostics; rdjson is read in two streaming passes because a tool may write it 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
 from bot import proc
-from bot.linters.base import GarbageOutput, build, json_events
+from bot.linters.base import GarbageOutput, build, json_events, json_lines
 from bot.linters.formats import Context, severity
 from bot.model import Edit, Finding, Fix, Severity, Span
 
@@ -55,13 +54,7 @@ def read(result: proc.Result, ctx: Context) -> Iterator[Finding]:
 
 
 def read_lines(result: proc.Result, ctx: Context) -> Iterator[Finding]:
-    for raw in result.lines():
-        if not raw.strip():
-            continue
-        try:
-            item = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise GarbageOutput(f"not JSON: {raw[:200]}") from exc
+    for item in json_lines(result):
         finding = diagnostic(item, ctx, Severity.WARNING)
         if finding is not None:
             yield finding
