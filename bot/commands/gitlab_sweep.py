@@ -10,19 +10,13 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Mapping
-from pathlib import Path
 
-from bot import cache as findings_cache
-from bot import config as config_mod
-from bot import git
-from bot.commands import merge_request
-from bot.commands.sweep import default_ref, head_of
-from bot.errors import BotError, Exit
+from bot.commands import merge_request, sweep
+from bot.errors import Exit
 from bot.forges.github_commits import PullRef
 from bot.forges.gitlab import GitLabRepository
 from bot.forges.repository import Repository
 from bot.model import Trigger
-from bot.pipeline import ReviewOptions
 from bot.sweep import flow
 from bot.sweep.dryrun import DryRun
 from bot.triggers import gitlab_ci
@@ -40,19 +34,11 @@ class MergeRequests:
 
 
 def from_ci(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str]) -> int:
-    repo = git.toplevel(args.repo or Path(env.get("CI_PROJECT_DIR") or "."))
-    ref = trigger.target_ref or default_ref(repo)
-    head = trigger.head_sha or head_of(repo, ref)
-    if git.rev_parse(repo, head) is None:
-        raise BotError(f"commit {head[:12]} of {ref} is not in the checkout", Exit.USAGE)
+    repo, ref, head = sweep.scheduled(args, trigger, env.get("CI_PROJECT_DIR"))
     token = args.token or gitlab_ci.token(env)
     issues = merge_request.repository(token, env, {}, "issues")
     target: Repository = DryRun(issues) if args.dry_run else issues
-    label = config_mod.for_review(repo, head, head, args.config).config.sweep_label
-    review = ReviewOptions(repo, config=args.config, timeout=args.timeout,
-                           only=tuple(args.only) if args.only else None,
-                           cache_dir=findings_cache.default_dir())
-    outcome = flow.sweep(flow.Options(repo, ref, head, label, review, change="!"), target,
+    outcome = flow.sweep(sweep.options(args, repo, ref, head, change="!"), target,
                          MergeRequests(issues))
     print(f"reviewbot: {outcome.message}", file=sys.stderr)
     return int(Exit.OK)

@@ -57,13 +57,31 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
 
 def from_ci(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str]) -> int:
     """The `ci` action of a schedule or workflow_dispatch run: sweep the branch it names."""
-    repo = git.toplevel(args.repo or Path(env.get("GITHUB_WORKSPACE") or "."))
+    repo, ref, head = scheduled(args, trigger, env.get("GITHUB_WORKSPACE"))
+    execute(args, env, repo, ref, head, trigger.repository)
+    return int(Exit.OK)
+
+
+def scheduled(args: argparse.Namespace, trigger: Trigger, workspace: str | None
+              ) -> tuple[Path, str, str]:
+    """The checkout, branch and commit a scheduled run sweeps (the trigger's, else the default
+    branch's tip); a commit the checkout lacks is a usage error."""
+    repo = git.toplevel(args.repo or Path(workspace or "."))
     ref = trigger.target_ref or default_ref(repo)
     head = trigger.head_sha or head_of(repo, ref)
     if git.rev_parse(repo, head) is None:
         raise BotError(f"commit {head[:12]} of {ref} is not in the checkout", Exit.USAGE)
-    execute(args, env, repo, ref, head, trigger.repository)
-    return int(Exit.OK)
+    return repo, ref, head
+
+
+def options(args: argparse.Namespace, repo: Path, ref: str, head: str, change: str = "#"
+            ) -> flow.Options:
+    """The sweep's settings: the label from the head's .reviewbot.yml, the review's from `args`."""
+    label = config_mod.for_review(repo, head, head, args.config).config.sweep_label
+    review = ReviewOptions(repo, config=args.config, timeout=args.timeout,
+                           only=tuple(args.only) if args.only else None,
+                           cache_dir=findings_cache.default_dir())
+    return flow.Options(repo, ref, head, label, review, change=change)
 
 
 def execute(args: argparse.Namespace, env: Mapping[str, str], repo: Path, ref: str, head: str,
@@ -76,7 +94,6 @@ def execute(args: argparse.Namespace, env: Mapping[str, str], repo: Path, ref: s
     if not name and not args.dry_run:
         raise BotError("which GitHub repository? set GITHUB_REPOSITORY=owner/name, or add an "
                        "origin remote on GitHub", Exit.USAGE)
-    label = config_mod.for_review(repo, head, head, args.config).config.sweep_label
     if args.dry_run:
         reads = forge(env, name, token)[0] if token and name else None
         issues: Repository = DryRun(reads)
@@ -84,10 +101,7 @@ def execute(args: argparse.Namespace, env: Mapping[str, str], repo: Path, ref: s
     else:
         assert name and token
         issues, pulls = forge(env, name, token)
-    review = ReviewOptions(repo, config=args.config, timeout=args.timeout,
-                           only=tuple(args.only) if args.only else None,
-                           cache_dir=findings_cache.default_dir())
-    outcome = flow.sweep(flow.Options(repo, ref, head, label, review), issues, pulls)
+    outcome = flow.sweep(options(args, repo, ref, head), issues, pulls)
     print(f"reviewbot: {outcome.message}", file=sys.stderr)
     if outcome.summary:
         github_actions.job_summary(env, outcome.summary)
