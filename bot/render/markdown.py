@@ -89,7 +89,9 @@ _NEWLINES = re.compile(r"\r\n?")
 # GitHub links `@user`, `#12`, `GH-12`; GitLab also `!12` (a merge request).
 _REFERENCE = re.compile(r"[@#](?=[A-Za-z0-9])|!(?=[0-9])|\bGH(?=-[0-9])", re.IGNORECASE)
 _PLAIN = str.maketrans({"\\": "\\\\", "&": "&amp;", "<": "&lt;", ">": "&gt;", "[": "\\[",
-                        "]": "\\]", "*": "\\*", "_": "\\_", "~": "\\~", "`": "&#96;"})
+                        "]": "\\]", "*": "\\*", "~": "\\~", "`": "&#96;"})
+# An underscore inside a word (`line_code`) never opens emphasis: only the others are escaped.
+_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
 _BLOCK_START = re.compile(r"([#>+\-=|:])|([0-9]{1,9})([.)])(?=[ \t]|$)")
 
 
@@ -118,7 +120,7 @@ def _code_spans(text: str) -> list[tuple[bool, str]]:
 
 def _plain(text: str) -> str:
     """Plain text: every character that could act, written so that it shows as itself."""
-    return unlinked(text).translate(_PLAIN)
+    return _UNDERSCORE.sub(r"\\_", unlinked(text).translate(_PLAIN))
 
 
 def unlinked(text: str) -> str:
