@@ -12,6 +12,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from bot.commands import common
 from bot.forges import github
@@ -48,10 +49,7 @@ def deliver(forge: Forge | github.DryRun, result: ReviewResult,
     report = check_report(result, gate, outcome, texts)
     if isinstance(forge, github.DryRun):
         forge.check(report)
-        # A dry run has no side effects, and its stdout is only the JSON.
-        print(json.dumps({"gate": {"failed": gate.failed, "status": int(gate.exit),
-                                   "fail_level": gate.fail_level, "unchecked": list(gate.unchecked)},
-                          "requests": forge.requests}, indent=2))
+        print_dry_run(gate, forge.requests)
         common.report_gate(gate)
         return gate, outcome
     # The check run or commit status is the forge's; annotations and the job summary, the CI's.
@@ -62,6 +60,13 @@ def deliver(forge: Forge | github.DryRun, result: ReviewResult,
     common.report_gate(gate)
     runner.job_summary(env, summary.job_summary(result, outcome.placed, gate, texts))
     return gate, outcome
+
+
+def print_dry_run(gate: Gate, requests: Sequence[Mapping[str, Any]]) -> None:
+    """A dry run's one output on stdout: the gate and the requests it did not send, as JSON."""
+    print(json.dumps({"gate": {"failed": gate.failed, "status": int(gate.exit),
+                               "fail_level": gate.fail_level, "unchecked": list(gate.unchecked)},
+                      "requests": list(requests)}, indent=2))
 
 
 def check_report(result: ReviewResult, gate: Gate, outcome: Outcome,

@@ -5,11 +5,18 @@ conversation (findings ignored with `/ignore`, the staged plan the apply label c
 
 Base and head are the MR's latest diff version (never CI_COMMIT_SHA, a merge commit in
 merged-result pipelines); the runner's shallow, detached checkout is fetched into as needed.
+The discussions are read once, after the review: the conversation and the publish step share
+that read.
+
+With --dry-run it reads as usual (with the token) and prints, as JSON on stdout, the gate and
+every write it would send (threads with their positions, edits, resolutions, the summary note,
+the commit status); it sends none.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Mapping
 from dataclasses import replace
@@ -19,8 +26,8 @@ from typing import Literal
 from bot import git
 from bot.chat import publishing, session
 from bot.chat.state import read
-from bot.commands import common, pull_request
-from bot.errors import BotError, Exit
+from bot.commands import common, deliver, pull_request
+from bot.errors import Exit
 from bot.forges import gitlab
 from bot.model import Trigger
 from bot.triggers import gitlab_ci
@@ -30,14 +37,14 @@ CHECKOUT_HINT = "set `GIT_DEPTH: 0` (or a larger depth) in the job's variables"
 
 def review(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str]) -> int:
     assert trigger.number is not None
-    if args.dry_run:
-        raise BotError("--dry-run is not available for GitLab merge requests yet", Exit.USAGE)
-    token = args.token or gitlab_ci.token(env)
+    token = args.token or gitlab_ci.token(env)  # a dry run reads with it too
     gitlab_ci.api(env)  # before any work
     common.writable_output(args.sarif, "--sarif")
     common.writable_output(args.code_quality, "--code-quality")
     repo = git.toplevel(args.repo or Path(env.get("CI_PROJECT_DIR") or "."))
     publish_to = forge(trigger, token, env)
+    if args.dry_run:
+        publish_to.record_writes()
     version, is_open = publish_to.version()
     if not is_open:
         print(f"reviewbot: merge request !{trigger.number} is not open; nothing to review",
@@ -47,9 +54,16 @@ def review(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str]) -
     result = pull_request.review_pull_request(repo, mr, args, hint=CHECKOUT_HINT)
     # The apply label's name and the command prefix as the target's merge base says.
     cfg = session.settings(repo, version.base)
-    state = read(publish_to.summary_body())
-    return int(publishing.publish(publish_to, repo, result, state, cfg, args, env,
-                                  trigger.number).gate.exit)
+    # The publish step's first read of the merge request is this one.
+    state = read(publish_to.summary_body(keep=True))
+    if not args.dry_run:
+        return int(publishing.publish(publish_to, repo, result, state, cfg, args, env,
+                                      trigger.number).gate.exit)
+    with contextlib.redirect_stdout(sys.stderr):  # the publish step's log: stdout is the JSON
+        published = publishing.publish(publish_to, repo, result, state, cfg, args, env,
+                                       trigger.number)
+    deliver.print_dry_run(published.gate, publish_to.requests)
+    return int(published.gate.exit)
 
 
 def forge(trigger: Trigger, token: str, env: Mapping[str, str]) -> gitlab.GitLabForge:

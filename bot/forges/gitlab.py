@@ -7,6 +7,9 @@ below that line it replaces (```suggestion:-A+B, at most 100 each way).
 Retries are ours: python-gitlab's own would send a POST again after a 5xx (a duplicated
 note), so each request is sent with them off and goes through `backoff.retry`. A write that
 may have taken effect raises `Uncertain`, and the publish flow re-reads before writing again.
+
+A dry run (`record_writes()`) reads as usual and records each write in `requests` instead
+of sending it.
 """
 
 from __future__ import annotations
@@ -118,6 +121,8 @@ class _Client:
     def __init__(self, api_url: str, token: str, project: str, timeout: float,
                  sleep: Callable[[float], None], clock: Callable[[], float]) -> None:
         self._sleep, self._clock = sleep, clock
+        self._dry_run = False
+        self.requests: list[dict[str, Any]] = []  # a dry run's writes, in order
         server = api_url.rstrip("/").removesuffix("/api/v4")
         self._gl = gitlab.Gitlab(server, private_token=token, timeout=timeout,
                                  retry_transient_errors=False, keep_base_url=True)
@@ -125,6 +130,10 @@ class _Client:
         self._gl.session.hooks["response"].append(self._keep_headers)
         self._project = f"/projects/{quote(project, safe='')}"
         self._me: int | None = None
+
+    def record_writes(self) -> None:
+        """A dry run: from now on each write is recorded in `requests`, not sent."""
+        self._dry_run = True
 
     def me(self) -> int:
         """The token's user: the bot's own account."""
@@ -149,6 +158,23 @@ class _Client:
                                                           get_all=True, per_page=PER_PAGE,
                                                           **_OFF)), write=False)
         return [d for d in data if isinstance(d, dict)]
+
+    def _write(self, method: Literal["POST", "PUT", "DELETE"], path: str, *,
+               data: Mapping[str, Any] | None = None, query: Mapping[str, str] | None = None,
+               idempotent: bool = False) -> Any:
+        """Send one write (a dry run records it instead and answers None)."""
+        if self._dry_run:
+            self.requests.append({"method": method, "path": path,
+                                  **({"query": dict(query)} if query else {}),
+                                  **({"body": dict(data)} if data is not None else {})})
+            return None
+        post, params = dict(data) if data is not None else None, dict(query or {})
+        if method == "DELETE":
+            return self._call(lambda: self._gl.http_delete(path, **_OFF), write=True,
+                              idempotent=idempotent)
+        send = self._gl.http_post if method == "POST" else self._gl.http_put
+        return self._call(lambda: send(path, query_data=params, post_data=post, **_OFF),
+                          write=True, idempotent=idempotent)
 
     def _call(self, send: Callable[[], T], *, write: bool, idempotent: bool = False) -> T:
         """Send with our retries: a 429 waits as GitLab says; a 5xx or a timeout is sent again
@@ -203,6 +229,13 @@ class GitLabForge(_Client):
         self._version: Version | None = None
         self._threads: dict[str, _Thread] = {}  # our notes by id
         self._summary: tuple[int, str] | None = None  # note id, body
+        self._kept: State | None = None  # what the next load() returns (summary_body(keep=))
+
+    def _write(self, method: Literal["POST", "PUT", "DELETE"], path: str, *,
+               data: Mapping[str, Any] | None = None, query: Mapping[str, str] | None = None,
+               idempotent: bool = False) -> Any:
+        self._kept = None  # after a write, a load reads again
+        return super()._write(method, path, data=data, query=query, idempotent=idempotent)
 
     # -- reads -------------------------------------------------------------------------
 
@@ -234,13 +267,19 @@ class GitLabForge(_Client):
                             fork, str(path) if path else None, str(url) if url else None,
                             bool(mr.get("allow_collaboration")), is_open)
 
-    def summary_body(self) -> str | None:
+    def summary_body(self, *, keep: bool = False) -> str | None:
         """The body of the bot's own summary note (what the conversation's state is read from:
-        a note anyone else wrote does not count)."""
-        self.load()
+        a note anyone else wrote does not count). keep: the state read here is what the next
+        `load()` returns, unless a write comes first: a review that publishes right after
+        reads the discussions once."""
+        state = self.load()
+        self._kept = state if keep else None
         return self._summary[1] if self._summary else None
 
     def load(self) -> State:
+        if self._kept is not None:
+            state, self._kept = self._kept, None
+            return state
         version, is_open = self.version()
         me = self.me()
         posted: list[Posted] = []
@@ -284,8 +323,7 @@ class GitLabForge(_Client):
         for draft in drafts:
             data = {"body": defuse(draft.body), "position": position(version, draft)}
             try:
-                self._call(lambda d=data: self._gl.http_post(  # type: ignore[misc]
-                    f"{self._mr}/discussions", post_data=d, **_OFF), write=True)
+                self._write("POST", f"{self._mr}/discussions", data=data)
             except Refused as exc:
                 rejected.append(Rejected(draft, exc.message))
         return rejected
@@ -295,9 +333,8 @@ class GitLabForge(_Client):
         if thread is None:
             return
         try:
-            self._call(lambda: self._gl.http_put(
-                f"{self._mr}/discussions/{thread.discussion}/notes/{thread.note}",
-                post_data={"body": defuse(body)}, **_OFF), write=True, idempotent=True)
+            self._write("PUT", f"{self._mr}/discussions/{thread.discussion}/notes/{thread.note}",
+                        data={"body": defuse(body)}, idempotent=True)
         except NotFound:
             print(f"reviewbot: note {comment.id} was deleted meanwhile; not edited")
 
@@ -306,18 +343,16 @@ class GitLabForge(_Client):
         if thread is None:
             return
         with contextlib.suppress(NotFound):  # already gone: what was wanted
-            self._call(lambda: self._gl.http_delete(
-                f"{self._mr}/discussions/{thread.discussion}/notes/{thread.note}", **_OFF),
-                write=True, idempotent=True)
+            self._write("DELETE",
+                        f"{self._mr}/discussions/{thread.discussion}/notes/{thread.note}",
+                        idempotent=True)
 
     def resolve(self, comment: Posted, resolved: bool) -> None:
         if comment.thread is None:
             return
         try:
-            self._call(lambda: self._gl.http_put(
-                f"{self._mr}/discussions/{comment.thread}",
-                query_data={"resolved": "true" if resolved else "false"}, **_OFF),
-                write=True, idempotent=True)
+            self._write("PUT", f"{self._mr}/discussions/{comment.thread}",
+                        query={"resolved": "true" if resolved else "false"}, idempotent=True)
         except (Refused, NotFound) as exc:  # the thread stays as it was; the next run tries again
             print(f"reviewbot: could not {'resolve' if resolved else 'reopen'} a thread: "
                   f"{exc.message}")
@@ -327,16 +362,13 @@ class GitLabForge(_Client):
         if self._summary is not None:
             note, current = self._summary
             if current != text:
-                self._call(lambda: self._gl.http_put(f"{self._mr}/notes/{note}",
-                                                     post_data={"body": text}, **_OFF),
-                           write=True, idempotent=True)
+                self._write("PUT", f"{self._mr}/notes/{note}", data={"body": text},
+                            idempotent=True)
                 self._summary = (note, text)
             return
         for attempt in range(RETRIES + 1):
             try:
-                made = self._call(lambda: self._gl.http_post(f"{self._mr}/notes",
-                                                             post_data={"body": text}, **_OFF),
-                                  write=True)
+                made = self._write("POST", f"{self._mr}/notes", data={"body": text})
                 self._summary = (int(made["id"]), text) if isinstance(made, dict) else None
                 return
             except Uncertain:
@@ -358,9 +390,8 @@ class GitLabForge(_Client):
             if self._status_says(report.head, data):  # a re-run with the same verdict
                 return True
             # Setting a status is a state, not a new object: sending it again is harmless.
-            self._call(lambda: self._gl.http_post(f"{self._project}/statuses/{report.head}",
-                                                  post_data=data, **_OFF),
-                       write=True, idempotent=True)
+            self._write("POST", f"{self._project}/statuses/{report.head}", data=data,
+                        idempotent=True)
         except ReadOnly as exc:
             print(f"reviewbot: cannot set a commit status ({exc.message})")
             return False

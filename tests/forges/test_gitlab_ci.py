@@ -160,10 +160,74 @@ def test_no_token_or_the_job_token_is_exit_2(pipeline: Pipeline, monkeypatch: py
     assert pipeline.run() == 2
     monkeypatch.setenv("GITLAB_TOKEN", "job-token")  # CI_JOB_TOKEN's value
     assert pipeline.run() == 2
-    monkeypatch.setenv("GITLAB_TOKEN", "glpat-bot")
-    assert pipeline.run("--dry-run") == 2  # not for GitLab yet, and it says so
     assert "CI_JOB_TOKEN" in capsys.readouterr().err
+    monkeypatch.delenv("GITLAB_TOKEN")
+    assert pipeline.run("--dry-run") == 2  # a dry run reads the merge request with the token
+    assert "REVIEWBOT_GITLAB_TOKEN" in capsys.readouterr().err
     assert pipeline.fake.calls == []
+
+
+def _dry_run(pipeline: Pipeline, capsys: pytest.CaptureFixture[str]) -> Any:
+    capsys.readouterr()
+    assert pipeline.run("--dry-run") == 1
+    out = json.loads(capsys.readouterr().out)  # stdout is the JSON alone
+    assert pipeline.fake.writes() == []
+    assert out["gate"]["status"] == 1 and out["gate"]["failed"]
+    return out["requests"]
+
+
+def _sent(pipeline: Pipeline) -> list[dict[str, Any]]:
+    """The writes the fake received, as a dry run names them (query and body in one)."""
+    return [{"method": c.method, "path": c.path, "params": c.params}
+            for c in pipeline.fake.writes()]
+
+
+def _predicted(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"method": r["method"], "path": r["path"],
+             "params": {**r.get("query", {}), **r.get("body", {})}} for r in requests]
+
+
+def test_dry_run_prints_the_writes_the_review_then_sends(
+        pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    fake = pipeline.fake
+    pipeline.checkout()
+    _environ(pipeline, monkeypatch)
+    first = _dry_run(pipeline, capsys)
+    assert fake.discussions == [] and fake.statuses == []
+    assert [(r["method"], r["path"].rsplit("/", 1)[-1]) for r in first] == [
+        ("POST", "discussions"), ("POST", "discussions"), ("POST", "notes"),
+        ("POST", fake.version["head_commit_sha"])]
+    positions = sorted((r["body"]["position"] for r in first[:2]), key=lambda p: p["new_path"])
+    assert [(p["new_path"], p.get("old_line"), p["new_line"]) for p in positions] == [
+        ("app.py", None, 1), ("check.py", 2, 3)]
+    assert all(p["head_sha"] == fake.version["head_commit_sha"] for p in positions)
+    assert first[3]["body"]["state"] == "failed"
+    assert pipeline.run() == 1
+    assert _sent(pipeline) == _predicted(first)  # what the dry run said, exactly
+
+    # A push fixes `import os` (its thread is resolved) and moves F632: edits, no new thread.
+    pipeline.origin.commit(PUSH, "fix")
+    fake.push()
+    pipeline.checkout()
+    _environ(pipeline, monkeypatch)
+    second = _dry_run(pipeline, capsys)
+    assert ("PUT", {"resolved": "true"}) in [(r["method"], r.get("query")) for r in second]
+    assert not [r for r in second if r["path"].endswith("/discussions")]  # no new thread
+    assert pipeline.run() == 1
+    assert _sent(pipeline) == _predicted(second)
+    assert _dry_run(pipeline, capsys) == []  # nothing left to write
+
+
+def test_the_review_reads_the_discussions_once(pipeline: Pipeline,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    pipeline.checkout()
+    _environ(pipeline, monkeypatch)
+    for _ in range(2):  # a first run, and one that finds its threads and summary in place
+        assert pipeline.run() == 1
+        reads = [c.path for c in pipeline.fake.calls
+                 if c.method == "GET" and c.path.endswith("/discussions")]
+        assert reads == ["/projects/42/merge_requests/3/discussions"]
 
 
 def test_other_pipelines_exit_0_with_one_line(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch,
