@@ -167,3 +167,22 @@ def test_the_action_entry_point_analyzes_without_the_token(shop: Path) -> None:
 
 def test_buildah_is_here() -> None:
     assert shutil.which("buildah"), "scripts/image-check needs buildah"
+
+
+def test_go_and_rust_changes_are_reviewed_in_the_image(tmp_path: Path) -> None:
+    """golangci-lint and clippy really run as the image's user (caches in its home)."""
+    repo = polyglot(tmp_path)
+    git(repo, "checkout", "-q", "-b", "feature")
+    (repo / "poly.go").write_text("package poly\n\nfunc F() int { return 1 }\n\nfunc unused() {}\n")
+    (repo / "src/lib.rs").write_text("pub fn f() -> i32 {\n    return 1;\n}\n")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qam", "change")
+    owned_by_the_image_user(tmp_path)
+    done = run("reviewbot", "review", "--repo", "/work/poly", "--base", "main", "--format", "json",
+               "--only", "golangci-lint", "--only", "clippy", "--fail-level", "none",
+               volumes=[(tmp_path, "/work")])
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    assert {t["name"]: t["status"] for t in doc["tools"]} == {"golangci-lint": "ok", "clippy": "ok"}
+    found = {(f["tool"], f["rule"]) for f in doc["findings"] if f["scope"] == "introduced"}
+    assert ("clippy", "clippy::needless_return") in found, doc["findings"]
+    assert any(tool == "golangci-lint" and "unused" in rule for tool, rule in found), doc["findings"]
