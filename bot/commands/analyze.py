@@ -5,9 +5,11 @@ reach; it talks to no forge (git may fetch PR commits a shallow checkout lacks).
 
 Inside GitHub Actions on `pull_request` the pull request (number, repository, base and head
 sha, target branch) comes from the event (`bot.triggers.github_actions`); a pull_request event
-that asks for no review (closed) writes nothing. Elsewhere the change comes from --base/--head,
-with no number and the repository read from the `origin` remote's URL when it names
-owner/name (else null).
+that asks for no review (closed) writes nothing. In a GitLab merge request pipeline it comes
+from the pipeline's variables (`bot.triggers.gitlab_ci`: the iid, the project's path, the
+diff's base and the merge request's head, never a merged-result commit). Elsewhere the
+change comes from --base/--head, with no number and the repository read from the `origin`
+remote's URL when it names owner/name (else null).
 Exit statuses: 0 once the artifact is written, whatever the gate (publishing decides it); 2
 bad usage (an --out that cannot be written, bad revisions, configuration or event).
 """
@@ -28,7 +30,7 @@ from bot.commands.pull_request import ensure_commits
 from bot.errors import BotError, Exit
 from bot.model import ReviewResult
 from bot.pipeline import ReviewOptions, run_review
-from bot.triggers import github_actions
+from bot.triggers import github_actions, gitlab_ci
 
 PR_EVENTS = ("pull_request", "pull_request_target")
 # scheme://[user@]host[:port]/PATH or scp-like user@host:PATH; local paths name no repository.
@@ -90,6 +92,8 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
 
 def _change(args: argparse.Namespace, env: Mapping[str, str]) -> Change | None:
     """What to analyse; None for a pull_request event that asks for no review (closed, ...)."""
+    if gitlab_ci.merge_request_pipeline(env):
+        return _merge_request(args, env)
     if env.get("GITHUB_EVENT_NAME") not in PR_EVENTS:
         repo = git.toplevel(args.repo or Path.cwd())
         return Change(repo, args.base, args.head or "HEAD", origin_repository(repo), None, None)
@@ -103,6 +107,19 @@ def _change(args: argparse.Namespace, env: Mapping[str, str]) -> Change | None:
     repo = git.toplevel(args.repo or Path(env.get("GITHUB_WORKSPACE") or "."))
     ensure_commits(repo, (trigger.head_sha, trigger.base_sha))
     return Change(repo, trigger.base_sha, trigger.head_sha, trigger.repository, trigger.number,
+                  trigger.target_ref)
+
+
+def _merge_request(args: argparse.Namespace, env: Mapping[str, str]) -> Change:
+    if args.base or args.head:
+        raise BotError("--base and --head come from the merge request pipeline here; drop them",
+                       Exit.USAGE)
+    trigger = gitlab_ci.from_env(env)
+    head = gitlab_ci.review_head(env)
+    assert trigger.base_sha is not None
+    repo = git.toplevel(args.repo or Path(env.get("CI_PROJECT_DIR") or "."))
+    ensure_commits(repo, (head, trigger.base_sha), hint=gitlab_ci.CHECKOUT_HINT)
+    return Change(repo, trigger.base_sha, head, trigger.repository, trigger.number,
                   trigger.target_ref)
 
 

@@ -32,7 +32,7 @@ from bot.forges import gitlab
 from bot.model import Trigger
 from bot.triggers import gitlab_ci
 
-CHECKOUT_HINT = "set `GIT_DEPTH: 0` (or a larger depth) in the job's variables"
+CHECKOUT_HINT = gitlab_ci.CHECKOUT_HINT
 
 
 def review(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str]) -> int:

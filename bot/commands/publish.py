@@ -10,6 +10,11 @@ inline and the exit status is 0). Several files (shards of one analysis) publish
 The gate's policy is the default branch's `.reviewbot.yml`, read through the API, never the
 artifact's: that is the word of a job that ran the pull request's code.
 
+In a GitLab merge request pipeline (a `publish` job that `needs:` the `analyze` job's
+artifact) it publishes to that merge request as `ci` does: diff threads, the summary note and
+the commit status. The artifact must be of this pipeline: its project, its merge request and
+its head are the pipeline's (`bot.triggers.gitlab_ci`), else it is refused (exit 2).
+
 Exit statuses: the gate (0, 1, 4); 2 a bad artifact or usage (the message says which field and
 why); 3 the GitHub API failed after retries.
 """
@@ -26,8 +31,10 @@ from typing import Any
 
 from bot import artifact, config
 from bot.chat.publishing import WithConversation, read_state
+from bot.chat.state import read as read_conversation
 from bot.chat.state import section, without_ignored
 from bot.commands import common, deliver
+from bot.commands import merge_request as gitlab_merge_request
 from bot.errors import BotError, Exit
 from bot.forges import github
 from bot.forges.github import GitHubForge
@@ -35,7 +42,7 @@ from bot.forges.github_repository import GitHubRepository
 from bot.forges.repository import Repository
 from bot.gate import override
 from bot.model import FileChange, GatePolicy, ReviewResult
-from bot.triggers import github_actions
+from bot.triggers import github_actions, gitlab_ci
 
 DEFAULT_MAX_BYTES = 10_000_000
 
@@ -45,7 +52,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                        description="Publish one or more analysis artifacts of one pull request: "
                                    "one review, a sticky summary and a check run. Reads no checkout.")
     p.add_argument("files", nargs="+", type=Path, metavar="FILE", help="analysis artifact(s)")
-    p.add_argument("--token", help="GitHub token (default: $GITHUB_TOKEN)")
+    p.add_argument("--token", help="GitHub token (default: $GITHUB_TOKEN; in GitLab CI: "
+                                   "$REVIEWBOT_GITLAB_TOKEN, else $GITLAB_TOKEN)")
     p.add_argument("--max-bytes", type=_positive, default=DEFAULT_MAX_BYTES, metavar="N",
                    help=f"refuse an artifact larger than this (default {DEFAULT_MAX_BYTES})")
     common.add_gate_options(p)
@@ -65,6 +73,8 @@ def _positive(text: str) -> int:
 
 def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
     env = os.environ if env is None else env
+    if gitlab_ci.active(env):
+        return merge_request(args, env)
     token = args.token or env.get("GITHUB_TOKEN")
     if not token:
         raise BotError("no GitHub token: pass --token or set GITHUB_TOKEN "
@@ -91,6 +101,37 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
     gate, outcome = deliver.deliver(WithConversation(forge, section(talk)), result,
                                     analysis.texts, deliver.options(args), env, analysis.number)
     # The head moved: this analysis is history, and the run of the new head decides.
+    return int(Exit.OK) if outcome.status == "stale" else int(gate.exit)
+
+
+def merge_request(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    """Publish to the merge request of this GitLab pipeline."""
+    trigger = gitlab_ci.from_env(env)
+    if trigger.kind != "review" or trigger.number is None:
+        raise BotError("in GitLab CI, `reviewbot publish` runs in the merge request pipeline whose "
+                       "`analyze` job wrote the artifact (rules: - if: $CI_PIPELINE_SOURCE == "
+                       "\"merge_request_event\")", Exit.USAGE)
+    token = args.token or gitlab_ci.token(env)
+    common.writable_output(args.sarif, "--sarif")
+    common.writable_output(args.code_quality, "--code-quality")
+    analysis = artifact.merge([read(path, args.max_bytes) for path in args.files])
+    head = gitlab_ci.review_head(env)
+    for field, found, expected in (("project", analysis.repository, trigger.repository),
+                                   ("merge request", analysis.number, trigger.number),
+                                   ("head", analysis.head_sha, head)):
+        if found != expected:
+            raise BotError(f"the analysis is of {field} {found}, but this pipeline is of "
+                           f"{expected}: publish only the artifact of this pipeline's "
+                           "`analyze` job", Exit.USAGE)
+    forge = gitlab_merge_request.forge(trigger, token, env)
+    policy = override(trusted_policy(gitlab_merge_request.repository(token, env, {})),
+                      args.fail_level, args.tool_errors)
+    # The summary note's conversation, as on GitHub; this read is the publish step's too.
+    talk = replace(read_conversation(forge.summary_body(keep=True)), shown=None)
+    result = within_diff(replace(without_ignored(analysis.result, talk), policy=policy),
+                         forge.diff_lines())
+    gate, outcome = deliver.deliver(WithConversation(forge, section(talk)), result,
+                                    analysis.texts, deliver.options(args), env, trigger.number)
     return int(Exit.OK) if outcome.status == "stale" else int(gate.exit)
 
 

@@ -31,6 +31,7 @@ TOKEN_HINT = ("create a project (or group) access token with the `api` scope and
               "(masked; not protected, or merge request pipelines cannot read it)")
 REVIEW_SOURCE = "merge_request_event"
 HOOK_SOURCE = "trigger"
+CHECKOUT_HINT = "set `GIT_DEPTH: 0` (or a larger depth) in the job's variables"
 HOOK_HINT = ("point a project webhook (Comments; Merge request events) at the pipeline trigger "
              "URL of the default branch (docs/gitlab.md)")
 
@@ -38,6 +39,20 @@ HOOK_HINT = ("point a project webhook (Comments; Merge request events) at the pi
 def active(env: Mapping[str, str]) -> bool:
     """Whether this run is a GitLab CI job (the runner sets GITLAB_CI=true)."""
     return env.get("GITLAB_CI") == "true"
+
+
+def merge_request_pipeline(env: Mapping[str, str]) -> bool:
+    """Whether this is a GitLab merge request pipeline (what `ci` reviews, `analyze` analyses
+    and `publish` publishes to)."""
+    return active(env) and env.get("CI_PIPELINE_SOURCE") == REVIEW_SOURCE
+
+
+def review_head(env: Mapping[str, str]) -> str:
+    """The merge request's head as the pipeline names it, without the API: the source branch's
+    sha in a merged-result pipeline (whose CI_COMMIT_SHA is a merge commit), else CI_COMMIT_SHA."""
+    if env.get("CI_MERGE_REQUEST_SOURCE_BRANCH_SHA"):
+        return _sha(env, "CI_MERGE_REQUEST_SOURCE_BRANCH_SHA")
+    return _sha(env, "CI_COMMIT_SHA")
 
 
 def from_env(env: Mapping[str, str]) -> Trigger:

@@ -61,12 +61,16 @@ class Pipeline:
                      ["checkout", "-q", "--detach", sha]):
             subprocess.run(["git", *args], cwd=clone, check=True, capture_output=True)
         self.env.update(CI_COMMIT_SHA=sha, CI_PROJECT_DIR=str(clone),
-                        CI_MERGE_REQUEST_DIFF_BASE_SHA=self.fake.version["base_commit_sha"])
+                        CI_MERGE_REQUEST_DIFF_BASE_SHA=self.fake.version["base_commit_sha"],
+                        CI_MERGE_REQUEST_SOURCE_BRANCH_SHA=self.fake.version["head_commit_sha"])
         return clone
 
     def run(self, *extra: str) -> int:
+        return self.run_command("ci", *extra)
+
+    def run_command(self, *argv: str) -> int:
         self.fake.calls.clear()
-        return cli.main(["ci", *extra])
+        return cli.main(list(argv))
 
 
 @pytest.fixture
@@ -294,3 +298,114 @@ def test_a_line_gitlab_refuses_is_posted_on_the_file(pipeline: Pipeline,
     assert kinds == ["file", "text"]
     [moved] = [t["notes"][0] for t in fake.threads() if t["notes"][0]["position"]["position_type"] == "file"]
     assert "the forge refused line" in moved["body"] and "line_code" in moved["body"]
+
+
+def _split(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+           *extra: str) -> tuple[int, Path]:
+    """The `analyze` job (no token in its environment), then the `publish` job in an empty
+    folder (GIT_STRATEGY: none): the publish job's status and the artifact."""
+    out = tmp_path / "reviewbot-analysis.json"
+    with monkeypatch.context() as job:
+        job.delenv("REVIEWBOT_GITLAB_TOKEN")
+        pipeline.fake.calls.clear()
+        assert cli.main(["analyze", "--out", str(out)]) == 0
+        assert pipeline.fake.calls == []  # analyze talks to no forge
+    empty = tmp_path / "publish-job"
+    empty.mkdir(exist_ok=True)
+    with monkeypatch.context() as job:
+        job.chdir(empty)
+        job.setenv("CI_PROJECT_DIR", str(empty))
+        status = pipeline.run_command("publish", str(out), *extra)
+    assert list(empty.iterdir()) == []
+    return status, out
+
+
+def _threads(fake: FakeGitLab) -> list[tuple[Any, str]]:
+    return sorted((json.dumps(t["notes"][0]["position"], sort_keys=True), t["notes"][0]["body"])
+                  for t in fake.threads())
+
+
+def test_analyze_then_publish_posts_what_one_review_job_posts(
+        pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    fake = pipeline.fake
+    pipeline.checkout()
+    _environ(pipeline, monkeypatch)
+    status, out = _split(pipeline, monkeypatch, tmp_path)
+    assert status == 1  # F401 and F841 are errors
+    analysis = json.loads(out.read_text())
+    assert (analysis["repository"], analysis["number"], analysis["head_sha"]) == (
+        "group/demo", 3, fake.version["head_commit_sha"])  # the MR head, not the merged result
+    split = _threads(fake)
+    assert len(split) == 2 and len(fake.summaries()) == 1
+    assert [s["status"] for s in fake.statuses] == ["failed"]
+    reads = [c.path for c in fake.calls if c.method == "GET" and c.path.endswith("/discussions")]
+    assert len(reads) == 1
+    # The same again publishes nothing new: the threads are found in place.
+    assert _split(pipeline, monkeypatch, tmp_path)[0] == 1
+    assert fake.writes() == [] and len(fake.threads()) == 2
+
+    fake.discussions.clear()
+    assert pipeline.run() == 1  # one `reviewbot ci` job instead
+    assert _threads(fake) == split
+
+
+def test_the_published_policy_is_the_default_branch_s(
+        pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    fake = pipeline.fake
+    pipeline.checkout()
+    _environ(pipeline, monkeypatch)
+    out = tmp_path / "reviewbot-analysis.json"
+    with monkeypatch.context() as job:
+        job.delenv("REVIEWBOT_GITLAB_TOKEN")
+        assert cli.main(["analyze", "--out", str(out)]) == 0
+    # The job that ran the merge request's code says the gate is off: its word does not count.
+    tampered = json.loads(out.read_text())
+    tampered["result"]["policy"] = {"fail_level": "none", "tool_errors": "warn"}
+    out.write_text(json.dumps(tampered))
+    assert pipeline.run_command("publish", str(out)) == 1
+    raws = [c for c in fake.calls if c.path.endswith("/raw")]  # from the default branch
+    assert raws and all(c.params.get("ref") == "main" for c in raws)
+    # The default branch's own settings do count.
+    fake.discussions.clear()
+    pipeline.origin.checkout("main")
+    pipeline.origin.commit({".reviewbot.yml": "fail-level: none\n"}, "no gate")
+    pipeline.origin.checkout("feature")
+    assert pipeline.run_command("publish", str(out)) == 0
+
+
+@pytest.mark.parametrize("field, value", [("number", 4), ("repository", "group/other"),
+                                          ("head", "1" * 40)])
+def test_an_artifact_of_another_pipeline_is_refused(
+        pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str], field: str, value: Any) -> None:
+    pipeline.checkout()
+    _environ(pipeline, monkeypatch)
+    out = tmp_path / "reviewbot-analysis.json"
+    with monkeypatch.context() as job:
+        job.delenv("REVIEWBOT_GITLAB_TOKEN")
+        assert cli.main(["analyze", "--out", str(out)]) == 0
+    if field == "head":  # the artifact of an earlier pipeline of this merge request
+        monkeypatch.setenv("CI_MERGE_REQUEST_SOURCE_BRANCH_SHA", value)
+    else:
+        tampered = json.loads(out.read_text())
+        tampered[field] = value
+        out.write_text(json.dumps(tampered))
+    capsys.readouterr()
+    assert pipeline.run_command("publish", str(out)) == 2
+    assert "this pipeline" in capsys.readouterr().err
+    assert pipeline.fake.writes() == [] and pipeline.fake.discussions == []
+
+
+def test_a_tampered_artifact_is_refused(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch,
+                                        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pipeline.checkout()
+    _environ(pipeline, monkeypatch)
+    out = tmp_path / "reviewbot-analysis.json"
+    with monkeypatch.context() as job:
+        job.delenv("REVIEWBOT_GITLAB_TOKEN")
+        assert cli.main(["analyze", "--out", str(out)]) == 0
+    out.write_text(out.read_text().replace('"app.py"', '"../app.py"'))
+    capsys.readouterr()
+    assert pipeline.run_command("publish", str(out)) == 2
+    assert "invalid analysis artifact" in capsys.readouterr().err
+    assert pipeline.fake.calls == []  # refused before any request
