@@ -42,7 +42,35 @@ def _jobs(path: Path, tmp_path: Path) -> dict[str, Any]:
     # The jobs as GitLab runs them: every input replaced by its default.
     spec, text = _component()
     inputs = spec["spec"]["inputs"]
-    return dict(yaml.safe_load(INPUT.sub(lambda m: str(inputs[m.group(1)]["default"]), text)))
+    return dict(yaml.safe_load(INPUT.sub(lambda m: _text(inputs[m.group(1)]["default"]), text)))
+
+
+def _text(value: Any) -> str:
+    """An input's value as GitLab interpolates it (a boolean as `true`/`false`)."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _variables(jobs: dict[str, Any], name: str) -> dict[str, str]:
+    """The job's variables: the file's, then those of what it extends, then its own."""
+    job = jobs[name]
+    base = _variables(jobs, job["extends"]) if "extends" in job else dict(jobs.get("variables", {}))
+    return {**base, **job.get("variables", {})}
+
+
+CONDITION = re.compile(r'\$(\w+) (==|!=) "([^"]*)"')
+
+
+def _runs(jobs: dict[str, Any], name: str, env: dict[str, str]) -> bool:
+    """Whether the job's one rule holds (its `if:` is conditions joined by `&&`)."""
+    [rule] = jobs[name]["rules"]
+    values = {**_variables(jobs, name), **env}
+    out = True
+    for condition in rule["if"].split(" && "):
+        found = CONDITION.fullmatch(condition)
+        assert found, condition
+        var, op, text = found.groups()
+        out = out and ((values.get(var, "") == text) == (op == "=="))
+    return out
 
 
 def test_valid_against_gitlabs_schema(tmp_path: Path) -> None:
@@ -64,7 +92,7 @@ def test_the_component_s_inputs_are_all_used_and_documented() -> None:
     spec, jobs = _component()
     assert set(spec) == {"spec"} and set(spec["spec"]) == {"inputs"}
     inputs: dict[str, dict[str, Any]] = spec["spec"]["inputs"]
-    assert {"image", "fail_level", "token_variable", "code_quality"} <= set(inputs)
+    assert {"image", "fail_level", "token_variable", "code_quality", "stage", "split"} <= set(inputs)
     for name, declared in inputs.items():
         assert set(declared) <= INPUT_KEYWORDS, name
         assert declared.get("description") and "default" in declared, name
@@ -78,8 +106,11 @@ def test_the_component_s_inputs_are_all_used_and_documented() -> None:
 
 @pytest.mark.parametrize("path", [*PLAIN, COMPONENT], ids=lambda p: p.name)
 def test_the_merge_request_job(path: Path, tmp_path: Path) -> None:
-    job = _jobs(path, tmp_path)["reviewbot"]
-    assert job["rules"] == [{"if": '$CI_PIPELINE_SOURCE == "merge_request_event"'}]
+    jobs = _jobs(path, tmp_path)
+    job = jobs["reviewbot"]
+    assert job["rules"][0]["if"].startswith('$CI_PIPELINE_SOURCE == "merge_request_event"')
+    assert _runs(jobs, "reviewbot", {"CI_PIPELINE_SOURCE": "merge_request_event"})
+    assert not _runs(jobs, "reviewbot", {"CI_PIPELINE_SOURCE": "push"})
     [script] = job["script"]
     report = job["artifacts"]["reports"]["codequality"]
     assert script.startswith("reviewbot ci ") and f"--code-quality {report}" in script
@@ -98,3 +129,30 @@ def test_the_webhook_and_sweep_jobs(path: Path, tmp_path: Path) -> None:
     token = base.get("variables", {}).get("REVIEWBOT_TOKEN_VARIABLE") or \
         jobs["variables"]["REVIEWBOT_TOKEN_VARIABLE"]
     assert token == "REVIEWBOT_GITLAB_TOKEN"  # the variable's name, never a token
+
+
+@pytest.mark.parametrize("path", [FOLDER / "reviewbot.yml", COMPONENT], ids=lambda p: p.name)
+def test_the_split_is_opt_in_and_replaces_the_review_job(path: Path, tmp_path: Path) -> None:
+    jobs = _jobs(path, tmp_path)
+    mr = {"CI_PIPELINE_SOURCE": "merge_request_event"}
+    review = ("reviewbot", "reviewbot-analyze", "reviewbot-publish")
+    assert [_runs(jobs, j, mr) for j in review] == [True, False, False]  # by default, one job
+    split = {**mr, "REVIEWBOT_SPLIT": "true"}  # the component's `split: true`
+    assert [_runs(jobs, j, split) for j in review] == [False, True, True]
+    assert not any(_runs(jobs, j, {**split, "CI_PIPELINE_SOURCE": "push"}) for j in review)
+
+    analyze, publish = jobs["reviewbot-analyze"], jobs["reviewbot-publish"]
+    [run] = analyze["script"]
+    out = run.removeprefix("reviewbot analyze --out ")
+    assert out != run and analyze["artifacts"]["paths"] == [out]
+    assert "environment" not in analyze  # never the token's environment
+    assert publish["needs"] == [{"job": "reviewbot-analyze", "artifacts": True}]
+    assert publish["stage"] == ".post"  # a later stage than any
+    assert publish["environment"] == {"name": "reviewbot", "action": "access"}
+    assert _variables(jobs, "reviewbot-publish")["GIT_STRATEGY"] == "none"
+    [send] = publish["script"]
+    report = publish["artifacts"]["reports"]["codequality"]
+    assert send.startswith(f"reviewbot publish {out} ") and f"--code-quality {report}" in send
+    assert publish["artifacts"]["when"] == "always"
+    docs = (ROOT / "docs" / "gitlab.md").read_text()
+    assert "reviewbot-publish" in docs and "environment" in docs

@@ -115,6 +115,11 @@ def _merge_request(args: argparse.Namespace, env: Mapping[str, str]) -> Change:
         raise BotError("--base and --head come from the merge request pipeline here; drop them",
                        Exit.USAGE)
     trigger = gitlab_ci.from_env(env)
+    exposed = gitlab_ci.token_in_reach(env)
+    if exposed:
+        print(f"reviewbot: warning: {exposed} is set in this job, which runs the merge request's "
+              "code: give the variable the environment scope `reviewbot`, which only the publish "
+              "job names (docs/gitlab.md)", file=sys.stderr)
     head = gitlab_ci.review_head(env)
     assert trigger.base_sha is not None
     repo = git.toplevel(args.repo or Path(env.get("CI_PROJECT_DIR") or "."))

@@ -233,6 +233,13 @@ def token(env: Mapping[str, str]) -> str:
     return value
 
 
+def token_in_reach(env: Mapping[str, str]) -> str | None:
+    """The name of a token variable set in this job, if any (`analyze` runs the merge
+    request's code and should see none)."""
+    names = (env.get("REVIEWBOT_TOKEN_VARIABLE") or "", "REVIEWBOT_GITLAB_TOKEN", "GITLAB_TOKEN")
+    return next((name for name in names if name and env.get(name)), None)
+
+
 def api(env: Mapping[str, str]) -> tuple[str, str]:
     """The REST API (CI_API_V4_URL, else CI_SERVER_URL/api/v4) and the project (CI_PROJECT_ID)."""
     url = env.get("CI_API_V4_URL") or (

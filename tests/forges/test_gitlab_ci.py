@@ -396,6 +396,20 @@ def test_an_artifact_of_another_pipeline_is_refused(
     assert pipeline.fake.writes() == [] and pipeline.fake.discussions == []
 
 
+def test_analyze_warns_when_the_token_is_in_its_job(
+        pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    pipeline.checkout()
+    _environ(pipeline, monkeypatch)
+    out = tmp_path / "reviewbot-analysis.json"
+    assert cli.main(["analyze", "--out", str(out)]) == 0
+    assert "REVIEWBOT_GITLAB_TOKEN is set in this job" in capsys.readouterr().err
+    monkeypatch.delenv("REVIEWBOT_GITLAB_TOKEN")
+    assert cli.main(["analyze", "--out", str(out)]) == 0
+    assert "warning" not in capsys.readouterr().err
+    assert pipeline.fake.calls == []
+
+
 def test_a_tampered_artifact_is_refused(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch,
                                         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pipeline.checkout()
