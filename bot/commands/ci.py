@@ -42,7 +42,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--token", help="GitHub token (default: $GITHUB_TOKEN; on GitLab: "
                                    "$REVIEWBOT_GITLAB_TOKEN, else $GITLAB_TOKEN)")
     p.add_argument("--dry-run", action="store_true",
-                   help="print the requests that would be sent, as JSON; needs no token")
+                   help="print the requests that would be sent, as JSON; needs no token "
+                        "(on GitLab it reads the merge request with the token)")
     common.add_gate_options(p)
     deliver.add_options(p)
     common.add_tool_options(p)

@@ -129,3 +129,38 @@ def test_lists_are_read_to_the_last_page(fake: FakeGitLab, sleeps: Sleeps) -> No
     assert len(f.load().comments) == 130
     pages = [c for c in fake.calls if c.path.endswith("/discussions") and c.method == "GET"]
     assert [c.params.get("page", "1") for c in pages[-2:]] == ["1", "2"]
+
+
+def _discussion_reads(fake: FakeGitLab) -> int:
+    return sum(1 for c in fake.calls if c.method == "GET" and c.path.endswith("/discussions"))
+
+
+def test_a_kept_read_serves_the_next_load_only_until_a_write(fake: FakeGitLab,
+                                                             sleeps: Sleeps) -> None:
+    f = forge(fake, sleeps)
+    head = f.load().head
+    f.post(head, "", [note("one", 2)])
+    fake.calls.clear()
+    assert f.summary_body(keep=True) is None
+    [posted] = f.load().comments  # the kept read: no request
+    assert posted.key == "one" and _discussion_reads(fake) == 1
+    f.load()  # kept once only
+    assert _discussion_reads(fake) == 2
+    f.summary_body(keep=True)
+    f.post(head, "", [note("two", 2)])  # a write: the kept read is history
+    assert len(f.load().comments) == 2 and _discussion_reads(fake) == 4
+
+
+def test_recorded_writes_are_not_sent(fake: FakeGitLab, sleeps: Sleeps) -> None:
+    f = forge(fake, sleeps)
+    f.record_writes()
+    state = f.load()
+    assert f.post(state.head, "", [note("one", 2)]) == []
+    f.summary(state, "/close\nsummary <!-- reviewbot:summary -->")
+    f.check(StatusReport("reviewbot", state.head, "failure", "failing", ""))
+    assert [c for c in fake.calls if c.method != "GET"] == []
+    assert [(r["method"], r["path"].rsplit("/", 1)[-1]) for r in f.requests] == [
+        ("POST", "discussions"), ("POST", "notes"), ("POST", state.head)]
+    assert f.requests[0]["body"]["position"]["new_line"] == 2
+    assert f.requests[1]["body"]["body"].startswith("&#47;close")  # defused as it would be sent
+    assert f.requests[2]["body"]["state"] == "failed"
