@@ -28,6 +28,7 @@ from bot.chat.state import Ignored, Staged, without_ignored
 from bot.errors import BotError, Exit
 from bot.forges.repository import Access
 from bot.model import Trigger
+from bot.render.markdown import code, escape, inline
 from bot.render.suggestion import block
 
 
@@ -59,7 +60,7 @@ def comment(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str],
     try:
         ok, code = run(session, parsed, trigger)
     except BotError as exc:
-        session.say(f"reviewbot failed: {exc.message}")
+        session.say(f"reviewbot failed: {escape(exc.message)}")
         ok, code = False, int(exc.code)
     session.repo.react(trigger.number, trigger.comment_id, "rocket" if ok else "confused")
     return code
@@ -77,9 +78,10 @@ def run(session: Session, parsed: Sequence[Parsed], trigger: Trigger) -> tuple[b
         session.state = session.read_state()
     ok, dirty = True, False
     for item in parsed:
-        quoted = "> " + lines[item.line - 1].strip()[:200] if item.line <= len(lines) else ""
+        # The user's line quoted inert: a mention or reference in it is not posted again.
+        quoted = "> " + inline(lines[item.line - 1][:200]) if item.line <= len(lines) else ""
         if isinstance(item, Problem):
-            session.say(f"{quoted}\n\n{item.message}")
+            session.say(f"{quoted}\n\n{escape(item.message)}")
             ok = False
             continue
         done, changed = HANDLERS[item.verb](session, item, trigger.actor or "", quoted)
@@ -107,11 +109,12 @@ def _ignore(session: Session, command: Command, actor: str, quoted: str) -> tupl
                  None)
     if found is None:
         session.say(f"{quoted}\n\nNo finding at {session.pr.head[:12]} has the fingerprint "
-                    f"`{command.fingerprint}`; nothing was ignored.")
+                    f"{code(command.fingerprint)}; nothing was ignored.")
         return False, False
     session.state = session.state.ignore(Ignored(command.fingerprint, actor, command.reason))
     f = found.finding
-    session.say(f"{quoted}\n\nIgnored `{f.tool}` `{f.rule}` at `{f.path}:{f.span.line}` on this "
+    where = code(f"{f.path}:{f.span.line}")
+    session.say(f"{quoted}\n\nIgnored {code(f.tool)} {code(f.rule)} at {where} on this "
                 "pull request: it is not commented or gated any more, and the summary lists it.")
     return True, True
 
@@ -130,7 +133,7 @@ def _ast_grep(session: Session, command: Command, actor: str, quoted: str) -> tu
     try:
         found = structural.search(command.pattern, command.lang, texts)
     except BotError as exc:
-        session.say(f"{quoted}\n\n{exc.message}")
+        session.say(f"{quoted}\n\n{escape(exc.message)}")
         return False, False
     session.say(f"{quoted}\n\n{structural.matches_reply(command.pattern, found, texts)}")
     return True, False
@@ -144,7 +147,7 @@ def _ast_edit(session: Session, command: Command, actor: str, quoted: str) -> tu
     rewrite = sources.StagedRewrite(command.pattern, command.rewrite, command.lang, actor)
     groups, problem = sources.staged_groups(rewrite, f"/ast-edit by {actor}", paths, texts)
     if problem:
-        session.say(f"{quoted}\n\n{problem}")
+        session.say(f"{quoted}\n\n{escape(problem)}")
         return False, False
     if not groups:
         session.say(f"{quoted}\n\nNo match in the pull request's changed files; nothing staged.")

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.model import Finding, Severity, Span
-from bot.render.markdown import BODY_LIMIT, SEVERITY_ICONS, clip, escape, frame
+from bot.render.markdown import BODY_LIMIT, SEVERITY_ICONS, clip, code, escape, frame
 from bot.sweep.state import Regression
 
 MAX_FRAMES = 25
@@ -54,7 +54,7 @@ def title(ref: str) -> str:
 
 def baseline(ref: str, head: str, note: str = "") -> str:
     lead = f"{escape(note)}\n\n" if note else ""
-    return (f"## reviewbot: regressions on `{escape(ref)}`\n\n{lead}"
+    return (f"## reviewbot: regressions on {code(ref)}\n\n{lead}"
             f"Baseline recorded at {head[:12]}. Nothing before it is reported. The next sweep "
             f"reports every finding the commits after {head[:12]} introduce, with the commit, "
             "pull request and author that brought it; this issue opens while any is unfixed.")
@@ -83,7 +83,7 @@ def table(page: Page) -> str:
 
 
 def closing(ref: str, head: str) -> str:
-    return (f"Every regression on `{escape(ref)}` is fixed as of {head[:12]}: closing. The next "
+    return (f"Every regression on {code(ref)} is fixed as of {head[:12]}: closing. The next "
             "sweep reopens this issue if a new one lands.")
 
 
@@ -98,7 +98,7 @@ def _head(page: Page) -> str:
     state = (f"**{len(page.open)} open regression{'s' * (len(page.open) != 1)}** ({new} new)"
              if page.open else "**No open regression**")
     fixed = f" {len(page.fixed)} fixed since the last sweep." if page.fixed else ""
-    return (f"## reviewbot: regressions on `{escape(page.ref)}`\n\n"
+    return (f"## reviewbot: regressions on {code(page.ref)}\n\n"
             f"Swept {page.head[:12]} against the last sweep {page.base[:12]} ({commits}). "
             f"{state}.{fixed}")
 
@@ -107,10 +107,15 @@ def _cell(text: str) -> str:
     return escape(" ".join(text.split())).replace("|", "\\|")
 
 
+def _code_cell(text: str) -> str:
+    """A name as a code span inside a table row: GFM splits cells at a pipe even in code."""
+    return code(text).replace("|", "\\|")
+
+
 def _row(icon: str, r: Regression, struck: bool, change: str = "#") -> str:
     severity = SEVERITY_ICONS[Severity.parse(r.severity)]
-    what = f"{severity} `{r.tool}` `{r.rule}`: {_cell(clip(r.message, 160))}"
-    where = f"`{r.path}:{r.line}`"
+    what = f"{severity} {_code_cell(r.tool)} {_code_cell(r.rule)}: {_cell(clip(r.message, 160))}"
+    where = _code_cell(f"{r.path}:{r.line}")
     commit = r.commit[:12] if r.commit else "not attributed"
     pull = f"{change}{r.pull}" if r.pull is not None else "pushed directly"
     author = _cell(r.author or "unknown")
@@ -130,12 +135,12 @@ def _environment(env: Environment) -> str:
     causes = [f"with {escape(t.name)} {escape(t.after)} (was {escape(t.before)})" for t in env.tools]
     if env.config_paths:
         causes.append("with the new configuration (" +
-                      ", ".join(f"`{p}`" for p in env.config_paths) + ")")
+                      ", ".join(code(p) for p in env.config_paths) + ")")
     head = (f"### New {' and '.join(causes)}\n\nNot regressions of the code, attributed to no "
             "commit: what the new tools or settings report on code that did not change.")
     if not env.findings:
         return f"{head}\n\nNothing new."
-    items = [f"- `{f.path}:{f.line}` · {SEVERITY_ICONS[f.severity]} `{f.tool}` `{f.rule}`: "
+    items = [f"- {code(f'{f.path}:{f.line}')} · {SEVERITY_ICONS[f.severity]} {code(f.tool)} {code(f.rule)}: "
              f"{_cell(clip(f.message, 200))}" for f in env.findings[:MAX_ENVIRONMENT]]
     if len(env.findings) > MAX_ENVIRONMENT:
         items.append(f"- …and {len(env.findings) - MAX_ENVIRONMENT} more")
@@ -152,7 +157,7 @@ def _details(open_: Sequence[Regression], texts: Mapping[str, Sequence[str]]) ->
     for r in open_[:MAX_FRAMES]:
         shown = frame(texts.get(r.path, ()), finding_of(r))
         brought = f" — brought by {r.commit[:12]}" if r.commit else ""
-        parts.append(f"#### `{r.path}:{r.line}` · `{r.tool}` `{r.rule}`{brought}\n\n"
+        parts.append(f"#### {code(f'{r.path}:{r.line}')} · {code(r.tool)} {code(r.rule)}{brought}\n\n"
                      f"{escape(clip(r.message, 2_000))}" + (f"\n\n{shown}" if shown else ""))
     return "### Open regressions\n\n" + "\n\n".join(parts) if parts else ""
 

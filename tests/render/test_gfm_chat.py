@@ -3,8 +3,6 @@ GitHub and a real origin (tests/chat), each reply checked for structure, raw HTM
 
 from __future__ import annotations
 
-import pytest
-
 from tests import gfm
 from tests.chat.conftest import World
 from tests.chat.conftest import world as world  # the fixture, shared with tests/chat
@@ -30,9 +28,6 @@ def test_the_ast_edit_reply_and_its_plan_are_inert(world: World) -> None:
     assert [f.info for f in gfm.fences(reply)] == ["diff"]
 
 
-@pytest.mark.xfail(strict=True, reason="bot/chat/flow.py quotes the command line as it was "
-                   "written ('> ' + line): a mention or an issue reference in it is posted again "
-                   "by the bot, and raw HTML in it renders")
 def test_a_quoted_command_line_cannot_ping_or_render_html(world: World) -> None:
     for reply in _replies(world, "wes", "/ast-grep nothing_here($A) --lang python @alice #12 <b>x"):
         gfm.check_inert(reply)

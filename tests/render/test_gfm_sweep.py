@@ -4,8 +4,6 @@ links `#N` on purpose (that reference is the point of the row); nothing else may
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -18,9 +16,8 @@ from tests.render.test_gfm import nasty, one_line
 
 HEAD, BASE = "h" * 40, "b" * 40
 TEXTS = {"a.py": [f"line_{n} = {n}\n" for n in range(1, 9)]}
-# Names the sweep puts in code spans as they are (see the xfail tests below): no backtick, pipe
-# or backslash, which would end the span or the cell.
-names = one_line.map(lambda s: re.sub(r"[`|\\]", "", s) or "n")
+# Names the sweep puts in code spans: backticks, pipes and backslashes included.
+names = one_line.map(lambda s: s.strip() or "n")
 paths = st.sampled_from(["a.py", "dir/b.py"]) | names
 
 
@@ -66,8 +63,6 @@ def test_the_tracking_issue_survives_any_text(open_: list[Regression], fixed: li
         gfm.check_inert(body)
 
 
-@pytest.mark.xfail(strict=True, reason="bot/sweep/render.py writes paths, tools and rules in raw "
-                   "backticks: a pipe splits the row, a backtick ends the span")
 @pytest.mark.parametrize("path", ["we|ird.py", "a`b.py"])
 def test_a_path_with_a_pipe_or_a_backtick_keeps_the_row(path: str) -> None:
     r = Regression("fp", "ruff", "F401", "error", "m", path, 1, 1, 1, 3, None)
@@ -79,8 +74,6 @@ def test_a_path_with_a_pipe_or_a_backtick_keeps_the_row(path: str) -> None:
                                        if t.type == "code_inline"]
 
 
-@pytest.mark.xfail(strict=True, reason="bot/sweep/render.py writes tool and rule names in raw "
-                   "backticks: a backtick in one lets the rest of the text link")
 def test_a_tool_name_with_a_backtick_cannot_ping() -> None:
     r = Regression("fp", "any`tool", "R1", "error", "m", "a.py", 1, 1, 1, 3, None)
     page = Page("main", HEAD, BASE, 1, (r,))
