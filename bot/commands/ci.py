@@ -23,7 +23,7 @@ from pathlib import Path
 from bot.chat import flow as chat_flow
 from bot.chat import review as chat_review
 from bot.commands import common, deliver, gitlab_chat, gitlab_sweep, label, merge_request, sweep
-from bot.errors import Exit
+from bot.errors import BotError, Exit
 from bot.model import Trigger, TriggerKind
 from bot.triggers.environment import current
 
@@ -42,7 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--token", help="GitHub token (default: $GITHUB_TOKEN; on GitLab: "
                                    "$REVIEWBOT_GITLAB_TOKEN, else $GITLAB_TOKEN)")
     p.add_argument("--dry-run", action="store_true",
-                   help="print the requests that would be sent, as JSON; needs no token "
+                   help="reviews and sweeps: print the requests that would be sent, as JSON; needs no token "
                         "(on GitLab it reads the merge request with the token)")
     common.add_gate_options(p)
     deliver.add_options(p)
@@ -59,7 +59,15 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
     if action is None:
         print(f"reviewbot: {runner.unhandled(trigger, tuple(actions))}", file=sys.stderr)
         return int(Exit.OK)
+    if args.dry_run and trigger.kind not in DRY_RUNS:
+        # Commands and the label reply, react, commit and push: a dry run would still write.
+        raise BotError(f"--dry-run works for reviews and sweeps, not for a {trigger.kind} event "
+                       "(its commands would still reply, commit and push)", Exit.USAGE)
     return action(args, trigger, env)
+
+
+# The kinds whose action prints its writes instead of sending them under --dry-run.
+DRY_RUNS: frozenset[TriggerKind] = frozenset({"review", "sweep"})
 
 
 ACTIONS: dict[TriggerKind, Action] = {

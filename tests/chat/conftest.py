@@ -46,13 +46,14 @@ class World:
     monkeypatch: pytest.MonkeyPatch
     base: str
     head: str
+    flags: tuple[str, ...] = ()  # more arguments for `reviewbot ci`
 
     def _run(self, name: str, payload: dict[str, Any]) -> int:
         event = self.tmp / f"{name}.json"
         event.write_text(json.dumps(payload))
         self.monkeypatch.setenv("GITHUB_EVENT_NAME", name)
         self.monkeypatch.setenv("GITHUB_EVENT_PATH", str(event))
-        return cli.main(["ci", "--repo", str(self.checkout)])
+        return cli.main(["ci", "--repo", str(self.checkout), *self.flags])
 
     def comment(self, user: str, body: str, *, written: str = WRITTEN, bot: bool = False) -> int:
         cid = self.fake.comment_by(user, body)

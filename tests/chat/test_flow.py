@@ -262,3 +262,14 @@ def test_state_in_someone_else_s_comment_is_not_trusted(world: World) -> None:
         api_url=world.fake.api_url, graphql_url=world.fake.graphql_url, token="t",
         repository="octo/demo", number=7))
     assert publishing.read_state(forge.api, 7) == Conversation()
+
+
+@pytest.mark.parametrize("event", ["comment", "label"])
+def test_a_dry_run_of_a_command_or_the_label_writes_nothing(world: World, event: str,
+                                                             capsys: pytest.CaptureFixture[str]
+                                                             ) -> None:
+    world.flags = ("--dry-run",)
+    status = world.comment("wes", "/fix") if event == "comment" else world.label("max")
+    assert status == 2
+    assert world.writes() == [] and world.branch() == world.fake.s.head
+    assert "--dry-run" in capsys.readouterr().err

@@ -45,13 +45,14 @@ class Project:
     monkeypatch: pytest.MonkeyPatch
     head: str
     users: dict[str, dict[str, Any]]
+    flags: tuple[str, ...] = ()  # more arguments for `reviewbot ci`
 
     def _run(self, payload: dict[str, Any]) -> int:
         path = self.tmp / "trigger-payload.json"
         path.write_text(json.dumps(payload))
         self.monkeypatch.setenv("TRIGGER_PAYLOAD", str(path))
         self.fake.calls.clear()
-        return cli.main(["ci"])
+        return cli.main(["ci", *self.flags])
 
     def note(self, who: str, body: str, *, head: str | None = None) -> int:
         user = self.users.get(who, BOT)
@@ -318,3 +319,12 @@ def test_ignore_is_kept_in_the_summary_note(project: Project) -> None:
     posted = len(project.fake.threads())
     assert project.note("dev", "/review") == 0  # a later run reads the state from the note
     assert len(project.fake.threads()) == posted and "ignored by @" in project.summary()
+
+
+@pytest.mark.parametrize("event", ["note", "label"])
+def test_a_dry_run_of_a_command_or_the_label_writes_nothing(project: Project, event: str) -> None:
+    project.flags = ("--dry-run",)
+    before = project.branch()
+    status = project.note("dev", "/fix") if event == "note" else project.label("dev")
+    assert status == 2
+    assert project.writes() == [] and project.branch() == before
