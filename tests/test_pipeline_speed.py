@@ -23,7 +23,9 @@ RUFF = '[lint]\nselect = ["F", "E"]\n'
 # schema checker, the structural search's parsers, the language-server protocol, and the
 # package metadata (only --version reads it).
 HEAVY = ("github", "gitlab", "httpx", "jsonschema", "tree_sitter", "tree_sitter_language_pack",
-         "lsprotocol", "yaml", "importlib.metadata")
+         "lsprotocol", "yaml", "importlib.metadata",
+         # the parsers of declared linters' globs, JSON documents and mypy's settings
+         "pathspec", "ijson", "tomllib", "configparser")
 # The bot's own modules for other jobs: forges, CI triggers, chat commands, apply, sweep, the
 # structural search, a language server's session.
 UNUSED = ("bot.forges", "bot.triggers", "bot.chat", "bot.apply", "bot.sweep", "bot.publish",

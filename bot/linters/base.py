@@ -12,10 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO, Literal
 
-import ijson  # type: ignore[import-untyped]
-import pathspec
-from ijson.common import ObjectBuilder  # type: ignore[import-untyped]
-
 from bot import proc
 from bot.analyzer import Target, TreeView
 from bot.model import Finding
@@ -114,6 +110,8 @@ class LinterSpec:
 
 @functools.lru_cache(maxsize=64)
 def _globs(patterns: tuple[str, ...]) -> Callable[[str], bool]:
+    import pathspec  # here: only declared linters and presets have globs; a plain review skips it
+
     matches: Callable[[str], bool] = pathspec.PathSpec.from_lines("gitignore", patterns).match_file
     return matches
 
@@ -170,6 +168,8 @@ def json_lines(result: proc.Result) -> Iterator[Any]:
 def json_events(stream: BinaryIO) -> Iterator[tuple[str, str, Any]]:
     """ijson's (prefix, event, value) events of a JSON document, read incrementally; output
     that is not JSON raises GarbageOutput."""
+    import ijson  # type: ignore[import-untyped]  # here: only JSON-document parsers need it
+
     try:
         yield from ijson.parse(stream, use_float=True)
     except ijson.JSONError as exc:
@@ -178,6 +178,8 @@ def json_events(stream: BinaryIO) -> Iterator[tuple[str, str, Any]]:
 
 def build(events: Iterator[tuple[str, str, Any]], event: str, value: Any) -> Any:
     """The JSON value that starts with (`event`, `value`), taking its events from `events`."""
+    from ijson.common import ObjectBuilder  # type: ignore[import-untyped]
+
     builder = ObjectBuilder()
     builder.event(event, value)
     depth = 1 if event in ("start_map", "start_array") else 0

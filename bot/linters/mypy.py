@@ -8,10 +8,8 @@ whatever they import. Notes are folded into the error they belong to.
 
 from __future__ import annotations
 
-import configparser
 import dataclasses
 import re
-import tomllib
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -34,6 +32,8 @@ def _settings(root: Path) -> dict[str, Any] | None:
     for name in ("mypy.ini", ".mypy.ini"):
         path = root / name
         if path.is_file():
+            import configparser  # here: a review without mypy's files never needs the parsers
+
             parser = configparser.ConfigParser()
             try:
                 parser.read(path, encoding="utf-8")
@@ -43,8 +43,16 @@ def _settings(root: Path) -> dict[str, Any] | None:
     pyproject = root / "pyproject.toml"
     if pyproject.is_file():
         try:
-            tool = tomllib.loads(pyproject.read_text("utf-8")).get("tool") or {}
-        except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError):
+            text = pyproject.read_text("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+        if "mypy" not in text:  # no [tool.mypy] possible: spares parsing (and importing) TOML
+            return None
+        import tomllib
+
+        try:
+            tool = tomllib.loads(text).get("tool") or {}
+        except tomllib.TOMLDecodeError:
             return None
         if "mypy" in tool:
             return dict(tool["mypy"])
