@@ -7,7 +7,9 @@ Package-scoped tools key one entry on the blobs of all the files their result de
 Entries are small JSON files under `<dir>/<FORMAT>/<2 hex>/<key>.json`, written to a temporary
 file and renamed into place, so concurrent runs never see half an entry; an entry that does not
 decode (or whose stored key differs) is a miss and is deleted. Reads refresh the mtime and
-`prune` evicts the least recently used entries once the folder exceeds its size bound.
+`prune` evicts the least recently used entries once the folder exceeds its size bound; it
+measures the folder at most once every `PRUNE_EVERY` seconds (a stamp file's mtime), since the
+measuring stats every entry and would otherwise cost each review time in the cache's size.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import contextlib
 import hashlib
 import json
 import os
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -26,6 +29,7 @@ from bot.model import Finding
 FORMAT = "v2"
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 PRUNE_TO = 0.8  # prune down to this fraction of the bound, so pruning is not constant
+PRUNE_EVERY = 600.0  # seconds between two measures of the folder (see the module's docstring)
 
 
 def default_dir() -> Path:
@@ -138,7 +142,14 @@ class FindingsCache:
         _write_atomic(self._version_entry(stamp), json.dumps({"stamp": stamp, "version": version}))
 
     def prune(self) -> int:
-        """Evict least recently used entries until the cache is under its bound; returns count."""
+        """Evict least recently used entries until the cache is under its bound; returns count.
+        Measured less than `PRUNE_EVERY` seconds ago (by any run): nothing to do, returns 0."""
+        stamp = self.directory / ".pruned"
+        with contextlib.suppress(OSError):
+            if 0 <= time.time() - stamp.stat().st_mtime < PRUNE_EVERY:
+                return 0
+        with contextlib.suppress(OSError):
+            stamp.touch()
         entries: list[tuple[float, int, Path]] = []
         total = 0
         try:

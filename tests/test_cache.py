@@ -137,6 +137,21 @@ def test_prune_evicts_least_recently_used_down_to_the_bound(tmp_path: Path) -> N
     assert store.get(keys[-1]) is not None
 
 
+def test_prune_measures_the_folder_at_most_once_per_interval(tmp_path: Path) -> None:
+    store = cache.FindingsCache(tmp_path, max_bytes=10_000)
+    store.put("ff" + "0" * 62, [FINDING])
+    assert store.prune() == 0  # under the bound: measured, the stamp set
+    for i in range(40):
+        store.put(f"{i:02x}" + "0" * 62, [FINDING])
+    assert store.prune() == 0  # over the bound now, but measured a moment ago
+    stamp = tmp_path / cache.FORMAT / ".pruned"
+    old = time.time() - cache.PRUNE_EVERY - 1
+    os.utime(stamp, (old, old))
+    assert store.prune() > 0  # the interval is over: measured and evicted
+    sizes = sum(p.stat().st_size for p in (tmp_path / cache.FORMAT).rglob("*.json"))
+    assert sizes <= 10_000 * cache.PRUNE_TO
+
+
 def test_default_dir_overrides(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("REVIEWBOT_CACHE_DIR", str(tmp_path / "x"))
     assert cache.default_dir() == tmp_path / "x"
