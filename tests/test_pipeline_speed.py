@@ -27,10 +27,10 @@ HEAVY = ("github", "gitlab", "httpx", "jsonschema", "tree_sitter", "tree_sitter_
          # the parsers of declared linters' globs, JSON documents and mypy's settings
          "pathspec", "ijson", "tomllib", "configparser")
 # The bot's own modules for other jobs: forges, CI triggers, chat commands, apply, sweep, the
-# structural search, a language server's session.
+# structural search, a language server's session, the fixer (Biome's refinement), SARIF input.
 UNUSED = ("bot.forges", "bot.triggers", "bot.chat", "bot.apply", "bot.sweep", "bot.publish",
           "bot.structural.", "bot.lsp.session", "bot.lsp.rpc", "bot.render.markdown",
-          "bot.render.sarif", "bot.render.text")
+          "bot.render.sarif", "bot.render.text", "bot.fixes", "bot.linters.formats.sarif")
 
 # Git processes of a review of N Python files with ruff (the head checked out, a linked base):
 # revisions, configuration, the diff and the blobs, the checkouts, the guard of the user's

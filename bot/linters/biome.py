@@ -16,7 +16,6 @@ from typing import Any
 
 from bot import proc
 from bot.analyzer import Target
-from bot.fixes import shown_in
 from bot.linters.base import GarbageOutput, LinterSpec, Unit, build, json_events, relpath
 from bot.linters.eslint import JS_EXTENSIONS, has_config
 from bot.model import Edit, Finding, Fix, Severity, Span
@@ -99,6 +98,8 @@ def _safe_output(exe: str, path: str, target: Target) -> tuple[str, str] | None:
 
 def refine(exe: str, findings: list[Finding], unit: Unit, target: Target) -> list[Finding]:
     """Mark as safe the suggestions that `biome lint --write` (safe fixes only) applies."""
+    from bot.fixes import shown_in  # here: a review without Biome does not load the fixer
+
     by_path: dict[str, list[int]] = {}
     for index, finding in enumerate(findings):
         if finding.fix is not None and finding.fix.edits:

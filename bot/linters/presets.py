@@ -21,7 +21,6 @@ from bot import proc
 from bot.analyzer import Target
 from bot.linters.base import GarbageOutput, LinterSpec, Unit, relpath
 from bot.linters.formats import Context, severity
-from bot.linters.formats import sarif as sarif_format
 from bot.model import Edit, Finding, Fix, Severity, Span
 from bot.positions import offset_to_position, split_lines, utf16_to_column
 from bot.toolpath import npm_version
@@ -87,6 +86,8 @@ def _hadolint_url(rule: str) -> str | None:
 
 
 def _hadolint_parse(result: proc.Result, unit: Unit, target: Target) -> Iterator[Finding]:
+    from bot.linters.formats import sarif as sarif_format  # here: only hadolint reads SARIF
+
     for finding in sarif_format.read(result, Context("hadolint", target.root, unit.cwd)):
         yield replace(finding, url=finding.url or _hadolint_url(finding.rule))
 
