@@ -2,7 +2,7 @@
 bench/core/run.py builds: each stage's wall time (median of N runs, each in a fresh
 interpreter with bytecode caches) and the git and tool processes it starts.
 
-    .venv/bin/python bench/core/stages.py [--files 200] [--repeat 5] [--cache]
+    .venv/bin/python bench/core/stages.py [--files 200] [--repeat 5] [--cache] [--source DIR]
 
 The stages are found by wrapping the pipeline's own functions in the measured interpreter;
 nothing here changes what they do.
@@ -83,12 +83,15 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--cache", action="store_true",
                         help="with a findings cache holding the base's files (else --no-cache)")
+    parser.add_argument("--source", type=Path, default=bench.ROOT,
+                        help="the source tree whose bot is measured (default: this one), e.g. "
+                             "an older commit's worktree")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="reviewbot-stages-"))
     try:
         repo = bench.build(root, args.files)
         env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
-               "PYTHONPATH": str(bench.ROOT), "PYTHONPYCACHEPREFIX": str(root / "pyc")}
+               "PYTHONPATH": str(args.source.resolve()), "PYTHONPYCACHEPREFIX": str(root / "pyc")}
         seed, cache = root / "seed", root / "cache"
         subprocess.run([sys.executable, "-m", "bot.cli", "review", "--base", "main", "--head",
                         "earlier", "--format", "json", "--cache-dir", str(seed)],
