@@ -12,14 +12,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot import artifact
+from bot import artifact, proc
 from bot.errors import BotError, Exit
 from bot.gate import decide
 from bot.model import Scope
@@ -143,7 +142,7 @@ def run(argv: Sequence[str], env: Mapping[str, str]) -> int:
     exe = shutil.which("reviewbot", path=env.get("PATH"))
     if exe is None:
         raise BotError("reviewbot action: the reviewbot command is not on PATH", Exit.INTERNAL)
-    return subprocess.run([exe, *argv], env=dict(env), check=False).returncode
+    return proc.handoff([exe, *argv], env)
 
 
 def main(env: Mapping[str, str] | None = None) -> int:

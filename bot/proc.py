@@ -283,6 +283,25 @@ def _wait(proc: subprocess.Popen[bytes], argv: Sequence[str], timeout: float,
     return Result(tuple(str(a) for a in argv), proc.returncode, stdout, bytes(err), flag[0], spool)
 
 
+def handoff(argv: Sequence[str], env: Mapping[str, str]) -> int:
+    """Run `argv` with exactly `env` (credentials included: the caller chose it) and our own
+    stdio, and return its exit status; SIGTERM and SIGINT sent to us are passed on to it. For
+    the action's entry point, which hands the job to the bot and then reads its results."""
+    started: list[subprocess.Popen[bytes]] = []
+
+    def pass_on(number: int, _: object) -> None:
+        for process in started:
+            process.send_signal(number)
+
+    forward = {sig: signal.signal(sig, pass_on) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        started.append(subprocess.Popen(list(argv), env=dict(env)))
+        return started[0].wait()
+    finally:
+        for sig, previous in forward.items():
+            signal.signal(sig, previous)
+
+
 def spawn(
     argv: Sequence[str],
     *,

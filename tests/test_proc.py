@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -119,3 +123,28 @@ def test_spilled_output_past_the_cap_is_flagged(monkeypatch: pytest.MonkeyPatch)
         assert len(stream.read()) == 1024 * 1024
     assert result.truncated
     result.close()
+
+
+def test_handoff_gives_exactly_its_environment_and_passes_sigterm_on(tmp_path: Path) -> None:
+    """The action's entry point hands the job to the bot with the environment it chose (its
+    token included) and must not swallow the runner's SIGTERM."""
+    script = ("import json, os, signal, sys, time\n"
+              "signal.signal(signal.SIGTERM, lambda *_: sys.exit(43))\n"
+              f"open({str(tmp_path / 'env.json')!r}, 'w').write(json.dumps(dict(os.environ)))\n"
+              f"open({str(tmp_path / 'ready')!r}, 'w').close()\n"
+              "time.sleep(30)\n")
+    env = {"PATH": os.environ["PATH"], "GITHUB_TOKEN": "t0ken"}
+    def terminate_when_ready() -> None:
+        for _ in range(300):
+            if (tmp_path / "ready").exists():
+                os.kill(os.getpid(), signal.SIGTERM)
+                return
+            time.sleep(0.02)
+
+    timer = threading.Thread(target=terminate_when_ready)
+    timer.start()
+    status = proc.handoff([sys.executable, "-c", script], env)
+    timer.join()
+    assert status == 43
+    seen = json.loads((tmp_path / "env.json").read_text())
+    assert seen.get("GITHUB_TOKEN") == "t0ken" and "HOME" not in seen
