@@ -22,7 +22,6 @@ the base worktree and the head.
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import statistics
 import subprocess
@@ -37,40 +36,10 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.repos import git, make_repo  # noqa: E402
 from bot.toolpath import find_executable  # noqa: E402
 
 REVIEWBOT = [sys.executable, "-m", "bot.cli"]
-
-
-def git(repo: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
-           "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z"}
-    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True,
-                          env=env).stdout
-
-
-def write(repo: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = repo / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-
-
-def make_repo(where: Path, base: dict[str, str], head: dict[str, str]) -> list[str]:
-    """main = base; branch feat = head on top; returns the changed paths."""
-    where.mkdir(parents=True)
-    git(where, "init", "-q", "-b", "main")
-    for key, value in (("user.email", "bench@example.invalid"), ("user.name", "bench"),
-                       ("commit.gpgsign", "false")):
-        git(where, "config", key, value)
-    write(where, base)
-    git(where, "add", "-A")
-    git(where, "commit", "-qm", "base")
-    git(where, "checkout", "-qb", "feat")
-    write(where, head)
-    git(where, "add", "-A")
-    git(where, "commit", "-qm", "change")
-    return sorted(head)
 
 
 # --- generated repositories: N modules on main, a change touching a handful ------------------

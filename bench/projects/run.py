@@ -40,6 +40,7 @@ sys.path.insert(0, str(HERE))
 
 import gen  # noqa: E402
 
+from bench.repos import make_repo  # noqa: E402
 from bot import toolpath  # noqa: E402
 from bot.model import ReviewResult  # noqa: E402
 from bot.pipeline import ReviewOptions, run_review  # noqa: E402
@@ -108,7 +109,7 @@ def fresh(where: Path, name: str) -> Path:
 def bench_go(tmp: Path, repeat: int) -> list[tuple[str, float, float]]:
     repo = tmp / "go"
     base, head = gen.go_project()
-    gen.make_repo(repo, base, head)
+    make_repo(repo, base, head)
     golangci = toolpath.find_executable(["golangci-lint"], repo)
     assert golangci, "golangci-lint not installed (scripts/install-tools.sh)"
     peer = [golangci, "run", "--output.json.path=stdout", "--show-stats=false", "./p04/"]
@@ -164,7 +165,7 @@ def bench_ts(tmp: Path, repeat: int) -> list[tuple[str, float, float]]:
     repo = tmp / "ts"
     base, head = gen.ts_project()
     base[".gitignore"] = "node_modules\n"
-    changed = gen.make_repo(repo, base, head)
+    changed = make_repo(repo, base, head)
     (repo / "node_modules").symlink_to(modules, target_is_directory=True)
     eslint = [str(repo / "node_modules/.bin/eslint"), "--format", "json", *changed]
     tsc = [str(repo / "node_modules/.bin/tsc"), "--noEmit", "-p", "."]
@@ -190,7 +191,7 @@ def bench_ts(tmp: Path, repeat: int) -> list[tuple[str, float, float]]:
 def bench_py(tmp: Path, repeat: int) -> list[tuple[str, float, float]]:
     repo = tmp / "py"
     base, head = gen.py_project()
-    gen.make_repo(repo, base, head)
+    make_repo(repo, base, head)
     cli = toolpath.find_executable(["basedpyright"], repo)
     assert cli, "basedpyright not installed"
     s = Samples()
