@@ -13,6 +13,7 @@ claims it (the kernel drops a dead process's lock).
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -122,7 +123,14 @@ class Place:
     lock: IO[str]
 
     def release(self) -> None:
+        """Drop the lock and leave nothing behind: the path is what tools' caches key on, not
+        the folder. The lock file goes first, while held (see `claim` for the other side)."""
+        home = self.path.parent
+        with contextlib.suppress(OSError):
+            (home / "lock").unlink()
         self.lock.close()  # closing the file drops the lock
+        with contextlib.suppress(OSError):
+            home.rmdir()  # only when empty: a run that has just made it keeps it
 
 
 def claim(repo: Path, home: Path) -> Place | None:
@@ -135,7 +143,12 @@ def claim(repo: Path, home: Path) -> Place | None:
         return None
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        # The holder may have removed the file between our open and our lock (`release`):
+        # a lock on a file no longer at the path guards nothing.
+        held = os.fstat(lock.fileno()).st_ino == os.stat(home / "lock").st_ino
     except OSError:
+        held = False
+    if not held:
         lock.close()
         return None
     place = Place(home.resolve() / "base", lock)

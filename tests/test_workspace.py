@@ -317,3 +317,42 @@ def test_what_a_killed_run_left_at_the_place_is_removed(repo: GitRepo) -> None:
         assert trees.base() == place
         assert (place / "a.py").read_text() == "x = 1\n" and not (place / "stray.txt").exists()
     assert repo.git("worktree", "list").count("\n") == 0 and not place.exists()
+
+
+def test_nothing_of_the_place_is_left_after_a_run(repo: GitRepo) -> None:
+    """The place's path is what tools' caches key on, not the folder: a run leaves no folder
+    (nor lock file) behind, so reviewing many repositories does not pile them up."""
+    rev = _feature(repo)
+    with workspace.checkouts(rev, []) as trees:
+        assert trees.base() == workspace.base_home(repo.path).resolve() / "base"
+    assert not workspace.base_home(repo.path).exists()
+
+
+def test_a_lock_file_removed_as_it_is_locked_is_not_taken_as_held(
+        repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run that opened the lock file just before its holder removed it would lock a file no
+    one else sees: only the lock file at the path counts."""
+    import fcntl
+    import os
+
+    from bot import scratch
+
+    home = workspace.base_home(repo.path)
+    real = fcntl.flock
+    raced = []
+
+    def flock_after_the_holder_left(fd: object, op: int) -> None:
+        if not raced:  # the holder's release, between our open and our flock
+            raced.append(True)
+            (home / "lock").unlink()
+        real(fd, op)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(scratch.fcntl, "flock", flock_after_the_holder_left)
+    place = scratch.claim(repo.path, home)
+    monkeypatch.setattr(scratch.fcntl, "flock", real)
+    assert raced
+    if place is not None:
+        assert (home / "lock").exists()
+        assert os.fstat(place.lock.fileno()).st_ino == os.stat(home / "lock").st_ino
+        assert scratch.claim(repo.path, home) is None  # really held
+        place.release()
