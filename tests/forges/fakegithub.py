@@ -22,7 +22,7 @@ from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 
 from graphql import graphql_sync
 
-from tests.forges.loopback import json_handler
+from tests.forges.loopback import Fault, json_handler
 from tests.forges.validate import graphql_errors, graphql_schema, rest_errors
 
 BOT_REST = "github-actions[bot]"
@@ -30,21 +30,12 @@ BOT_GRAPHQL = "github-actions"
 NOW = "2026-01-01T00:00:00Z"
 
 
-@dataclass
-class Fault:
-    """Answer the next `times` matching requests with `kind` instead of normally.
-
-    kinds: "502-after" (do it, then answer 502), "502" (answer 502, do nothing), "502-late"
-    (answer 502, do it once the next listing of review comments has been answered), "secondary"
-    (403 secondary rate limit with retry-after), "422", "timeout" (do nothing, answer late),
-    "timeout-after" (do it, answer late), "403" (read-only token).
-    `target` is "METHOD regex-on-path" or "graphql:query" / "graphql:mutation".
-    """
-
-    target: str
-    kind: str
-    times: int = 1
-    hit: int = 0
+# Faults (`tests.forges.loopback.Fault`) this fake knows: `target` is "METHOD regex-on-path" or
+# "graphql:query" / "graphql:mutation"; kinds: "502-after" (do it, then answer 502), "502"
+# (answer 502, do nothing), "502-late" (answer 502, do it once the next listing of review
+# comments has been answered), "secondary" (403 secondary rate limit with retry-after), "422",
+# "timeout" (do nothing, answer late), "timeout-after" (do it, answer late), "403" (read-only token).
+FAULT_KINDS = ("502-after", "502", "502-late", "secondary", "422", "timeout", "timeout-after", "403")
 
 
 @dataclass
@@ -222,6 +213,7 @@ class FakeGitHub:
     def _fault(self, target: str, graphql: str | None = None) -> str | None:
         with self._lock:
             for fault in self.faults:
+                assert fault.kind in FAULT_KINDS, f"no such fault kind: {fault.kind!r}"
                 kind, _, pattern = fault.target.partition(" ")
                 hit = (graphql is not None and fault.target == f"graphql:{graphql}") or (
                     graphql is None and target.startswith(kind + " ") and

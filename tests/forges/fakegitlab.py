@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 
-from tests.forges.loopback import json_handler
+from tests.forges.loopback import Fault, json_handler
 
 BOT = {"id": 50, "username": "project_42_bot_1", "name": "reviewbot", "bot": True}
 HUMAN = {"id": 7, "username": "alice", "name": "Alice", "bot": False}
@@ -159,18 +159,12 @@ POSITION = (Param("base_sha", "sha", True), Param("head_sha", "sha", True),
             Param("y", "integer"))
 
 
-@dataclass
-class Fault:
-    """Answer the next `times` requests matching `target` ("METHOD regex-on-path") with `kind`:
-    "502-after" (do it, then answer 502), "502" (answer 502, do nothing), "429" (Retry-After:
-    7, do nothing), "timeout" (do nothing, answer late), "timeout-after" (do it, answer late),
-    "403" (the token may not), "line_code" (GitLab's 400 for a position it cannot place: its
-    diff of the version differs from the local one)."""
-
-    target: str
-    kind: str
-    times: int = 1
-    hit: int = 0
+# Faults (`tests.forges.loopback.Fault`) this fake knows: `target` is "METHOD regex-on-path";
+# kinds: "502-after" (do it, then answer 502), "502" (answer 502, do nothing), "429"
+# (Retry-After: 7, do nothing), "timeout" (do nothing, answer late), "timeout-after" (do it,
+# answer late), "403" (the token may not), "line_code" (GitLab's 400 for a position it cannot
+# place: its diff of the version differs from the local one).
+FAULT_KINDS = ("502-after", "502", "429", "timeout", "timeout-after", "403", "line_code")
 
 
 @dataclass
@@ -364,6 +358,7 @@ class FakeGitLab:
     def _fault(self, method: str, path: str) -> str | None:
         with self._lock:
             for fault in self.faults:
+                assert fault.kind in FAULT_KINDS, f"no such fault kind: {fault.kind!r}"
                 kind, _, pattern = fault.target.partition(" ")
                 if kind == method and re.search(pattern, path) and fault.hit < fault.times:
                     fault.hit += 1

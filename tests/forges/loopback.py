@@ -5,8 +5,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+
+@dataclass
+class Fault:
+    """Answer the next `times` requests matching `target` with `kind` instead of normally; each
+    fake says which targets and kinds it knows (`FAULT_KINDS` in its module)."""
+
+    target: str
+    kind: str
+    times: int = 1
+    hit: int = 0
+
 
 Handle = Callable[[str, str, dict[str, str], bytes], tuple[int, dict[str, str], Any]]
 
