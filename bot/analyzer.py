@@ -84,6 +84,8 @@ class Outcome:
     failed_paths: frozenset[str] = frozenset()
     # Extra paths (beyond Target.paths) the tool analysed, e.g. importers of changed modules.
     extra_paths: frozenset[str] = frozenset()
+    # What it left out on purpose and why, shown on its row when it ran well.
+    note: str = ""
 
 
 @dataclass(frozen=True)

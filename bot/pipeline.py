@@ -62,7 +62,7 @@ def _merge_status(name: str, version: str | None, base: Outcome, head: Outcome) 
     sides: list[tuple[Side, Outcome]] = [("base", base), ("head", head)]
     bad = [(side, o) for side, o in sides if o.status in ("timeout", "failed")]
     if not bad:
-        return ToolRun(name, version, "ok")
+        return ToolRun(name, version, "ok", head.note or base.note)
     status: ToolStatus = "timeout" if any(o.status == "timeout" for _, o in bad) else "failed"
     message = "\n".join(f"at the {side}: {o.message}" for side, o in bad)
     return ToolRun(name, version, status, message, tuple(side for side, _ in bad))

@@ -7,6 +7,7 @@ server may check both revisions, and when each gets its own: `bot/lsp/__init__.p
 
 from __future__ import annotations
 
+import posixpath
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -96,7 +97,7 @@ class LspAnalyzer(Analyzer):
         spec = servers.variant(self.spec, repo)
         deadline = time.monotonic() + target.timeout
         out = _Collected(self.name, spec, target)
-        for project, rels, importing, _ in _plan(spec, target):
+        for project, rels, importing, _ in _plan(spec, target).sessions:
             launch = servers.launch(spec, repo, resolution.executable, project)
             try:
                 out.take(session.run(launch, target.root, project, rels + importing, deadline),
@@ -125,7 +126,10 @@ class LspAnalyzer(Analyzer):
             return None  # (the last: a linter that failed at one revision only)
         deadline = time.monotonic() + head.timeout
         outs = (_Collected(self.name, spec, base), _Collected(self.name, spec, head))
-        for project, rels, importing, hidden in _plan(spec, head):
+        plan = _plan(spec, head, base.root)
+        for out in outs:
+            out.note = plan.note
+        for project, rels, importing, hidden in plan.sessions:
             launch = servers.launch(spec, repo, resolution.executable, project)
             texts = {rel: session.read_text(base.root / rel) for rel in rels + hidden}
             try:
@@ -159,10 +163,17 @@ def _coverage(spec: ServerSpec, target: Target) -> frozenset[str]:
     return frozenset(p for p in done & set(target.paths) if spec.language_id(p) is not None)
 
 
-def _plan(spec: ServerSpec, target: Target
-          ) -> list[tuple[Path, list[str], list[str], list[str]]]:
-    """(project root, changed files, importers, changed files left out) per server to start,
-    after what a linter of the review already type-checked (bot.lsp.scope)."""
+@dataclass(frozen=True)
+class _Plan:
+    # (project root, changed files, importers, changed files left out) per server to start
+    sessions: list[tuple[Path, list[str], list[str], list[str]]]
+    note: str = ""  # what was left out on purpose, for the tool's row
+
+
+def _plan(spec: ServerSpec, target: Target, base_root: Path | None = None) -> _Plan:
+    """The servers to start, after what a linter of the review already type-checked
+    (bot.lsp.scope) and, given the base's checkout, without the importers of packages whose
+    change other packages cannot see (bot.lsp.surface)."""
     from bot.lsp import importers, scope
 
     # Changed paths at either revision: importers of a module deleted at the head must be
@@ -177,6 +188,7 @@ def _plan(spec: ServerSpec, target: Target
             crate_of = scope.crate_of(changed, crates)
         covered = scope.covered_units(spec, target.paths, target.checked, crate_of)
     plans = []
+    unseen: list[str] = []
     for project, rels in group_by_project(target.root, target.paths, spec).items():
         prefix = _prefix(target.root, project)
         # cargo check covers the whole workspace whatever is open: nothing is left only when
@@ -184,9 +196,13 @@ def _plan(spec: ServerSpec, target: Target
         if (spec.coverage_unit == "crate" and covered and set(crates) <= covered
                 and not scope.beyond(spec, rels, covered, crate_of)):
             continue
+        local = [p for p in changed if p.startswith(prefix)]
+        if spec.api_surface and base_root is not None and covered:
+            quiet = _unseen(project, prefix, base_root, target.root, local, covered)
+            unseen += quiet
+            local = [p for p in local if posixpath.dirname(p) not in quiet]
         importing = [prefix + p for p in importers.find_importers(
-            spec.import_language, project,
-            [p[len(prefix):] for p in changed if p.startswith(prefix)])]
+            spec.import_language, project, [p[len(prefix):] for p in local])]
         importing = [p for p in importing if p not in rels]
         left_out: list[str] = []
         if spec.coverage_unit == "folder" and covered:
@@ -196,7 +212,41 @@ def _plan(spec: ServerSpec, target: Target
             if not rels and not importing:
                 continue
         plans.append((project, rels, importing, left_out))
-    return plans
+    note = ""
+    if unseen:
+        folders = ", ".join(f or "." for f in sorted(unseen))
+        note = (f"importers of {folders} not checked: the change there touches only function "
+                "bodies (or adds names), which code in other packages cannot see")
+    return _Plan(plans, note)
+
+
+def _unseen(project: Path, prefix: str, base_root: Path, head_root: Path,
+            changed: Sequence[str], covered: frozenset[str]) -> list[str]:
+    """The covered package folders (repo-relative) among `changed` whose change their
+    importers cannot see."""
+    from bot.lsp import importers, surface
+
+    sources: dict[str, list[str]] = {}
+    for path in changed:
+        folder = posixpath.dirname(path)
+        if folder in covered and path.endswith(".go"):
+            # Test files are never part of what importers build against.
+            sources.setdefault(folder, []).extend([] if path.endswith("_test.go") else [path])
+    sides = {folder: [[surface.parse(data) for p in paths if (data := _bytes(root / p)) is not None]
+                      for root in (base_root, head_root)]
+             for folder, paths in sources.items()}
+    adding = [f for f, (old, new) in sides.items() if surface.added(old, new)]
+    dotted = {prefix + f for f in importers.go_dot_imported(
+        project, [f[len(prefix):] for f in adding])} if adding else set()
+    return sorted(f for f, (old, new) in sides.items()
+                  if surface.package_change(old, new, f in dotted) is None)
+
+
+def _bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
 
 
 class _Collected:
@@ -210,6 +260,7 @@ class _Collected:
         self.version: str | None = None
         self.status: ToolStatus = "ok"
         self.messages: list[str] = []
+        self.note = ""
 
     def fail(self, exc: SessionError, files: Sequence[str]) -> None:
         self.status = exc.status if self.status == "ok" else self.status
@@ -232,7 +283,8 @@ class _Collected:
     def outcome(self) -> Outcome:
         return Outcome(self.name, self.status, tuple(sorted(self.findings, key=Finding.sort_key)),
                        version=self.version, message="\n".join(self.messages),
-                       failed_paths=frozenset(self.failed), extra_paths=frozenset(self.extra))
+                       failed_paths=frozenset(self.failed), extra_paths=frozenset(self.extra),
+                       note=self.note)
 
 
 def _probe(spec: ServerSpec, executable: str) -> Resolution:

@@ -46,7 +46,7 @@ class PyImport:
 
 
 @cache
-def _parser(language: str) -> Any:
+def parser(language: str) -> Any:
     return get_parser(language)  # type: ignore[arg-type]
 
 
@@ -64,7 +64,7 @@ def _text(node: Any) -> str:
 
 def python_imports(source: bytes) -> list[PyImport]:
     found: list[PyImport] = []
-    for node in _walk(_parser("python").parse(source).root_node):
+    for node in _walk(parser("python").parse(source).root_node):
         if node.type == "import_statement":
             for name in node.children_by_field_name("name"):
                 dotted = name.child_by_field_name("name") if name.type == "aliased_import" else name
@@ -89,7 +89,7 @@ def python_imports(source: bytes) -> list[PyImport]:
 
 def ts_specifiers(source: bytes, tsx: bool = False) -> list[str]:
     """Module specifiers of import/export-from statements, require() and import() calls."""
-    tree = _parser("tsx" if tsx else "typescript").parse(source)
+    tree = parser("tsx" if tsx else "typescript").parse(source)
     found: list[str] = []
     for node in _walk(tree.root_node):
         if node.type in ("import_statement", "export_statement"):
@@ -110,10 +110,21 @@ def ts_specifiers(source: bytes, tsx: bool = False) -> list[str]:
 
 def go_imports(source: bytes) -> list[str]:
     found: list[str] = []
-    for node in _walk(_parser("go").parse(source).root_node):
+    for node in _walk(parser("go").parse(source).root_node):
         if node.type == "import_spec":
             path = node.child_by_field_name("path")
             if path is not None:
+                found.append(_text(path).strip("\"`"))
+    return found
+
+
+def go_dot_imports(source: bytes) -> list[str]:
+    """The import paths this file imports with `.` (their names then need no qualifier)."""
+    found: list[str] = []
+    for node in _walk(parser("go").parse(source).root_node):
+        if node.type == "import_spec":
+            name, path = node.child_by_field_name("name"), node.child_by_field_name("path")
+            if name is not None and path is not None and _text(name) == ".":
                 found.append(_text(path).strip("\"`"))
     return found
 
@@ -338,6 +349,25 @@ def find_importers(language: str, root: Path, changed: Iterable[str]) -> list[st
         if not frontier or len(found) >= MAX_IMPORTERS:
             break
     return sorted(found)[:MAX_IMPORTERS]
+
+
+def go_dot_imported(root: Path, folders: Iterable[str]) -> set[str]:
+    """Which of the package `folders` (relative to the module at `root`) a file under `root`
+    imports with `.`."""
+    try:
+        module = go_module_path((root / "go.mod").read_text(errors="replace"))
+    except OSError:
+        module = None
+    if module is None:
+        return set(folders)  # unknown import paths: assume the worst
+    paths = {(f"{module}/{f}" if f else module): f for f in folders}
+    spells = _spells(p.encode() for p in paths)
+    found: set[str] = set()
+    for rel in source_files(root, SUFFIXES["go"]):
+        source = _read(root / rel)
+        if spells(rel, source):
+            found.update(paths[p] for p in go_dot_imports(source) if p in paths)
+    return found
 
 
 def _read(path: Path) -> bytes:

@@ -89,6 +89,10 @@ class ServerSpec:
     covered_by: tuple[str, ...] = ()
     # What a unit of that coverage is: a Go package (the folder) or a Rust crate.
     coverage_unit: Literal["folder", "crate"] = "folder"
+    # The language whose declarations tell whether a covered package's importers can see its
+    # change at all (bot.lsp.surface: Go, which infers no result type from a body); "" = they
+    # always may.
+    api_surface: Literal["", "go"] = ""
     # Its diagnostics follow open documents' text (didChange), so one server may check the
     # base and then the head (LspAnalyzer.collect_pair); tested per server.
     warm_pair: bool = False
@@ -196,6 +200,7 @@ GOPLS = ServerSpec(
     import_language="go",
     ready_timeout=180.0,
     covered_by=("golangci-lint",),
+    api_surface="go",
     warm_pair=True,
 )
 

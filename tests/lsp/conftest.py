@@ -7,13 +7,14 @@ import os
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bot import proc
+from bot.lsp import session
 from bot.model import ReviewResult
 from bot.pipeline import ReviewOptions, run_review
 from tests.conftest import GitRepo
@@ -89,3 +90,22 @@ def private_tmpdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def leftovers(folder: Path) -> list[str]:
     return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*"))
+
+
+Calls = dict[str, int]
+
+
+@pytest.fixture
+def sessions(monkeypatch: pytest.MonkeyPatch) -> Calls:
+    """How many one-revision and two-revision sessions the review started."""
+    calls: Calls = {"run": 0, "run_pair": 0}
+
+    def counting(name: str, real: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            calls[name] += 1
+            return real(*args, **kwargs)
+        return wrapper
+
+    for name in calls:
+        monkeypatch.setattr(session, name, counting(name, getattr(session, name)))
+    return calls

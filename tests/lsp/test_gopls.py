@@ -11,7 +11,7 @@ from bot.linters.runner import LinterAnalyzer
 from bot.lsp.registry import SERVERS
 from bot.model import ReviewResult
 from tests.conftest import GitRepo, require_tool
-from tests.lsp.conftest import leftovers, review, status, table
+from tests.lsp.conftest import Calls, leftovers, review, status, table
 
 GO_MOD = "module example.com/demo\n\ngo 1.22\n"
 CALC = "package calc\n\n// Add adds.\nfunc Add(a, b int) int { return a + b }\n"
@@ -37,9 +37,10 @@ def _tools() -> None:
     require_tool("gopls")
 
 
-def start(repo: GitRepo) -> None:
+def start(repo: GitRepo, more: dict[str, str] | None = None) -> None:
     repo.commit({"go.mod": GO_MOD, "pkg/calc/calc.go": CALC, "pkg/calc/twice.go": SIBLING,
-                 "main.go": MAIN, "pkg/other/other.go": "package other\n\nvar O = 1\n"}, "base")
+                 "main.go": MAIN, "pkg/other/other.go": "package other\n\nvar O = 1\n",
+                 **(more or {})}, "base")
     repo.branch("feature")
 
 
@@ -196,3 +197,42 @@ def test_when_golangci_lint_fails_gopls_checks_the_changed_packages_again(repo: 
                                                          ("gopls", "ok")]
     assert {("WrongArgCount", "main.go", "introduced"),
             ("WrongArgCount", "pkg/calc/twice.go", "introduced")} <= by_tool(result, "gopls")
+
+
+LOG = ("package calc\n\n// Logf writes a line.\n"
+       "func Logf(format string, args ...any) {\n\t_, _ = format, args\n}\n")
+# Without the type error: analyzers do not run over a package that does not type-check.
+LOG_MAIN = ('package main\n\nimport "example.com/demo/pkg/calc"\n\n'
+            'func main() {\n\tcalc.Logf("%d", "x")\n}\n')
+
+
+def test_next_to_golangci_lint_a_body_only_change_starts_no_gopls(
+        repo: GitRepo, sessions: Calls) -> None:
+    """Importers in other packages cannot see a change to function bodies: gopls has nothing
+    to look at, starts no server, and says what it left out."""
+    require_tool("golangci-lint")
+    start(repo, {".golangci.yml": GOLANGCI})
+    repo.commit({"pkg/calc/calc.go": CALC.replace("return a + b", "return b + a")})
+    result = review(repo, {"golangci-lint": LinterAnalyzer(golangci.SPEC),
+                           "gopls": SERVERS["gopls"]})
+    assert [(t.name, t.status) for t in result.tools] == [("golangci-lint", "ok"), ("gopls", "ok")]
+    assert sessions == {"run": 0, "run_pair": 0}
+    gopls = next(t for t in result.tools if t.name == "gopls")
+    assert "importers of pkg/calc not checked" in gopls.message
+    assert by_tool(result, "gopls") == set()
+
+
+def test_a_body_that_makes_a_printf_wrapper_is_checked_in_its_importers(
+        repo: GitRepo, sessions: Calls) -> None:
+    """Only the body changed, but gopls' printf analyzer learns from it that `Logf` now
+    formats: the importer's call with a wrong verb is new, so gopls must look."""
+    require_tool("golangci-lint")
+    start(repo, {".golangci.yml": GOLANGCI, "pkg/calc/log.go": LOG, "main.go": LOG_MAIN})
+    repo.commit({"pkg/calc/log.go": LOG.replace(
+        "\t_, _ = format, args\n", "\tfmt.Printf(format, args...)\n").replace(
+        "package calc\n", 'package calc\n\nimport "fmt"\n')})
+    result = review(repo, {"golangci-lint": LinterAnalyzer(golangci.SPEC),
+                           "gopls": SERVERS["gopls"]})
+    assert [(t.name, t.status) for t in result.tools] == [("golangci-lint", "ok"), ("gopls", "ok")]
+    assert sessions == {"run": 0, "run_pair": 1}
+    assert ("printf", "main.go", "introduced") in by_tool(result, "gopls")

@@ -122,3 +122,21 @@ def test_importers_through_reexports(tmp_path: Path) -> None:
     assert importers.find_importers("python", tmp_path, ["pkg/a.py"]) == ["app.py", "pkg/__init__.py"]
     assert importers.find_importers("typescript", tmp_path, ["src/core/a.ts"]) == [
         "src/core/index.ts", "src/index.ts", "web/core.ts", "web/page.ts"]
+
+
+def test_go_packages_imported_with_a_dot(tmp_path: Path) -> None:
+    files = {
+        "go.mod": "module example.com/m\n\ngo 1.22\n",
+        "a/a.go": "package a\n",
+        "b/b.go": "package b\n",
+        "c/c.go": "package c\n",
+        "use/dot.go": 'package use\n\nimport (\n\t. "example.com/m/a"\n\tbee "example.com/m/b"\n)\n',
+        "use/plain.go": 'package use\n\nimport "example.com/m/c"\n',
+        "use/text.go": 'package use\n\n// . "example.com/m/c" in a comment is no import\n',
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    assert importers.go_dot_imported(tmp_path, ["a", "b", "c"]) == {"a"}
+    (tmp_path / "go.mod").unlink()  # import paths unknown: every package may be
+    assert importers.go_dot_imported(tmp_path, ["b"]) == {"b"}

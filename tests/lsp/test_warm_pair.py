@@ -6,35 +6,12 @@ diagnosed against the right revision's text."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-import pytest
-
-from bot.lsp import session
 from bot.lsp.registry import SERVERS
 from bot.model import ReviewResult
 from tests.conftest import GitRepo, require_tool
-from tests.lsp.conftest import review
-
-Calls = dict[str, int]
-
-
-@pytest.fixture
-def sessions(monkeypatch: pytest.MonkeyPatch) -> Calls:
-    """How many one-revision and two-revision sessions the review started."""
-    calls: Calls = {"run": 0, "run_pair": 0}
-
-    def counting(name: str, real: Callable[..., Any]) -> Callable[..., Any]:
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            calls[name] += 1
-            return real(*args, **kwargs)
-        return wrapper
-
-    for name in calls:
-        monkeypatch.setattr(session, name, counting(name, getattr(session, name)))
-    return calls
+from tests.lsp.conftest import Calls, review
 
 
 def verdicts(result: ReviewResult, tool: str) -> set[tuple[str, str, int, str]]:
