@@ -86,6 +86,9 @@ class Outcome:
     extra_paths: frozenset[str] = frozenset()
     # What it left out on purpose and why, shown on its row when it ran well.
     note: str = ""
+    # Paths it was given but did not read, as configured (not failed: its findings on them,
+    # none, are what the repository asked for); no tool may count them as checked.
+    unread_paths: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -177,9 +177,10 @@ def run_review(opts: ReviewOptions) -> ReviewResult:
             extra_paths |= base_o.extra_paths | head_o.extra_paths
             ran: list[tuple[Side, Target, Outcome]] = [("base", base_t, base_o),
                                                       ("head", head_t, head_o)]
+            unread = base_o.unread_paths | head_o.unread_paths
             for side, done, o in ran:
                 if o.status == "ok":
-                    checked[side][analyzer.name] = frozenset(done.paths) - o.failed_paths
+                    checked[side][analyzer.name] = frozenset(done.paths) - o.failed_paths - unread
             names = {analyzer.name} | {f.tool for f in (*base_o.findings, *head_o.findings)}
             for o in (base_o, head_o):
                 unbaselined |= {(n, p) for p in o.failed_paths for n in names}

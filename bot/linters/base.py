@@ -98,6 +98,9 @@ class LinterSpec:
     globs: tuple[str, ...] = ()
     # Part of the cache key beyond name and version: what a declared linter runs and reads.
     identity: str = ""
+    # Of the paths it is given, those its configuration in the checkout keeps it from reading
+    # (golangci-lint's `run.tests: false`): not failed, but not checked either (Target.checked).
+    unread: Callable[[Path, Sequence[str]], frozenset[str]] | None = None
     # False when findings depend on more than the unit's files (a declared repo-wide linter):
     # nothing is cached.
     cacheable: bool = True

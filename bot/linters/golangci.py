@@ -216,6 +216,53 @@ def parse(result: proc.Result, unit: Unit, target: Target) -> list[Finding]:
     return findings
 
 
+def unread(root: Path, paths: Sequence[str]) -> frozenset[str]:
+    """The `_test.go` files among `paths` whose configuration says `run.tests: false`."""
+    out = set()
+    tests: dict[str, bool] = {}
+    for path in paths:
+        if not path.endswith("_test.go"):
+            continue
+        folder = str(PurePosixPath(path).parent)
+        if folder not in tests:
+            tests[folder] = _lints_tests(root, folder)
+        if not tests[folder]:
+            out.add(path)
+    return frozenset(out)
+
+
+def _lints_tests(root: Path, folder: str) -> bool:
+    """`run.tests` of the configuration golangci-lint finds from `folder` up to `root` (it
+    searches the folder it runs in and those above); true by default."""
+    directory = root / folder
+    while True:
+        for name in CONFIG_FILES:
+            config = directory / name
+            if config.is_file():
+                return _run_tests(config) is not False
+        if directory == root or directory == directory.parent:
+            return True
+        directory = directory.parent
+
+
+def _run_tests(config: Path) -> object:
+    import yaml  # (a YAML error is no ValueError; the TOML and JSON ones are)
+
+    try:
+        text = config.read_text("utf-8", errors="replace")
+        if config.suffix == ".toml":
+            import tomllib
+            data: object = tomllib.loads(text)
+        elif config.suffix == ".json":
+            data = json.loads(text)
+        else:
+            data = yaml.safe_load(text)
+    except (OSError, ValueError, yaml.YAMLError):
+        return None  # golangci-lint reports the broken file itself
+    run = data.get("run") if isinstance(data, dict) else None
+    return run.get("tests") if isinstance(run, dict) else None
+
+
 def read_version(exe: str) -> str | None:
     """From the binary's Go build information (`go install` records the module version)."""
     return (go_module_version(exe, "github.com/golangci/golangci-lint/v2")
@@ -239,6 +286,7 @@ SPEC = LinterSpec(
     # A `go`/`toolchain` line newer than the installed Go fails clearly; nothing is downloaded.
     env={"GOTOOLCHAIN": "local"},
     beyond_paths=True,
+    unread=unread,
     for_version=for_version,
     read_version=read_version,
 )

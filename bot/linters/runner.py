@@ -323,8 +323,8 @@ class LinterAnalyzer(Analyzer):
         return (FindingsCache(target.cache_dir)
                 if target.cache_dir is not None and resolution.version else None)
 
-    def _outcome(self, spec: LinterSpec, paths: list[str], run: _Run, resolution: Resolution,
-                 cache: FindingsCache | None) -> Outcome:
+    def _outcome(self, spec: LinterSpec, target: Target, paths: list[str], run: _Run,
+                 resolution: Resolution, cache: FindingsCache | None) -> Outcome:
         if cache is not None and cache.writes:
             cache.prune()
         wanted = set(paths)
@@ -332,8 +332,12 @@ class LinterAnalyzer(Analyzer):
             f for f in run.findings if f.path not in run.failed
             and (f.path in wanted or (spec.beyond_paths and spec.wants(f.path)))))
         extra = frozenset(f.path for f in kept) - wanted
+        # A base answered from the cache has no checkout to read; the head's says the same
+        # (both revisions run with the head's configuration), and the pipeline joins them.
+        unread = (spec.unread(target.root, paths) if spec.unread is not None
+                  and target.root.is_dir() else frozenset())
         return Outcome(self.name, run.status, kept, resolution.version, "\n".join(run.messages),
-                       frozenset(run.failed), extra)
+                       frozenset(run.failed), extra, unread_paths=unread)
 
     def collect(self, target: Target, resolution: Resolution) -> Outcome:
         spec, exe, salt = self._prepare(resolution)
@@ -344,7 +348,7 @@ class LinterAnalyzer(Analyzer):
             self._collect_files(spec, exe, target, paths, cache, salt, run)
         else:
             self._collect_units(spec, exe, target, paths, cache, salt, run)
-        return self._outcome(spec, paths, run, resolution, cache)
+        return self._outcome(spec, target, paths, run, resolution, cache)
 
     def collect_pair(self, base: Target, head: Target,
                      resolution: Resolution) -> tuple[Outcome, Outcome] | None:
@@ -374,7 +378,8 @@ class LinterAnalyzer(Analyzer):
                 mine = [Failure(tuple(owners[a][1] for a in f.paths if owners[a][0] is side),
                                 f.message, f.timeout, f.isolated) for f in failures]
                 self._record(side.run, [f for f in mine if f.paths])
-        base_o, head_o = (self._outcome(spec, s.paths, s.run, resolution, s.cache) for s in sides)
+        base_o, head_o = (self._outcome(spec, s.target, s.paths, s.run, resolution, s.cache)
+                          for s in sides)
         return base_o, head_o
 
 

@@ -237,3 +237,27 @@ def test_a_second_review_of_a_go_change_hits_the_go_caches_at_the_base(
     moved = iter(tmp_path / f"elsewhere-{i}" for i in range(2))
     monkeypatch.setattr(workspace, "base_home", lambda _repo: next(moved))
     assert review() - first
+
+
+@pytest.mark.parametrize(("name", "text", "skipped"), [
+    (".golangci.yml", 'version: "2"\nrun:\n  tests: false\n', True),
+    (".golangci.yaml", 'version: "2"\nrun:\n  tests: true\n', False),
+    (".golangci.toml", 'version = "2"\n[run]\ntests = false\n', True),
+    (".golangci.json", '{"version": "2", "run": {"tests": false}}', True),
+    (".golangci.yml", 'version: "2"\n', False),  # the default lints tests
+    (".golangci.yml", "run: [\n", False),  # golangci-lint itself fails on this one
+])
+def test_test_files_the_configuration_keeps_golangci_lint_from(
+        tmp_path: Path, name: str, text: str, skipped: bool) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / name).write_text(text)
+    paths = ["pkg/a.go", "pkg/a_test.go", "b_test.go"]
+    assert golangci.unread(tmp_path, paths) == (
+        {"pkg/a_test.go", "b_test.go"} if skipped else set())
+
+
+def test_the_nearest_golangci_configuration_decides(tmp_path: Path) -> None:
+    (tmp_path / "mod").mkdir()
+    (tmp_path / ".golangci.yml").write_text("run:\n  tests: false\n")
+    (tmp_path / "mod" / ".golangci.yml").write_text("run:\n  tests: true\n")
+    assert golangci.unread(tmp_path, ["mod/x_test.go", "y_test.go"]) == {"y_test.go"}

@@ -236,3 +236,20 @@ def test_a_body_that_makes_a_printf_wrapper_is_checked_in_its_importers(
     assert [(t.name, t.status) for t in result.tools] == [("golangci-lint", "ok"), ("gopls", "ok")]
     assert sessions == {"run": 0, "run_pair": 1}
     assert ("printf", "main.go", "introduced") in by_tool(result, "gopls")
+
+
+CALC_TEST = 'package calc\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) {\n\t_ = Add(1, 2)\n}\n'
+
+
+def test_test_files_golangci_lint_is_told_to_skip_stay_with_gopls(repo: GitRepo) -> None:
+    """`run.tests: false`: golangci-lint never reads `_test.go` files, so it covers none of
+    them, and a type error in one is gopls' to find."""
+    require_tool("golangci-lint")
+    config = GOLANGCI.replace('version: "2"\n', 'version: "2"\nrun:\n  tests: false\n')
+    start(repo, {".golangci.yml": config, "pkg/calc/calc_test.go": CALC_TEST})
+    repo.commit({"pkg/calc/calc_test.go": CALC_TEST.replace(
+        "\t_ = Add(1, 2)\n", "\tvar s string = Add(1, 2)\n\t_ = s\n")})
+    result = review(repo, {"golangci-lint": LinterAnalyzer(golangci.SPEC),
+                           "gopls": SERVERS["gopls"]})
+    assert [(t.name, t.status) for t in result.tools] == [("golangci-lint", "ok"), ("gopls", "ok")]
+    assert ("IncompatibleAssign", "pkg/calc/calc_test.go", "introduced") in by_tool(result, "gopls")
