@@ -111,7 +111,9 @@ func Save{n}(path string, it Item{n}) error {{
 '''
 
 
-def go_project() -> tuple[dict[str, str], dict[str, str]]:
+def go_project(api: bool = False) -> tuple[dict[str, str], dict[str, str]]:
+    """`api`: the change also gives p04's `Total00` a parameter, which breaks its caller in
+    p05 (only gopls sees that: golangci-lint runs over the changed package)."""
     base = {"go.mod": "module example.com/shop\n\ngo 1.22\n",
             ".golangci.yml": 'version: "2"\nlinters:\n  default: standard\n'}
     for pkg in range(GO_PACKAGES):
@@ -121,6 +123,10 @@ def go_project() -> tuple[dict[str, str], dict[str, str]]:
     for f in (0, 3):  # files 0 and 3 of p04: imported by p05's files 0, 3, 6, 9
         text = _go_file(4, f, GO_CHANGE.format(n=f"{f:02d}"))
         head[f"p04/f{f:02d}.go"] = text.replace('\t"fmt"\n', '\t"fmt"\n\t"os"\n', 1)
+    if api:
+        head["p04/f00.go"] = head["p04/f00.go"].replace(
+            "func Total00(xs []int) int {", "func Total00(xs []int, scale int) int {").replace(
+            "\treturn s\n", "\treturn s * scale\n", 1)
     return base, head
 
 

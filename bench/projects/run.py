@@ -10,7 +10,10 @@ go   golangci-lint part vs `golangci-lint run` on the changed packages at the he
        tool-warm   golangci-lint's cache as earlier reviews left it, empty findings cache
                    (a new PR on a CI that keeps golangci-lint's cache)
        base-cached the findings cache holds the base (a new push), peer on the same new head
-     gopls part, next to golangci-lint, in the same reviews
+     gopls part, next to golangci-lint, in the same reviews (the change adds functions and
+     edits bodies: importers cannot see it, gopls has nothing to look at)
+go-api the same with an exported signature changed as well: gopls checks p05, which calls it;
+     its part also against `gopls check` of those files at the head (the checker's own CLI)
 ts   eslint part vs `eslint` on the changed files at the head; typescript part vs
      `tsc --noEmit -p .` (the whole project) at the head
 py   basedpyright part vs `basedpyright --outputjson` (the whole project) at the head
@@ -106,17 +109,22 @@ def fresh(where: Path, name: str) -> Path:
 
 # --- Go -----------------------------------------------------------------------------------
 
-def bench_go(tmp: Path, repeat: int) -> list[tuple[str, float, float]]:
-    repo = tmp / "go"
-    base, head = gen.go_project()
+def bench_go(tmp: Path, repeat: int, api: bool = False) -> list[tuple[str, float, float]]:
+    label = "go-api" if api else "go"
+    repo = tmp / label
+    base, head = gen.go_project(api)
     make_repo(repo, base, head)
     golangci = toolpath.find_executable(["golangci-lint"], repo)
     assert golangci, "golangci-lint not installed (scripts/install-tools.sh)"
     peer = [golangci, "run", "--output.json.path=stdout", "--show-stats=false", "./p04/"]
+    gopls = toolpath.find_executable(["gopls"], repo)
+    assert gopls, "gopls not installed (scripts/install-tools.sh)"
+    # The checker's own CLI on what the review's gopls looks at: p05's files that import p04.
+    check = [gopls, "check", *(f"p05/f{f:02d}.go" for f in range(0, gen.GO_FILES, 3))]
     warm_cache = tmp / "golangci-warm"
     s = Samples()
     tools = ("golangci-lint", "gopls")
-    expect = ("errcheck",)
+    expect = ("errcheck", "WrongArgCount") if api else ("errcheck",)
     with env(GOLANGCI_LINT_CACHE=str(warm_cache)):
         timed(peer, repo)  # the warm cache starts with the head's packages
         review(repo, tools, fresh(tmp, "findings"))
@@ -141,18 +149,22 @@ def bench_go(tmp: Path, repeat: int) -> list[tuple[str, float, float]]:
             s.add("review tool-warm", parts["golangci-lint"])
             s.add("gopls tool-warm", parts["gopls"])
             s.add("total tool-warm", total)
+            s.add("gopls check", timed(check, repo))
     m = s.median
-    return [
-        ("go: golangci-lint part, cold / golangci-lint cold", m("review cold"), m("peer cold")),
-        ("go: golangci-lint part, tool cache warm / golangci-lint warm", m("review tool-warm"),
-         m("peer warm")),
-        ("go: golangci-lint part, base cached / golangci-lint on the push",
-         m("review base-cached"), m("peer pushed")),
-        ("go: gopls part (tool-warm review) / golangci-lint warm", m("gopls tool-warm"),
-         m("peer warm")),
-        ("go: whole review, tool-warm / golangci-lint warm", m("total tool-warm"), m("peer warm")),
-        ("go: whole review, cold / golangci-lint cold", m("total cold"), m("peer cold")),
-    ]
+    return [(f"{label}: {what}", m(ours), m(peer)) for what, ours, peer in (
+        ("golangci-lint part, cold / golangci-lint cold", "review cold", "peer cold"),
+        ("golangci-lint part, tool cache warm / golangci-lint warm", "review tool-warm",
+         "peer warm"),
+        ("golangci-lint part, base cached / golangci-lint on the push", "review base-cached",
+         "peer pushed"),
+        ("gopls part (tool-warm review) / golangci-lint warm", "gopls tool-warm", "peer warm"),
+        ("gopls part (tool-warm review) / `gopls check` of p05's importers at the head",
+         "gopls tool-warm", "gopls check"),
+        ("whole review, tool-warm / golangci-lint warm", "total tool-warm", "peer warm"),
+        ("whole review, base cached / golangci-lint on the push", "total base-cached",
+         "peer pushed"),
+        ("whole review, cold / golangci-lint cold", "total cold", "peer cold"),
+    )]
 
 
 # --- TypeScript ---------------------------------------------------------------------------
@@ -204,7 +216,8 @@ def bench_py(tmp: Path, repeat: int) -> list[tuple[str, float, float]]:
 
 
 BENCHES: dict[str, Callable[[Path, int], list[tuple[str, float, float]]]] = {
-    "go": bench_go, "ts": bench_ts, "py": bench_py}
+    "go": bench_go, "go-api": lambda tmp, repeat: bench_go(tmp, repeat, api=True),
+    "ts": bench_ts, "py": bench_py}
 
 
 def main() -> None:
