@@ -232,8 +232,10 @@ def _unseen(project: Path, prefix: str, base_root: Path, head_root: Path,
         if folder in covered and path.endswith(".go"):
             # Test files are never part of what importers build against.
             sources.setdefault(folder, []).extend([] if path.endswith("_test.go") else [path])
-    sides = {folder: [[surface.parse(data) for p in paths if (data := _bytes(root / p)) is not None]
-                      for root in (base_root, head_root)]
+    # Every changed path is at both revisions here (collect_pair): one that cannot be read
+    # stands for a change.
+    sides = {folder: [[surface.parse(data) if (data := _bytes(root / p)) is not None else None
+                       for p in paths] for root in (base_root, head_root)]
              for folder, paths in sources.items()}
     adding = [f for f, (old, new) in sides.items() if surface.added(old, new)]
     dotted = {prefix + f for f in importers.go_dot_imported(

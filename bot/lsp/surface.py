@@ -10,7 +10,9 @@ between packages, and those are kept on the checking side:
 - ctrlflow (lostcancel in importers): a function may come to never return; a body that calls a
   never-returning function by name, or whose last statement could end in such a call (a call
   statement, an `if` with `else`, a switch, a `select`, an endless `for`, a block, a label, a
-  `goto`), counts as changing that;
+  `goto`), counts as changing that (not seen: an unconditional call to a never-returning
+  helper of another name before a last `return`, which leaves that `return` unreachable, a vet
+  finding of its own);
 - the inliner: a `//go:fix inline` function's body is what importers are offered;
 - deprecated: doc comments belong to the declaration, so a `Deprecated:` note is a change.
 

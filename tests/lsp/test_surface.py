@@ -59,6 +59,13 @@ const (
 )
 
 var Default = Item{ID: 1}
+
+// Clear resets the items.
+func Clear(xs []Item) {
+\tfor i := range xs {
+\t\txs[i].ID = 0
+\t}
+}
 '''
 
 
@@ -81,7 +88,12 @@ def change(old: str, new: str, *, dot: bool = False) -> str | None:
     ("func Add(a, b int) int {\n", "func   Add(a,  b int)   int {\n"),  # layout
     ("// Stop ends.\n", "// Extra is new.\nfunc Extra() {}\n\n// Stop ends.\n"),
     ("// Stop ends.\n", "// Extra is new.\ntype Extra int\n\n// Stop ends.\n"),
-    ("var Default = Item{ID: 1}\n", "var Default = Item{ID: 1}\n\n// the end\n"),
+    ("\t\txs[i].ID = 0\n\t}\n}\n", "\t\txs[i].ID = 0\n\t}\n}\n\n// the end\n"),
+    # bodies that surely reach their end: a loop over a range, an `if` with no `else`
+    ("func Stop() error {\n\treturn nil\n}",
+     "func Stop() error {\n\tfor range 3 {\n\t}\n\treturn nil\n}"),
+    ("\t\txs[i].ID = 0\n", "\t\txs[i].ID = -1\n"),
+    ("\t\txs[i].ID = 0\n\t}\n", "\t\txs[i].ID = 0\n\t}\n\tif len(xs) > 0 {\n\t\txs[0].ID = 1\n\t}\n"),
 ])
 def test_what_importers_cannot_see(old: str, new: str) -> None:
     assert change(old, new) is None
@@ -98,7 +110,7 @@ def test_what_importers_cannot_see(old: str, new: str) -> None:
     ("//go:build linux", "//go:build linux && amd64", "build constraints"),
     ("package calc\n", "package calc2\n", "package clause"),
     ("// Package calc adds.", "// Package calc adds.\n//\n// Deprecated: gone.", "package clause"),
-    ("var Default = Item{ID: 1}\n", "var Default = Item{ID: 1}\n\n//go:linkname x y\n",
+    ("\t\txs[i].ID = 0\n\t}\n}\n", "\t\txs[i].ID = 0\n\t}\n}\n\n//go:linkname x y\n",
      "package clause"),
     ("\treturn nil\n}", "\treturn nil\n}\n\nfunc (it Item) Size() int { return 1 }",
      "method Item.Size was added"),
@@ -113,6 +125,7 @@ def test_what_importers_cannot_see(old: str, new: str) -> None:
      "body of func Stop"),
     ("\treturn a + b\n}", "\tdefer func() { log.Fatal(a) }()\n\treturn a + b\n}", "body of func Add"),
     ("// Add adds.\n", "// Add adds.\n//go:fix inline\n", "func Add changed"),
+    ("\t\txs[i].ID = 0\n\t}\n", "\t\txs[i].ID = 0\n\t}\n\tfmt.Println(xs)\n", "body of func Clear"),
 ])
 def test_what_importers_may_see(old: str, new: str, why: str) -> None:
     assert BASE.count(old) >= 1, old
