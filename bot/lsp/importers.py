@@ -50,7 +50,8 @@ def parser(language: str) -> Any:
     return get_parser(language)  # type: ignore[arg-type]
 
 
-def _walk(node: Any) -> Iterator[Any]:
+def walk(node: Any) -> Iterator[Any]:
+    """The node and everything under it, in source order."""
     stack = [node]
     while stack:
         current = stack.pop()
@@ -58,31 +59,31 @@ def _walk(node: Any) -> Iterator[Any]:
         stack.extend(reversed(current.children))
 
 
-def _text(node: Any) -> str:
+def node_text(node: Any) -> str:
     return bytes(node.text).decode("utf-8", errors="replace")
 
 
 def python_imports(source: bytes) -> list[PyImport]:
     found: list[PyImport] = []
-    for node in _walk(parser("python").parse(source).root_node):
+    for node in walk(parser("python").parse(source).root_node):
         if node.type == "import_statement":
             for name in node.children_by_field_name("name"):
                 dotted = name.child_by_field_name("name") if name.type == "aliased_import" else name
-                found.append(PyImport(0, _text(dotted), ()))
+                found.append(PyImport(0, node_text(dotted), ()))
         elif node.type == "import_from_statement":
             module = node.child_by_field_name("module_name")
             if module is None:
                 continue
-            level, dotted = 0, _text(module)
+            level, dotted = 0, node_text(module)
             if module.type == "relative_import":
                 prefix = next((c for c in module.children if c.type == "import_prefix"), None)
-                level = len(_text(prefix)) if prefix is not None else 1
+                level = len(node_text(prefix)) if prefix is not None else 1
                 inner = next((c for c in module.children if c.type == "dotted_name"), None)
-                dotted = _text(inner) if inner is not None else ""
+                dotted = node_text(inner) if inner is not None else ""
             names = []
             for name in node.children_by_field_name("name"):
                 dotted_name = name.child_by_field_name("name") if name.type == "aliased_import" else name
-                names.append(_text(dotted_name))
+                names.append(node_text(dotted_name))
             found.append(PyImport(level, dotted, tuple(names)))
     return found
 
@@ -91,7 +92,7 @@ def ts_specifiers(source: bytes, tsx: bool = False) -> list[str]:
     """Module specifiers of import/export-from statements, require() and import() calls."""
     tree = parser("tsx" if tsx else "typescript").parse(source)
     found: list[str] = []
-    for node in _walk(tree.root_node):
+    for node in walk(tree.root_node):
         if node.type in ("import_statement", "export_statement"):
             source_node = node.child_by_field_name("source")
             if source_node is not None:
@@ -101,7 +102,7 @@ def ts_specifiers(source: bytes, tsx: bool = False) -> list[str]:
             arguments = node.child_by_field_name("arguments")
             if function is None or arguments is None:
                 continue
-            if function.type == "import" or _text(function) == "require":
+            if function.type == "import" or node_text(function) == "require":
                 first = next((c for c in arguments.children if c.type == "string"), None)
                 if first is not None:
                     found.append(_string(first))
@@ -110,28 +111,28 @@ def ts_specifiers(source: bytes, tsx: bool = False) -> list[str]:
 
 def go_imports(source: bytes) -> list[str]:
     found: list[str] = []
-    for node in _walk(parser("go").parse(source).root_node):
+    for node in walk(parser("go").parse(source).root_node):
         if node.type == "import_spec":
             path = node.child_by_field_name("path")
             if path is not None:
-                found.append(_text(path).strip("\"`"))
+                found.append(node_text(path).strip("\"`"))
     return found
 
 
 def go_dot_imports(source: bytes) -> list[str]:
     """The import paths this file imports with `.` (their names then need no qualifier)."""
     found: list[str] = []
-    for node in _walk(parser("go").parse(source).root_node):
+    for node in walk(parser("go").parse(source).root_node):
         if node.type == "import_spec":
             name, path = node.child_by_field_name("name"), node.child_by_field_name("path")
-            if name is not None and path is not None and _text(name) == ".":
-                found.append(_text(path).strip("\"`"))
+            if name is not None and path is not None and node_text(name) == ".":
+                found.append(node_text(path).strip("\"`"))
     return found
 
 
 def _string(node: Any) -> str:
     fragment = next((c for c in node.children if c.type == "string_fragment"), None)
-    return _text(fragment) if fragment is not None else _text(node).strip("'\"`")
+    return node_text(fragment) if fragment is not None else node_text(node).strip("'\"`")
 
 
 # -- resolution (pure) ---------------------------------------------------------------------

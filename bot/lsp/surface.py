@@ -33,7 +33,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from bot.lsp.importers import parser
+from bot.lsp.importers import node_text, parser, walk
 
 Kind = Literal["func", "method", "type", "var", "const"]
 
@@ -80,11 +80,11 @@ def parse(source: bytes) -> FileSurface | None:
             continue
         above, comments = comments, []
         if node.type == "package_clause":
-            header += [*(_text(c) for c in above), _tokens(node)]
+            header += [*(node_text(c) for c in above), _tokens(node)]
             seen_package = True
         elif node.type == "import_declaration":
             if '"C"' in _tokens(node):
-                header += [*(_text(c) for c in above), _tokens(node)]
+                header += [*(node_text(c) for c in above), _tokens(node)]
         elif node.type in _DECLS:
             key = _key(node)
             if key is not None:
@@ -92,7 +92,7 @@ def parse(source: bytes) -> FileSurface | None:
         elif not seen_package or node.type != ";":
             header.append(_tokens(node))  # anything unexpected is compared whole
     # After the last declaration only a directive can matter (`//go:linkname` goes anywhere).
-    header += [text for c in comments if (text := _text(c)).startswith(_DIRECTIVES)]
+    header += [text for c in comments if (text := node_text(c)).startswith(_DIRECTIVES)]
     return FileSurface("\n".join(header), tuple(decls))
 
 
@@ -144,14 +144,14 @@ def _merged(files: Sequence[FileSurface | None]) -> dict[str, Decl] | None:
 def _key(node: Any) -> str | None:
     kind = _DECLS[node.type]
     if kind in ("func", "method"):
-        name = _text(node.child_by_field_name("name"))
+        name = node_text(node.child_by_field_name("name"))
         if kind == "func":
             # init cannot be named; each file may have its own.
             return None if name == "init" else f"func {name}"
         receiver = node.child_by_field_name("receiver")
-        types = [n for n in _walk(receiver) if n.type == "type_identifier"]
-        return f"method {_text(types[0]) if types else '?'}.{name}"
-    names = sorted(_text(name) for spec in _specs(node) for name in _named(spec, "name"))
+        types = [n for n in walk(receiver) if n.type == "type_identifier"]
+        return f"method {node_text(types[0]) if types else '?'}.{name}"
+    names = sorted(node_text(name) for spec in _specs(node) for name in _named(spec, "name"))
     named = [n for n in names if n != "_"]
     if not names:
         return f"{kind} {_tokens(node)}"  # a shape not foreseen: compared whole
@@ -172,7 +172,7 @@ def _named(node: Any, field: str) -> list[Any]:
 
 def _decl(node: Any, comments: list[Any]) -> Decl:
     kind = _DECLS[node.type]
-    doc = [_text(c) for c in comments]
+    doc = [node_text(c) for c in comments]
     if kind not in ("func", "method"):
         return Decl(kind, "\n".join([*doc, _tokens(node)]), "", False)
     body = node.child_by_field_name("body")
@@ -194,7 +194,7 @@ def _variadic_any(node: Any) -> bool:
 
 def _may_not_return(body: Any) -> bool:
     # Calls inside function literals count too: one called on the spot would not return.
-    for node in _walk(body):
+    for node in walk(body):
         if node.type == "call_expression":
             callee = node.child_by_field_name("function")
             if callee is not None and _callee_name(callee) in NEVER_RETURN:
@@ -233,8 +233,8 @@ def _endless(loop: Any) -> bool:
 def _callee_name(callee: Any) -> str:
     if callee.type == "selector_expression":
         field = callee.child_by_field_name("field")
-        return _text(field) if field is not None else ""
-    return _text(callee) if callee.type == "identifier" else ""
+        return node_text(field) if field is not None else ""
+    return node_text(callee) if callee.type == "identifier" else ""
 
 
 def _tokens(node: Any) -> str:
@@ -244,19 +244,7 @@ def _tokens(node: Any) -> str:
     while stack:
         current = stack.pop()
         if current.child_count == 0 or current.type in _ATOMS:
-            out.append(_text(current))
+            out.append(node_text(current))
         else:
             stack.extend(reversed(current.children))
     return " ".join(out)
-
-
-def _walk(node: Any) -> Iterator[Any]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(reversed(current.children))
-
-
-def _text(node: Any) -> str:
-    return bytes(node.text).decode("utf-8", errors="replace")
