@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 
 from bot import proc
 from bot.analyzer import Analyzer, Outcome, Resolution, Target
-from bot.lsp import servers
+from bot.cache import FindingsCache
+from bot.lsp import memo, servers
 from bot.lsp.diagnostics import findings_for, setup_notes
 from bot.lsp.servers import ServerSpec
 from bot.model import Finding, ToolStatus
@@ -127,20 +128,35 @@ class LspAnalyzer(Analyzer):
         deadline = time.monotonic() + head.timeout
         outs = (_Collected(self.name, spec, base), _Collected(self.name, spec, head))
         plan = _plan(spec, head, base.root)
+        cache = FindingsCache(head.cache_dir) if head.cache_dir is not None else None
         for out in outs:
             out.note = plan.note
         for project, rels, importing, hidden in plan.sessions:
             launch = servers.launch(spec, repo, resolution.executable, project)
-            texts = {rel: session.read_text(base.root / rel) for rel in rels + hidden}
+            files = rels + importing
+            keys = [memo.session_key(launch, t.rev, _prefix(head.root, project), files, hidden)
+                    if cache is not None else None for t in (base, head)]
+            known = cache.get(keys[0]) if cache is not None and keys[0] is not None else None
             try:
-                pair = session.run_pair(launch, head.root, project, rels + importing, texts,
-                                        deadline, hidden)
+                if known is not None:  # a new push: the base is what the last review saw
+                    outs[0].take_known(known, files)
+                    taken = [(outs[1], keys[1],
+                              session.run(launch, head.root, project, files, deadline))]
+                else:
+                    texts = {rel: session.read_text(base.root / rel) for rel in rels + hidden}
+                    pair = session.run_pair(launch, head.root, project, files, texts, deadline,
+                                            hidden)
+                    taken = list(zip(outs, keys, pair, strict=True))
             except session.SessionError as exc:
-                for out in outs:
-                    out.fail(exc, rels + importing)
+                for out in outs if known is None else outs[1:]:
+                    out.fail(exc, files)
                 continue
-            for out, result in zip(outs, pair, strict=True):
-                out.take(result, importing)
+            for out, key, result in taken:
+                clean = out.take(result, importing)
+                if cache is not None and key is not None and clean is not None:
+                    cache.put(key, clean)
+        if cache is not None and cache.writes:
+            cache.prune()
         return outs[0].outcome(), outs[1].outcome()
 
 
@@ -269,18 +285,30 @@ class _Collected:
         self.messages.append(exc.message)
         self.failed.update(files)
 
-    def take(self, result: SessionResult, importing: Sequence[str]) -> None:
+    def take(self, result: SessionResult, importing: Sequence[str]) -> list[Finding] | None:
+        """Adds one session's result; returns its findings when it is clean (every file
+        analysed), what may be kept for a later review (bot.lsp.memo)."""
         self.version = self.version or result.version
         self.failed.update(result.failed)
         self.messages += [f"{p}: {why}" for p, why in sorted(result.failed.items())]
+        found: list[Finding] = []
+        clean = not result.failed
         for rel, items in result.diagnostics.items():
-            self.findings += findings_for(self.spec, items, rel, result.texts[rel])
+            found += findings_for(self.spec, items, rel, result.texts[rel])
             notes = setup_notes(self.spec, items)
             if notes:
+                clean = False
                 self.failed.add(rel)
                 self.messages.append(f"{rel}: not analysed: {notes[0]}")
+        self.findings += found
         self.extra.update(p for p in result.diagnostics if p not in self.target.paths)
         self.extra.update(p for p in importing if p in result.failed)
+        return found if clean else None
+
+    def take_known(self, findings: Sequence[Finding], files: Sequence[str]) -> None:
+        """A clean result kept by an earlier review of the same revision and files."""
+        self.findings += findings
+        self.extra.update(p for p in files if p not in self.target.paths)
 
     def outcome(self) -> Outcome:
         return Outcome(self.name, self.status, tuple(sorted(self.findings, key=Finding.sort_key)),

@@ -60,9 +60,9 @@ def no_orphans(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
 
 
 def review(repo: GitRepo, analyzers: Mapping[str, Any], base: str = "main",
-           head: str = "HEAD") -> ReviewResult:
+           head: str = "HEAD", cache: Path | None = None) -> ReviewResult:
     return run_review(ReviewOptions(repo=repo.path, base=base, head=head,
-                                    analyzers=dict(analyzers)))
+                                    analyzers=dict(analyzers), cache_dir=cache))
 
 
 def table(result: ReviewResult) -> list[tuple[str, str, int, str, str | None]]:

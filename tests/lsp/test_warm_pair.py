@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from bot.lsp.registry import SERVERS
 from bot.model import ReviewResult
 from tests.conftest import GitRepo, require_tool
@@ -124,3 +126,36 @@ def test_gopls_next_to_golangci_lint_sees_the_changed_package_at_each_revision(
     assert [(t.name, t.status) for t in result.tools] == [("golangci-lint", "ok"), ("gopls", "ok")]
     assert sessions == {"run": 0, "run_pair": 1}
     assert verdicts(result, "gopls") == {("WrongArgCount", "main.go", 9, "introduced")}
+
+
+@pytest.mark.parametrize("server", ["gopls", "basedpyright"])
+def test_a_new_push_takes_the_base_from_the_cache_and_checks_only_the_head(
+        repo: GitRepo, sessions: Calls, tmp_path: Path, server: str) -> None:
+    """The second review of a pull request (same merge base, same files) starts one server
+    for the head only, and says what the first one did, the base's fixed finding included."""
+    if server == "gopls":
+        go_repo(repo)
+    else:
+        require_tool("basedpyright-langserver")
+        repo.commit({"pyrightconfig.json": '{"typeCheckingMode": "standard"}\n',
+                     "pkg/__init__.py": "", "pkg/a.py": PY_BASE, "pkg/b.py": PY_B}, "base")
+        repo.branch("feature")
+        repo.commit({"pkg/a.py": PY_HEAD})
+    cache = tmp_path / "cache"
+    first = review(repo, {server: SERVERS[server]}, cache=cache)
+    assert sessions == {"run": 0, "run_pair": 1}
+    repo.commit({"NOTES.md": "a new push that changes no source\n"})
+    second = review(repo, {server: SERVERS[server]}, cache=cache)
+    assert [(t.name, t.status) for t in second.tools] == [(server, "ok")]
+    assert sessions == {"run": 1, "run_pair": 1}
+    assert verdicts(second, server) == verdicts(first, server)
+    assert any(scope == "fixed" for *_, scope in verdicts(second, server))
+    # Without the cache, or against another merge base, both revisions are checked again.
+    review(repo, {server: SERVERS[server]})
+    assert sessions == {"run": 1, "run_pair": 2}
+    repo.checkout("main")
+    repo.commit({"UNRELATED.md": "the default branch moves on\n"})
+    repo.checkout("feature")
+    repo.git("merge", "-q", "--no-edit", "main")
+    review(repo, {server: SERVERS[server]}, cache=cache)
+    assert sessions == {"run": 1, "run_pair": 3}
