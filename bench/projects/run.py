@@ -15,8 +15,10 @@ go   golangci-lint part vs `golangci-lint run` on the changed packages at the he
 go-api the same with an exported signature changed as well: gopls checks p05, which calls it;
      its part also against `gopls check` of those files at the head (the checker's own CLI)
 ts   eslint part vs `eslint` on the changed files at the head; typescript part vs
-     `tsc --noEmit -p .` (the whole project) at the head
-py   basedpyright part vs `basedpyright --outputjson` (the whole project) at the head
+     `tsc --noEmit -p .` (the whole project) at the head, also on a new push with the base in
+     the findings cache (bot/lsp/memo.py: the server checks the head only)
+py   basedpyright part vs `basedpyright --outputjson` (the whole project) at the head, also on
+     a new push
 
 The Go build cache (GOCACHE) is warm for everything: only golangci-lint's own cache varies.
 
@@ -183,17 +185,24 @@ def bench_ts(tmp: Path, repeat: int) -> list[tuple[str, float, float]]:
     tsc = [str(repo / "node_modules/.bin/tsc"), "--noEmit", "-p", "."]
     s = Samples()
     tools = ("eslint", "typescript")
-    for _ in range(repeat):
+    expect = ("@typescript-eslint/no-floating-promises", "TS2322")
+    for n in range(repeat):
         s.add("eslint", timed(eslint, repo))
         s.add("tsc", timed(tsc, repo, ok=(0, 1, 2)))
-        total, parts, _ = review(repo, tools, fresh(tmp, "findings"),
-                                 ("@typescript-eslint/no-floating-promises", "TS2322"))
+        total, parts, _ = review(repo, tools, fresh(tmp, "findings"), expect)
         s.add("review eslint", parts["eslint"])
         s.add("review typescript", parts["typescript"])
         s.add("total", total)
+        # A new push: the base sits in the findings cache the review above left.
+        gen.push(repo, changed[0], n)
+        s.add("tsc pushed", timed(tsc, repo, ok=(0, 1, 2)))
+        _, parts, _ = review(repo, tools, tmp / "findings", expect)
+        s.add("review typescript base-cached", parts["typescript"])
     return [
         ("ts: eslint part / eslint on the changed files", s.median("review eslint"), s.median("eslint")),
         ("ts: typescript part / tsc --noEmit", s.median("review typescript"), s.median("tsc")),
+        ("ts: typescript part, base cached / tsc --noEmit on the push",
+         s.median("review typescript base-cached"), s.median("tsc pushed")),
         ("ts: whole review / eslint + tsc", s.median("total"), s.median("eslint") + s.median("tsc")),
     ]
 
@@ -203,16 +212,22 @@ def bench_ts(tmp: Path, repeat: int) -> list[tuple[str, float, float]]:
 def bench_py(tmp: Path, repeat: int) -> list[tuple[str, float, float]]:
     repo = tmp / "py"
     base, head = gen.py_project()
-    make_repo(repo, base, head)
+    changed = make_repo(repo, base, head)
     cli = toolpath.find_executable(["basedpyright"], repo)
     assert cli, "basedpyright not installed"
     s = Samples()
-    for _ in range(repeat):
+    for n in range(repeat):
         s.add("cli", timed([cli, "--outputjson"], repo))
         _, parts, _ = review(repo, ("basedpyright",), fresh(tmp, "findings"),
                              ("reportAssignmentType",))
         s.add("review", parts["basedpyright"])
-    return [("py: basedpyright part / basedpyright --outputjson", s.median("review"), s.median("cli"))]
+        gen.push(repo, changed[0], n)  # a new push, the base in the cache
+        s.add("cli pushed", timed([cli, "--outputjson"], repo))
+        _, parts, _ = review(repo, ("basedpyright",), tmp / "findings", ("reportAssignmentType",))
+        s.add("review base-cached", parts["basedpyright"])
+    return [("py: basedpyright part / basedpyright --outputjson", s.median("review"), s.median("cli")),
+            ("py: basedpyright part, base cached / basedpyright --outputjson on the push",
+             s.median("review base-cached"), s.median("cli pushed"))]
 
 
 BENCHES: dict[str, Callable[[Path, int], list[tuple[str, float, float]]]] = {
