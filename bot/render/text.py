@@ -78,6 +78,9 @@ def render(result: ReviewResult, lines: Lines, show_preexisting: bool = False) -
     for t in problems:
         out.append(_problem(t.name, t.status, t.message))
     out += [f"note: {printable(n)}" for n in result.notes]
+    # What a tool that ran well left out on purpose (gopls beside golangci-lint).
+    out += [f"note: {printable(t.name)}: {printable(t.message)}" for t in result.tools
+            if t.status == "ok" and t.message]
     hidden = result.count("preexisting") if not show_preexisting else 0
     if hidden:
         out.append(f"({hidden} preexisting finding(s) not listed; --show-preexisting lists them)")

@@ -98,3 +98,13 @@ def test_a_message_never_ends_its_line_early() -> None:
     assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out
     assert "a.py:1:1: error ruff F841: first\\nsecond\\x1b]0;title\\a\\u202eevil\n" in out
     assert "note: a note\\nwith two lines\n" in out and "ruff 1\\x1b[0m |" in out
+
+
+def test_what_a_tool_left_out_on_purpose_is_said() -> None:
+    skipped = "importers of p04 not checked: only function bodies changed there"
+    res = ReviewResult("main", "b" * 40, "c" * 40,
+                       (ToolRun("golangci-lint", "2", "ok"), ToolRun("gopls", None, "ok", skipped)),
+                       (), ())
+    out = text.render(res, lambda path: [])
+    assert f"note: gopls: {skipped}\n" in out
+    assert "golangci-lint:" not in out  # a tool with nothing to say gets no line
