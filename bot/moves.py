@@ -5,7 +5,7 @@ at the source and lines added (or modified) at the destination. Aligning one fil
 lines with another's added lines, the way `bot.diff` pairs the two sides of a hunk, gives a
 line map for the move: lines carried verbatim (up to whitespace and suppression comments), and
 lines edited inside the moved block, paired by position between verbatim ones or by similarity
-at its edges.
+at its edges, and lines edited and put elsewhere inside the block, by similarity.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ COMMON = 8  # a line added to more files than this selects none of them
 # Line pairs aligned in one review at most (SonarQube bounds its block matching the same way):
 # past it, moves are not traced and the classifier says so.
 BUDGET = 4_000_000
+# Comparisons spent per move on lines edited and reordered inside the moved block.
+REORDER_PAIRS = 2_500
 
 
 @dataclass(frozen=True)
@@ -100,7 +102,7 @@ def _edited(lost: Lines, gained: Lines, runs: Sequence[Sequence[tuple[int, int]]
             ) -> dict[int, int]:
     """Index pairs of lines edited inside a moved block: between two runs that follow each
     other in both files (by position when the gaps are the same size, else by similarity),
-    and just outside a run while the lines stay similar."""
+    just outside a run while the lines stay similar, then lines edited and reordered."""
     used_a = {i for run in runs for i, _ in run}
     used_b = {j for run in runs for _, j in run}
     out: dict[int, int] = {}
@@ -135,6 +137,37 @@ def _edited(lost: Lines, gained: Lines, runs: Sequence[Sequence[tuple[int, int]]
                 out[i] = j
                 used_a.add(i)
                 used_b.add(j)
+    out.update(_reordered(lost, gained, runs, used_a, used_b))
+    return out
+
+
+def _reordered(lost: Lines, gained: Lines, runs: Sequence[Sequence[tuple[int, int]]],
+               used_a: set[int], used_b: set[int]) -> dict[int, int]:
+    """Lines both edited and moved to another place inside one moved block: what is left
+    between the block's first and last lines on both sides, paired by similarity, the most
+    similar first (ties: the earlier lines). Only where each side of the block is one stretch
+    of the file, and within REORDER_PAIRS comparisons. Marks what it pairs as used."""
+    lo_a, hi_a = runs[0][0][0], runs[-1][-1][0]  # runs are in the source's order
+    lo_b, hi_b = min(run[0][1] for run in runs), max(run[-1][1] for run in runs)
+    if not (_contiguous(lost.numbers, lo_a, hi_a) and _contiguous(gained.numbers, lo_b, hi_b)):
+        return {}
+    free_a = [i for i in range(lo_a, hi_a + 1) if i not in used_a and _informative(lost.norms[i])]
+    free_b = [j for j in range(lo_b, hi_b + 1) if j not in used_b and _informative(gained.norms[j])]
+    if not free_a or not free_b or len(free_a) * len(free_b) > REORDER_PAIRS:
+        return {}
+    scored = []
+    for i in free_a:
+        matcher = difflib.SequenceMatcher(None, b=lost.norms[i], autojunk=False)
+        for j in free_b:
+            matcher.set_seq1(gained.norms[j])
+            if matcher.real_quick_ratio() >= SIMILAR and matcher.ratio() >= SIMILAR:
+                scored.append((-matcher.ratio(), i, j))
+    out: dict[int, int] = {}
+    for _, i, j in sorted(scored):
+        if i not in used_a and j not in used_b:
+            out[i] = j
+            used_a.add(i)
+            used_b.add(j)
     return out
 
 

@@ -124,3 +124,29 @@ def test_a_move_maps_each_line_at_most_once(a: list[str], b: list[str], at_a: in
     for base_line, (head_line, _) in move.verbatim.items():
         assert lost.norms[lost.numbers.index(base_line)] == gained.norms[gained.numbers.index(head_line)]
     assert move == align(lost, gained)
+
+
+BLOCK = ["def moved(payload):", "    value = compute_things(payload)",
+         "    width = measure_it(payload, 10)", "    height = measure_it(payload, 20)",
+         "    return value_and_width(value, width)"]
+
+
+def test_a_line_edited_and_put_elsewhere_in_the_block_is_paired_by_similarity() -> None:
+    # `height` moves above `value` and gains an argument on the way.
+    head = [BLOCK[0], "    height = measure_it(payload, 20, 3)", *BLOCK[1:3], BLOCK[4]]
+    move = align(side("a.py", BLOCK), side("b.py", head))
+    assert move is not None
+    assert move.edited == {4: 2}
+    assert move.verbatim[2] == (3, 2) and move.verbatim[5] == (5, 1)
+
+
+def test_a_reordered_line_that_no_longer_looks_alike_is_not_paired() -> None:
+    head = [BLOCK[0], "    brand_new_statement_here()", *BLOCK[1:3], BLOCK[4]]
+    move = align(side("a.py", BLOCK), side("b.py", head))
+    assert move is not None and move.edited == {}
+
+
+def test_no_reordered_pairing_when_the_block_is_not_one_stretch() -> None:
+    head = [BLOCK[0], "    height = measure_it(payload, 20, 3)", *BLOCK[1:3], BLOCK[4]]
+    apart = align(side("a.py", BLOCK, numbers=(1, 2, 3, 4, 30)), side("b.py", head))
+    assert apart is not None and 4 not in apart.edited

@@ -120,6 +120,19 @@ def test_move_edited_on_the_way_between_modified_files(repo: GitRepo) -> None:
     assert changed.base.path == "a.py" and changed.matched_by == "P7m"
 
 
+def test_move_with_a_line_edited_and_put_elsewhere_in_the_block(repo: GitRepo) -> None:
+    """The flagged line moves below the `if` and gains an argument: its finding came with it."""
+    start(repo, {"a.py": HEAD + MOVED + "\n\n" + STAY, "b.py": HEAD + STAY.replace("stay", "other")})
+    moved = MOVED.replace("    leftover_value = compute(payload)\n", "").replace(
+        "    return payload", "    leftover_value = compute(payload, 2)\n    return payload")
+    repo.commit({"a.py": HEAD + STAY, "b.py": HEAD + STAY.replace("stay", "other") + "\n\n" + moved})
+    result = review(repo)
+    assert moved_rows(result) == [("E711", "b.py", 9, "preexisting", None),
+                                  ("F841", "b.py", 11, "preexisting", None)]
+    (kept,) = [v for v in result.findings if v.finding.rule == "F841"]
+    assert kept.base is not None and kept.base.path == "a.py" and kept.touched
+
+
 def test_move_out_of_a_deleted_file_into_a_modified_one(repo: GitRepo) -> None:
     start(repo, {"a.py": HEAD + MOVED + "\n\n" + OTHER, "b.py": HEAD + STAY + filler(30)})
     repo.commit({"a.py": None, "b.py": HEAD + STAY + filler(30) + "\n\n" + MOVED})
