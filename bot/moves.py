@@ -29,7 +29,7 @@ COMMON = 8  # a line added to more files than this selects none of them
 # past it, moves are not traced and the classifier says so.
 BUDGET = 4_000_000
 # Comparisons spent per move on lines edited and reordered inside the moved block.
-REORDER_PAIRS = 2_500
+REORDER_PAIRS = 400  # some 30 ms at worst (difflib ratios of 40-character lines)
 
 
 @dataclass(frozen=True)
@@ -160,7 +160,8 @@ def _reordered(lost: Lines, gained: Lines, runs: Sequence[Sequence[tuple[int, in
         matcher = difflib.SequenceMatcher(None, b=lost.norms[i], autojunk=False)
         for j in free_b:
             matcher.set_seq1(gained.norms[j])
-            if matcher.real_quick_ratio() >= SIMILAR and matcher.ratio() >= SIMILAR:
+            if (matcher.real_quick_ratio() >= SIMILAR and matcher.quick_ratio() >= SIMILAR
+                    and matcher.ratio() >= SIMILAR):
                 scored.append((-matcher.ratio(), i, j))
     out: dict[int, int] = {}
     for _, i, j in sorted(scored):
