@@ -29,6 +29,7 @@ HOOKS: Mapping[str, str] = {
     "markdownlint": "markdownlint", "markdownlint-cli2": "markdownlint",
     "markdownlint-fix": "markdownlint", "markdownlint-docker": "markdownlint",
     "stylelint": "stylelint",
+    "yamllint": "yamllint",
 }
 
 

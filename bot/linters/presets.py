@@ -5,7 +5,8 @@ file at the repository root (or a pre-commit hook, see bot.linters.precommit):
 - hadolint (`.hadolint.yaml`/`.yml`): its SARIF, read by bot.linters.formats.sarif;
 - stylelint (`.stylelintrc*`, `stylelint.config.*`, a "stylelint" key in package.json): JSON
   (on stderr, as stylelint 16 writes it) with `--compute-edit-info` fixes (safe: its autofix);
-- markdownlint (`.markdownlint*`, `.markdownlint-cli2.*`): markdownlint-cli2's lines on stderr.
+- markdownlint (`.markdownlint*`, `.markdownlint-cli2.*`): markdownlint-cli2's lines on stderr;
+- yamllint (`.yamllint`, `.yamllint.yaml`/`.yml`): its `parsable` lines.
 """
 
 from __future__ import annotations
@@ -221,4 +222,49 @@ MARKDOWNLINT = LinterSpec(
     read_version=lambda exe: npm_version(exe, "markdownlint-cli2"),
 )
 
-SPECS: tuple[LinterSpec, ...] = (SHELLCHECK, HADOLINT, STYLELINT, MARKDOWNLINT)
+# --- yamllint --------------------------------------------------------------------------------
+
+# `a.yml:2:5: [error] too many spaces after colon (colons)`; a syntax error has "(syntax)".
+_YAMLLINT_LINE = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<column>\d+): "
+                            r"\[(?P<severity>error|warning)\] (?P<message>.*?)"
+                            r"(?: \((?P<rule>[a-z][\w-]*)\))?$")
+
+
+def _yamllint_command(exe: str, unit: Unit, target: Target) -> list[str]:
+    return [exe, "-f", "parsable", "--", *unit.paths]
+
+
+def _yamllint_parse(result: proc.Result, unit: Unit, target: Target) -> Iterator[Finding]:
+    # (A configuration yamllint cannot read exits 255: a failed run, never parsed.)
+    matched = False
+    for text in result.out.splitlines():
+        match = _YAMLLINT_LINE.match(text)
+        if match is None:
+            continue
+        matched = True
+        path = relpath(target.root, match["file"], unit.cwd)
+        if path is None:
+            continue
+        line, column = int(match["line"]), int(match["column"])
+        rule = match["rule"] or "yamllint"
+        url = (None if rule in ("syntax", "yamllint") else
+               f"https://yamllint.readthedocs.io/en/stable/rules.html"
+               f"#module-yamllint.rules.{rule.replace('-', '_')}")
+        yield Finding("yamllint", rule, severity(match["severity"], Severity.ERROR),
+                      match["message"], path, Span(line, column, line, column + 1), url)
+    if result.returncode == 1 and not matched:
+        raise GarbageOutput("exit status 1 without a problem line: " + result.err_tail(3))
+
+
+YAMLLINT = LinterSpec(
+    name="yamllint",
+    extensions=frozenset({".yml", ".yaml"}),
+    executables=("yamllint",),
+    install_hint="pip install yamllint",
+    config_files=(".yamllint", ".yamllint.yaml", ".yamllint.yml"),
+    command=_yamllint_command,
+    parse=_yamllint_parse,
+    ok_exit_codes=frozenset({0, 1}),
+)
+
+SPECS: tuple[LinterSpec, ...] = (SHELLCHECK, HADOLINT, STYLELINT, MARKDOWNLINT, YAMLLINT)

@@ -94,6 +94,7 @@ def polyglot(root: Path) -> Path:
         ".hadolint.yaml": "{}\n", "Dockerfile": "FROM scratch\n", ".shellcheckrc": "\n",
         "run.sh": "#!/bin/sh\necho hi\n", ".markdownlint.json": "{}\n", "README.md": "# poly\n",
         ".stylelintrc.json": "{}\n", "a.css": "a { color: red; }\n",
+        ".yamllint": "extends: default\n", "ci.yml": "---\nname: ci\n",
     }
     repo = root / "poly"
     for name, text in files.items():
@@ -113,7 +114,8 @@ def test_every_tool_is_in_the_image_and_runs(tmp_path: Path) -> None:
     doc = json.loads(done.stdout)
     tools = {t["name"]: t for t in doc["tools"]}
     assert {"ruff", "mypy", "basedpyright", "pyright", "eslint", "biome", "typescript", "gopls",
-            "golangci-lint", "clippy", "rust-analyzer", "hadolint", "shellcheck"} <= set(tools)
+            "golangci-lint", "clippy", "rust-analyzer", "hadolint", "shellcheck",
+            "yamllint"} <= set(tools)
     missing = {name: t["message"] or t["why"] for name, t in tools.items() if not t["executable"]}
     assert missing == {}
     unready = {name: t["message"] or t["why"] for name, t in tools.items()

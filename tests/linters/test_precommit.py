@@ -40,6 +40,7 @@ def test_hook_ids_name_the_tools() -> None:
     assert precommit.tools(yaml.safe_load(CONFIG)) == {"ruff", "shellcheck", "hadolint"}
     assert precommit.tools({"repos": [{"hooks": [{"id": "Biome-Check"}, {"id": "mypy"}]}]}) == {
         "biome", "mypy"}
+    assert precommit.tools({"repos": [{"hooks": [{"id": "yamllint"}]}]}) == {"yamllint"}
     for odd in (None, [], {"repos": "x"}, {"repos": [{"hooks": [3, {"id": 4}]}]}):
         assert precommit.tools(odd) == frozenset()
 

@@ -1,4 +1,4 @@
-"""The zero-configuration presets (shellcheck, hadolint, stylelint, markdownlint): each is
+"""The zero-configuration presets (shellcheck, hadolint, stylelint, markdownlint, yamllint): each is
 detected by its own configuration file and run for real through the review."""
 
 from __future__ import annotations
@@ -31,8 +31,9 @@ def two_commits(repo: GitRepo, base: dict[str, str], head: dict[str, str]) -> No
 
 def test_nothing_applies_without_a_configuration(tmp_path: Path) -> None:
     (tmp_path / "run.sh").write_text("echo $1\n")
-    for name in ("shellcheck", "hadolint", "stylelint", "markdownlint"):
-        assert not LINTERS[name].applies(tmp_path, ["run.sh", "Dockerfile", "a.css", "a.md"]), name
+    for name in ("shellcheck", "hadolint", "stylelint", "markdownlint", "yamllint"):
+        assert not LINTERS[name].applies(tmp_path, ["run.sh", "Dockerfile", "a.css", "a.md",
+                                                    "a.yml"]), name
 
 
 def test_shellcheck_with_shellcheckrc(repo: GitRepo, tmp_path: Path) -> None:
@@ -97,3 +98,29 @@ def test_markdownlint_with_its_config(repo: GitRepo, tmp_path: Path) -> None:
     md018 = next(v.finding for v in result.findings if v.finding.rule == "MD018")
     assert md018.message.startswith("No space after hash on atx style heading")
     assert md018.url is not None and md018.url.endswith("/md018.md")
+
+
+@pytest.mark.parametrize("config", [".yamllint", ".yamllint.yaml", ".yamllint.yml"])
+def test_yamllint_with_its_config(repo: GitRepo, tmp_path: Path, config: str) -> None:
+    settings = "extends: default\nrules:\n  document-start: disable\nignore: |\n  vendor/\n"
+    two_commits(repo, {config: settings, "ci/deploy.yml": "name: deploy\nsteps:   [a]\n",
+                       "vendor/x.yaml": "a:  1\n"},
+                {"ci/deploy.yml": "name: deploy\nsteps:   [a]\nenv: {A: 1,B: 2}\n",
+                 "vendor/x.yaml": "a:  1\nb:  2\n"})
+    result = review(repo, "yamllint", tmp_path)
+    # vendor/ is what the configuration ignores, even when the file is named on the command line.
+    assert scoped(result) == [("ci/deploy.yml", 2, "colons", "preexisting"),
+                              ("ci/deploy.yml", 3, "commas", "introduced")]
+    commas = next(v.finding for v in result.findings if v.finding.rule == "commas")
+    assert commas.severity == Severity.ERROR and commas.span == Span(3, 12, 3, 13)
+    assert commas.url == "https://yamllint.readthedocs.io/en/stable/rules.html#module-yamllint.rules.commas"
+
+
+def test_yamllint_syntax_errors_and_a_broken_configuration(repo: GitRepo, tmp_path: Path) -> None:
+    two_commits(repo, {".yamllint": "extends: default\n", "a.yml": "---\na: 1\n"},
+                {"a.yml": "---\na: [\n"})
+    assert ("a.yml", 3, "syntax", "introduced") in scoped(review(repo, "yamllint", tmp_path))
+    repo.commit({".yamllint": "rules:\n  no-such-rule: enable\n", "a.yml": "---\na: 2\n"})
+    result = run_review(ReviewOptions(repo=repo.path, base="main", cache_dir=tmp_path / "cache"))
+    (run,) = result.tools
+    assert (run.name, run.status) == ("yamllint", "failed") and "no-such-rule" in run.message
