@@ -226,6 +226,7 @@ def _carry_config(head_root: Path, base_root: Path, names: Sequence[str]) -> Non
     for name in names:
         src, dst = head_root / name, base_root / name
         if src.is_file():
+            dst.parent.mkdir(parents=True, exist_ok=True)  # `.github/actionlint.yaml`
             shutil.copy2(src, dst)
         elif dst.is_file() and not src.exists():
             dst.unlink()  # a config the head removed must not apply at the base

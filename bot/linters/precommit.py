@@ -30,6 +30,7 @@ HOOKS: Mapping[str, str] = {
     "markdownlint-fix": "markdownlint", "markdownlint-docker": "markdownlint",
     "stylelint": "stylelint",
     "yamllint": "yamllint",
+    "actionlint": "actionlint", "actionlint-docker": "actionlint", "actionlint-system": "actionlint",
 }
 
 

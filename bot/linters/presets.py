@@ -6,7 +6,8 @@ file at the repository root (or a pre-commit hook, see bot.linters.precommit):
 - stylelint (`.stylelintrc*`, `stylelint.config.*`, a "stylelint" key in package.json): JSON
   (on stderr, as stylelint 16 writes it) with `--compute-edit-info` fixes (safe: its autofix);
 - markdownlint (`.markdownlint*`, `.markdownlint-cli2.*`): markdownlint-cli2's lines on stderr;
-- yamllint (`.yamllint`, `.yamllint.yaml`/`.yml`): its `parsable` lines.
+- yamllint (`.yamllint`, `.yamllint.yaml`/`.yml`): its `parsable` lines;
+- actionlint (`.github/actionlint.yaml`/`.yml`) on `.github/workflows/*.yml`: its JSON.
 """
 
 from __future__ import annotations
@@ -267,4 +268,45 @@ YAMLLINT = LinterSpec(
     ok_exit_codes=frozenset({0, 1}),
 )
 
-SPECS: tuple[LinterSpec, ...] = (SHELLCHECK, HADOLINT, STYLELINT, MARKDOWNLINT, YAMLLINT)
+# --- actionlint ------------------------------------------------------------------------------
+
+
+def _actionlint_command(exe: str, unit: Unit, target: Target) -> list[str]:
+    return [exe, "-format", "{{json .}}", "-no-color", "--", *unit.paths]
+
+
+def _actionlint_parse(result: proc.Result, unit: Unit, target: Target) -> Iterator[Finding]:
+    try:
+        document = json.loads(result.out or "[]")
+    except json.JSONDecodeError as exc:
+        raise GarbageOutput(f"not JSON: {exc}") from exc
+    if not isinstance(document, list):
+        raise GarbageOutput("expected actionlint's JSON list of errors")
+    if result.returncode == 1 and not document:
+        raise GarbageOutput("exit status 1 without an error: " + result.err_tail(3))
+    for item in document:
+        path = relpath(target.root, str(item.get("filepath") or ""), unit.cwd)
+        if path is None:
+            continue
+        line, column = int(item.get("line") or 1), int(item.get("column") or 1)
+        end = int(item.get("end_column") or column)
+        yield Finding("actionlint", str(item.get("kind") or "actionlint"), Severity.ERROR,
+                      str(item.get("message") or ""), path, Span(line, column, line, end + 1),
+                      "https://github.com/rhysd/actionlint/blob/main/docs/checks.md")
+
+
+ACTIONLINT = LinterSpec(
+    name="actionlint",
+    extensions=frozenset(),
+    globs=("/.github/workflows/*.yml", "/.github/workflows/*.yaml"),
+    executables=("actionlint",),
+    install_hint="go install github.com/rhysd/actionlint/cmd/actionlint@v1.7.12 "
+                 "(or scripts/install-tools.sh)",
+    config_files=(".github/actionlint.yaml", ".github/actionlint.yml"),
+    command=_actionlint_command,
+    parse=_actionlint_parse,
+    version_args=("-version",),
+)
+
+SPECS: tuple[LinterSpec, ...] = (SHELLCHECK, HADOLINT, STYLELINT, MARKDOWNLINT, YAMLLINT,
+                                 ACTIONLINT)

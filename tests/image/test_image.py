@@ -95,6 +95,9 @@ def polyglot(root: Path) -> Path:
         "run.sh": "#!/bin/sh\necho hi\n", ".markdownlint.json": "{}\n", "README.md": "# poly\n",
         ".stylelintrc.json": "{}\n", "a.css": "a { color: red; }\n",
         ".yamllint": "extends: default\n", "ci.yml": "---\nname: ci\n",
+        ".github/actionlint.yaml": "{}\n",
+        ".github/workflows/ci.yml": "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n"
+                                    "    steps:\n      - run: echo hi\n",
     }
     repo = root / "poly"
     for name, text in files.items():
@@ -115,7 +118,7 @@ def test_every_tool_is_in_the_image_and_runs(tmp_path: Path) -> None:
     tools = {t["name"]: t for t in doc["tools"]}
     assert {"ruff", "mypy", "basedpyright", "pyright", "eslint", "biome", "typescript", "gopls",
             "golangci-lint", "clippy", "rust-analyzer", "hadolint", "shellcheck",
-            "yamllint"} <= set(tools)
+            "yamllint", "actionlint"} <= set(tools)
     missing = {name: t["message"] or t["why"] for name, t in tools.items() if not t["executable"]}
     assert missing == {}
     unready = {name: t["message"] or t["why"] for name, t in tools.items()

@@ -1,5 +1,6 @@
-"""The zero-configuration presets (shellcheck, hadolint, stylelint, markdownlint, yamllint): each is
-detected by its own configuration file and run for real through the review."""
+"""The zero-configuration presets (shellcheck, hadolint, stylelint, markdownlint, yamllint,
+actionlint): each is detected by its own configuration file and run for real through the
+review."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from bot.linters.registry import LINTERS
 from bot.model import ReviewResult, Severity, Span
 from bot.pipeline import ReviewOptions, run_review
-from tests.conftest import GitRepo
+from tests.conftest import GitRepo, require_tool
 
 
 def review(repo: GitRepo, tool: str, tmp_path: Path) -> ReviewResult:
@@ -124,3 +125,33 @@ def test_yamllint_syntax_errors_and_a_broken_configuration(repo: GitRepo, tmp_pa
     result = run_review(ReviewOptions(repo=repo.path, base="main", cache_dir=tmp_path / "cache"))
     (run,) = result.tools
     assert (run.name, run.status) == ("yamllint", "failed") and "no-such-rule" in run.message
+
+
+WORKFLOW = ("on: push\njobs:\n  build:\n    runs-on: ubuntu-latest\n    steps:\n"
+            "      - uses: actions/checkout@v1\n")
+
+
+def test_actionlint_with_its_config_on_workflows_only(repo: GitRepo, tmp_path: Path) -> None:
+    config = {".github/actionlint.yaml": "self-hosted-runner:\n  labels: []\n"}
+    two_commits(repo, {**config, ".github/workflows/ci.yml": WORKFLOW, "deploy/ci.yml": "a: 1\n"},
+                {".github/workflows/ci.yml": WORKFLOW + "      - run: echo ${{ github.event.issue.title }}\n",
+                 "deploy/ci.yml": "a: 2\n"})
+    result = review(repo, "actionlint", tmp_path)
+    assert scoped(result) == [(".github/workflows/ci.yml", 6, "action", "preexisting"),
+                              (".github/workflows/ci.yml", 7, "expression", "introduced")]
+    untrusted = next(v.finding for v in result.findings if v.finding.rule == "expression")
+    assert "potentially untrusted" in untrusted.message
+    assert untrusted.span == Span(7, 23, 7, 47)
+
+
+def test_a_config_in_a_folder_the_base_lacks_is_carried_over(repo: GitRepo, tmp_path: Path) -> None:
+    """The head adds `.github/` with actionlint's config; ruff needs the base's checkout, which
+    takes every tool's config from the head, into a folder the base does not have."""
+    require_tool("ruff")
+    two_commits(repo, {"pyproject.toml": "[tool.ruff]\n", "a.py": "import os\n"},
+                {".github/actionlint.yaml": "{}\n", ".github/workflows/ci.yml": WORKFLOW,
+                 "a.py": "import os\nimport sys\n"})
+    result = run_review(ReviewOptions(repo=repo.path, base="main", cache_dir=tmp_path / "cache"))
+    assert sorted((t.name, t.status) for t in result.tools) == [("actionlint", "ok"), ("ruff", "ok")]
+    assert scoped(result) == [(".github/workflows/ci.yml", 6, "action", "introduced"),
+                              ("a.py", 1, "F401", "preexisting"), ("a.py", 2, "F401", "introduced")]
