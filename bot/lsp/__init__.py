@@ -7,6 +7,8 @@ servers.py   server specs as data (command, root markers, settings, completion s
 session.py   one server over one revision's files, ended by its completion signal
 importers.py files that import a changed module (tree-sitter), checked beyond the diff
 scope.py     what is left to a server when a linter type-checked the changed packages
+surface.py   what other packages can see of a Go change (its importers skipped when nothing)
+memo.py      a revision's result kept in the findings cache: a new push checks the head only
 diagnostics.py  LSP diagnostics -> Findings (pure)
 analyzer.py  each server as an `Analyzer`; registry.py exposes `SERVERS`
 
