@@ -18,7 +18,7 @@ import json
 import re
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from bot.errors import BotError, Exit
 from bot.forges.base import Annotation
@@ -125,11 +125,7 @@ def _note(payload: dict[str, Any], repository: str | None) -> Trigger:
     user = _obj(payload, "user", "note")
     return Trigger(
         "gitlab", "note", "comment", action=action, repository=repository,
-        number=_int(mr, "iid", "merge_request.", "note"),
-        head_sha=_last_commit(mr, "merge_request.", "note"),
-        target_ref=_str(mr, "target_branch"), head_ref=_str(mr, "source_branch"),
-        head_repository=_source(mr, repository), open=mr.get("state") == "opened",
-        draft=bool(mr.get("draft") or mr.get("work_in_progress")),
+        **_merge_request_fields(mr, repository, "merge_request.", "note"),
         actor=_str(user, "username"), actor_id=_int(user, "id", "user.", "note"),
         comment_id=_int(note, "id", "object_attributes.", "note"),
         comment_body=str(note.get("note") or ""),
@@ -150,13 +146,30 @@ def _merge_request(payload: dict[str, Any], repository: str | None) -> Trigger:
     user = _obj(payload, "user", "merge_request")
     return Trigger(
         "gitlab", "merge_request", "label", action=action, repository=repository,
-        number=_int(mr, "iid", "object_attributes.", "merge_request"),
-        head_sha=_last_commit(mr, "object_attributes.", "merge_request"),
-        target_ref=_str(mr, "target_branch"), head_ref=_str(mr, "source_branch"),
-        head_repository=_source(mr, repository), open=mr.get("state") == "opened",
-        draft=bool(mr.get("draft")), actor=_str(user, "username"),
-        actor_id=_int(user, "id", "user.", "merge_request"),
+        **_merge_request_fields(mr, repository, "object_attributes.", "merge_request"),
+        actor=_str(user, "username"), actor_id=_int(user, "id", "user.", "merge_request"),
         label=added[0], added_labels=added)
+
+
+class _MergeRequestFields(TypedDict):
+    number: int
+    head_sha: str
+    target_ref: str | None
+    head_ref: str | None
+    head_repository: str | None
+    open: bool
+    draft: bool
+
+
+def _merge_request_fields(mr: dict[str, Any], repository: str | None, prefix: str, event: str
+                          ) -> _MergeRequestFields:
+    """The Trigger fields a webhook's merge request object gives, wherever it sits (`prefix`:
+    its place in the payload, for error messages)."""
+    return {"number": _int(mr, "iid", prefix, event), "head_sha": _last_commit(mr, prefix, event),
+            "target_ref": _str(mr, "target_branch"), "head_ref": _str(mr, "source_branch"),
+            "head_repository": _source(mr, repository), "open": mr.get("state") == "opened",
+            # `work_in_progress`: the older name, still sent beside `draft`
+            "draft": bool(mr.get("draft") or mr.get("work_in_progress"))}
 
 
 def _ignored(event: str, repository: str | None, reason: str, action: str = "") -> Trigger:
