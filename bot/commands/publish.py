@@ -22,7 +22,6 @@ why); 3 the GitHub API failed after retries.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -43,6 +42,7 @@ from bot.forges.repository import Repository
 from bot.gate import override
 from bot.model import FileChange, GatePolicy, ReviewResult
 from bot.triggers import github_actions, gitlab_ci
+from bot.triggers import payload as payload_file
 
 DEFAULT_MAX_BYTES = 10_000_000
 
@@ -168,12 +168,12 @@ def check_run_event(env: Mapping[str, str], head: str, number: int) -> None:
     the one GitHub names in the (trusted) event payload."""
     if env.get("GITHUB_EVENT_NAME") != "workflow_run" or not env.get("GITHUB_EVENT_PATH"):
         return
+    payload: Any = payload_file.read(env["GITHUB_EVENT_PATH"], "the workflow_run event payload")
     try:
-        payload: Any = json.loads(Path(env["GITHUB_EVENT_PATH"]).read_text(encoding="utf-8"))
         run = payload["workflow_run"]
         expected, prs = run["head_sha"], run.get("pull_requests") or []
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise BotError(f"cannot read the workflow_run event payload: {exc}", Exit.USAGE) from exc
+    except (KeyError, TypeError) as exc:
+        raise BotError(f"malformed workflow_run event payload: {exc}", Exit.USAGE) from exc
     if expected != head:
         raise BotError(f"the analysis is of {head[:12]}, but the workflow run that triggered "
                        f"this one analysed {str(expected)[:12]}", Exit.USAGE)

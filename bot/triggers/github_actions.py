@@ -7,16 +7,15 @@ never from GITHUB_SHA (on `pull_request` that is the merge commit).
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from collections.abc import Collection, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from bot.errors import BotError, Exit
 from bot.forges.base import Annotation
 from bot.model import Severity, Trigger, TriggerKind
+from bot.triggers import payload as payload_file
 
 SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
 REVIEW_ACTIONS = ("opened", "synchronize", "reopened", "ready_for_review")
@@ -33,13 +32,7 @@ def from_env(env: Mapping[str, str]) -> Trigger:
                        f"{WORKFLOW_HINT} (or use `reviewbot review` locally)", Exit.USAGE)
     if not path:
         raise BotError("GITHUB_EVENT_PATH is not set: the event payload is needed", Exit.USAGE)
-    try:
-        payload = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise BotError(f"cannot read the event payload {path}: {exc.strerror}", Exit.USAGE) from exc
-    except ValueError as exc:
-        raise BotError(f"the event payload {path} is not JSON: {exc}", Exit.USAGE) from exc
-    return parse(name, payload, env)
+    return parse(name, payload_file.read(path, "the event payload"), env)
 
 
 def parse(name: str, payload: Any, env: Mapping[str, str] | None = None) -> Trigger:

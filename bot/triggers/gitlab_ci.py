@@ -14,16 +14,15 @@ since in a merged-result pipeline CI_COMMIT_SHA is a merge commit, not the MR he
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Collection, Mapping, Sequence
-from pathlib import Path
 from typing import Any, TypedDict
 
 from bot.errors import BotError, Exit
 from bot.forges.base import Annotation
 from bot.model import Trigger, TriggerKind
 from bot.proc import is_secret_name
+from bot.triggers import payload as payload_file
 
 SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
 TOKEN_HINT = ("create a project (or group) access token with the `api` scope and the Developer "
@@ -86,13 +85,7 @@ def from_payload(env: Mapping[str, str]) -> Trigger:
         return Trigger("gitlab", HOOK_SOURCE, "ignored", repository=env.get("CI_PROJECT_PATH"),
                        reason="a trigger pipeline without TRIGGER_PAYLOAD (not started by a "
                               "webhook): " + HOOK_HINT)
-    try:
-        payload = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise BotError(f"cannot read TRIGGER_PAYLOAD {path}: {exc.strerror}", Exit.USAGE) from exc
-    except ValueError as exc:
-        raise BotError(f"TRIGGER_PAYLOAD {path} is not JSON: {exc}", Exit.USAGE) from exc
-    return parse_hook(payload)
+    return parse_hook(payload_file.read(path, "TRIGGER_PAYLOAD"))
 
 
 def parse_hook(payload: Any) -> Trigger:
