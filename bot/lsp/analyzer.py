@@ -246,8 +246,9 @@ def _unseen(project: Path, prefix: str, base_root: Path, head_root: Path,
     for path in changed:
         folder = posixpath.dirname(path)
         if folder in covered and path.endswith(".go"):
-            # Test files are never part of what importers build against.
-            sources.setdefault(folder, []).extend([] if path.endswith("_test.go") else [path])
+            paths = sources.setdefault(folder, [])
+            if not path.endswith("_test.go"):  # never part of what importers build against
+                paths.append(path)
     # Every changed path is at both revisions here (collect_pair): one that cannot be read
     # stands for a change.
     sides = {folder: [[surface.parse(data) if (data := _bytes(root / p)) is not None else None
