@@ -4,7 +4,6 @@ review (the real CLI, real ruff, the fake GitHub)."""
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import subprocess
@@ -17,7 +16,7 @@ from bot import action
 from bot.errors import BotError
 from tests.conftest import GitRepo
 from tests.forges.fakegithub import FakeGitHub
-from tests.triggers.test_github_actions import examples
+from tests.triggers.test_github_actions import examples, opened_pull_request
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = ROOT / ".venv" / "bin"
@@ -103,12 +102,7 @@ def test_a_review_publishes_and_writes_the_outputs(repo: GitRepo, tmp_path: Path
                         "app.py": "import sys\n\n\ndef f():\n    x = 1\n    return sys.argv\n"})
     repo.branch("feature")
     head = repo.commit({"app.py": "import os\nimport sys\n\n\ndef f():\n    return sys.argv\n"})
-    payload = copy.deepcopy(next(p for p in examples()["pull_request"] if p["action"] == "opened"))
-    payload["pull_request"].update(number=7)
-    payload["pull_request"]["head"].update(sha=head)
-    payload["pull_request"]["base"].update(sha=base)
-    for side in ("head", "base"):
-        payload["pull_request"][side]["repo"]["full_name"] = "octo/demo"
+    payload = opened_pull_request(base, head)
     event = tmp_path / "event.json"
     event.write_text(json.dumps(payload))
     out = tmp_path / "github_output"

@@ -3,7 +3,6 @@ validates against its schema and carries the pull request; exit 0 whatever the g
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import socket
@@ -19,7 +18,7 @@ from bot.commands import analyze
 from bot.commands.analyze import repository_from_url
 from bot.gate import decide
 from tests.conftest import GitRepo, require_tool
-from tests.triggers.test_github_actions import examples
+from tests.triggers.test_github_actions import opened_pull_request
 
 RUFF = '[lint]\nselect = ["F"]\n'
 BASE = {"ruff.toml": RUFF,
@@ -49,12 +48,7 @@ def change(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> tuple[GitRepo, str
 
 def pull_request_event(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, base: str, head: str,
                        **pr: Any) -> dict[str, Any]:
-    payload = copy.deepcopy(next(p for p in examples()["pull_request"] if p["action"] == "opened"))
-    payload["pull_request"].update(number=7, **pr)
-    payload["pull_request"]["head"].update(sha=head)
-    payload["pull_request"]["base"].update(sha=base)
-    for side in ("head", "base"):
-        payload["pull_request"][side]["repo"]["full_name"] = "octo/demo"
+    payload = opened_pull_request(base, head, **pr)
     event = tmp_path / "event.json"
     event.write_text(json.dumps(payload))
     monkeypatch.setenv("GITHUB_EVENT_NAME", "pull_request")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import copy
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +16,7 @@ from bot.forges import github
 from tests.forges.conftest import Sleeps
 from tests.forges.fakegithub import FakeGitHub, Fault
 from tests.forges.validate import rest_errors
-from tests.triggers.test_github_actions import examples
+from tests.triggers.test_github_actions import opened_pull_request
 
 BASE = {"pyproject.toml": "[tool.ruff]\nline-length = 100\n",
         "app.py": "import sys\n\n\ndef main():\n    return sys.argv\n"}
@@ -32,12 +31,7 @@ def open_pr(repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,  # type: igno
     base = repo.commit(base_files, "base")
     repo.branch("feature")
     head = repo.commit(head_files, "feature")
-    payload = copy.deepcopy(next(p for p in examples()["pull_request"] if p["action"] == "opened"))
-    payload["pull_request"].update(number=7)
-    payload["pull_request"]["head"].update(sha=head)
-    payload["pull_request"]["base"].update(sha=base)
-    for side in ("head", "base"):
-        payload["pull_request"][side]["repo"]["full_name"] = "octo/demo"
+    payload = opened_pull_request(base, head)
     with FakeGitHub(head, diff) as fake:
         event = tmp_path / "event.json"
         event.write_text(json.dumps(payload))

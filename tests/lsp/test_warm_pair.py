@@ -66,13 +66,17 @@ PY_HEAD = 'def add(a: int, b: int, c: int) -> int:\n    return a + b + c\n\n\nhe
 PY_B = "from pkg.a import add\n\ntotal: int = add(1, 2)\n"
 
 
-def test_basedpyright_base_then_head_in_one_server(repo: GitRepo, sessions: Calls,
-                                                  tmp_path: Path) -> None:
+def py_repo(repo: GitRepo) -> None:
     require_tool("basedpyright-langserver")
     repo.commit({"pyrightconfig.json": '{"typeCheckingMode": "standard"}\n', "pkg/__init__.py": "",
                  "pkg/a.py": PY_BASE, "pkg/b.py": PY_B}, "base")
     repo.branch("feature")
     repo.commit({"pkg/a.py": PY_HEAD})
+
+
+def test_basedpyright_base_then_head_in_one_server(repo: GitRepo, sessions: Calls,
+                                                  tmp_path: Path) -> None:
+    py_repo(repo)
     result = review(repo, {"basedpyright": SERVERS["basedpyright"]})
     assert [(t.name, t.status) for t in result.tools] == [("basedpyright", "ok")]
     assert sessions == {"run": 0, "run_pair": 1}
@@ -136,11 +140,7 @@ def test_a_new_push_takes_the_base_from_the_cache_and_checks_only_the_head(
     if server == "gopls":
         go_repo(repo)
     else:
-        require_tool("basedpyright-langserver")
-        repo.commit({"pyrightconfig.json": '{"typeCheckingMode": "standard"}\n',
-                     "pkg/__init__.py": "", "pkg/a.py": PY_BASE, "pkg/b.py": PY_B}, "base")
-        repo.branch("feature")
-        repo.commit({"pkg/a.py": PY_HEAD})
+        py_repo(repo)
     cache = tmp_path / "cache"
     first = review(repo, {server: SERVERS[server]}, cache=cache)
     assert sessions == {"run": 0, "run_pair": 1}

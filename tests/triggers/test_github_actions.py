@@ -22,6 +22,17 @@ def examples() -> dict[str, list[dict[str, Any]]]:
     return {event["name"]: event["examples"] for event in data}
 
 
+def opened_pull_request(base: str, head: str, **pr: Any) -> dict[str, Any]:
+    """The examples' `opened` pull_request event as #7 of octo/demo, from `base` to `head`."""
+    payload = copy.deepcopy(next(p for p in examples()["pull_request"] if p["action"] == "opened"))
+    payload["pull_request"].update(number=7, **pr)
+    payload["pull_request"]["head"].update(sha=head)
+    payload["pull_request"]["base"].update(sha=base)
+    for side in ("head", "base"):
+        payload["pull_request"][side]["repo"]["full_name"] = "octo/demo"
+    return payload
+
+
 def pr_comment(action: str = "created") -> dict[str, Any]:
     """An issue_comment on a pull request (the examples have none: their issues have no
     `pull_request`, which is what GitHub adds for a PR's conversation)."""
