@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib
-import signal
 import sys
-import threading
-from collections.abc import Iterator, Sequence
-from types import FrameType
+from collections.abc import Sequence
 
-from bot import proc
+from bot import cancel
 from bot.errors import BotError, Exit
 
 # Command name -> the module that implements it. Each module exposes `register(subparsers)`,
@@ -69,35 +65,6 @@ def build_parser(only: str | None = None, commands: bool = True) -> argparse.Arg
     return parser
 
 
-class Terminated(BaseException):
-    """SIGTERM (what CI sends on cancel and timeout), raised in the main thread so that every
-    `finally` runs: worktrees and the scratch folder are removed. A BaseException, so that no
-    `except Exception` of a tool adapter takes it for the tool's own failure."""
-
-
-def _cancel(signum: int, frame: FrameType | None) -> None:
-    # The children run in their own sessions: the signal reached only us.
-    proc.kill_all()
-    for each in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(each, signal.SIG_IGN)  # a second signal must not cut the clean-up short
-    if signum == signal.SIGTERM:
-        raise Terminated
-    raise KeyboardInterrupt
-
-
-@contextlib.contextmanager
-def _cancellable() -> Iterator[None]:
-    if threading.current_thread() is not threading.main_thread():
-        yield  # signal handlers can only be set from the main thread
-        return
-    previous = {each: signal.signal(each, _cancel) for each in (signal.SIGTERM, signal.SIGINT)}
-    try:
-        yield
-    finally:
-        for each, handler in previous.items():
-            signal.signal(each, handler)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     first = argv[0] if argv else None
@@ -107,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return int(Exit.USAGE)
     try:
-        with _cancellable():
+        with cancel.cancellable():
             return int(args.func(args))
     except BotError as exc:
         print(f"reviewbot: {exc.message}", file=sys.stderr)
@@ -115,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("reviewbot: interrupted", file=sys.stderr)
         return 130
-    except Terminated:
+    except cancel.Terminated:
         print("reviewbot: terminated", file=sys.stderr)
         return 143
     except Exception as exc:  # a bug: one line saying so, then what a report needs

@@ -139,3 +139,35 @@ def test_a_reused_pid_is_not_the_owner(tmp_path: Path, monkeypatch: pytest.Monke
     assert list(scratch.stale_folders()) == [other]
     scratch.prune(tmp_path)  # not a repository: the folders still go, no error
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([mine.name, unowned.name])
+
+
+# The kernel hands a signal sent to the process to any thread that does not block it; a
+# worker taking it here stands for that choice (it happens under load).
+WORKER_TAKES_IT = """
+import signal, sys, threading
+from bot import cancel
+
+def work(main_waits: threading.Event) -> None:
+    main_waits.wait()
+    signal.pthread_kill(threading.get_ident(), signal.{name})
+    threading.Event().wait(120)  # a tool that takes its time
+
+try:
+    with cancel.cancellable():
+        waiting = threading.Event()
+        worker = threading.Thread(target=work, args=(waiting,), daemon=True)
+        worker.start()
+        waiting.set()
+        worker.join()  # blocked in a lock, as the pipeline waits for a tool's result
+except KeyboardInterrupt:
+    sys.exit(130)
+except cancel.Terminated:
+    sys.exit(143)
+"""
+
+
+@pytest.mark.parametrize(("name", "status"), [("SIGINT", 130), ("SIGTERM", 143)])
+def test_a_signal_taken_by_a_worker_thread_still_cancels_at_once(name: str, status: int) -> None:
+    run = subprocess.run([sys.executable, "-c", WORKER_TAKES_IT.format(name=name)], cwd=ROOT,
+                         capture_output=True, timeout=60)
+    assert run.returncode == status, run.stderr.decode()

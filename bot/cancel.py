@@ -1,0 +1,77 @@
+"""Cancelling a run: SIGTERM (what CI sends on cancel and timeout) and SIGINT kill every tool
+and unwind the main thread, so that every `finally` runs (worktrees and the scratch folder go).
+
+The kernel hands a signal sent to the process to any thread that does not block it, and
+Python runs the handler only in the main thread. A main thread blocked on a lock (waiting for
+a tool's result) is not woken when a worker took the signal: the cancel would wait for the
+slowest tool. So the signal is also written to a wake-up pipe, and a small thread sends it on
+to the main thread itself, which interrupts that wait.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import threading
+from collections.abc import Iterator
+from types import FrameType
+
+from bot import proc
+
+SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread. A BaseException, so that no `except Exception` of
+    a tool adapter takes it for the tool's own failure."""
+
+
+_cancelled = threading.Event()
+
+
+def _cancel(signum: int, frame: FrameType | None) -> None:
+    if _cancelled.is_set():
+        return  # the same signal sent on to the main thread: handled once
+    _cancelled.set()
+    # The children run in their own sessions: the signal reached only us.
+    proc.kill_all()
+    for each in SIGNALS:
+        signal.signal(each, signal.SIG_IGN)  # a second signal must not cut the clean-up short
+    if signum == signal.SIGTERM:
+        raise Terminated
+    raise KeyboardInterrupt
+
+
+def _send_on(wakeups: int, main: int) -> None:
+    """Send each cancel signal that reached the process on to the main thread."""
+    with os.fdopen(wakeups, "rb", buffering=0) as pipe:
+        while byte := pipe.read(1):
+            if byte[0] in SIGNALS and not _cancelled.is_set():
+                signal.pthread_kill(main, byte[0])
+
+
+@contextlib.contextmanager
+def cancellable() -> Iterator[None]:
+    """Within the block, SIGTERM raises `Terminated` and SIGINT `KeyboardInterrupt` in the
+    main thread, after every tool is killed. Elsewhere than in the main thread: nothing
+    (signal handlers can only be set there)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    _cancelled.clear()
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)  # a full pipe must never block the signal handler
+    outer = signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+    sender = threading.Thread(target=_send_on, args=(read_end, threading.get_ident()),
+                              name="cancel", daemon=True)
+    sender.start()
+    previous = {each: signal.signal(each, _cancel) for each in SIGNALS}
+    try:
+        yield
+    finally:
+        signal.set_wakeup_fd(outer)
+        os.close(write_end)  # the sender reads the end of the pipe and stops
+        sender.join()
+        for each, handler in previous.items():
+            signal.signal(each, handler)
