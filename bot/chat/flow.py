@@ -152,6 +152,12 @@ def _ast_edit(session: Session, command: Command, actor: str, quoted: str) -> tu
     if not groups:
         session.say(f"{quoted}\n\nNo match in the pull request's changed files; nothing staged.")
         return True, False
+    broken = structural.unparsable(groups, texts)
+    if broken:  # refused now: apply would refuse it, and staging it would only postpone that
+        n = len(broken)
+        session.say(f"{quoted}\n\n" + escape(f"Not staged: {n} rewritten file{'s' * (n != 1)} "
+                                              f"would not parse: {'; '.join(broken)}"))
+        return False, False
     session.state = session.state.stage(Staged(command.pattern, command.rewrite, command.lang,
                                                actor))
     plan = plan_for(session.checkout, without_ignored(result, session.state),

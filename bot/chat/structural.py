@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from bot import fixes
 from bot.apply.sources import Group
+from bot.apply.verify import parse_problem
 from bot.errors import BotError, Exit
 from bot.model import Edit, Finding, Severity
 from bot.render.markdown import frame
@@ -84,12 +85,28 @@ def matches_reply(pattern: str, found: Found, texts: Mapping[str, str]) -> str:
     return "\n\n".join([head + ("." if n else ": no match."), *rows])
 
 
-def preview(groups: Sequence[Group], texts: Mapping[str, str]) -> str:
-    """The groups' edits as a unified diff (clipped), one file after another."""
+def _by_path(groups: Sequence[Group]) -> dict[str, list[Edit]]:
     by_path: dict[str, list[Edit]] = {}
     for group in groups:
         for edit in group.edits:
             by_path.setdefault(edit.path, []).append(edit)
+    return by_path
+
+
+def unparsable(groups: Sequence[Group], texts: Mapping[str, str]) -> list[str]:
+    """`path: why` for each file that the groups' edits leave unparsable: the check apply
+    makes (`bot.apply.verify`), made when the rewrite is staged."""
+    out = []
+    for path, edits in sorted(_by_path(groups).items()):
+        why = parse_problem(path, texts[path], _applied(texts[path], edits))
+        if why:
+            out.append(f"{path}: {why}")
+    return out
+
+
+def preview(groups: Sequence[Group], texts: Mapping[str, str]) -> str:
+    """The groups' edits as a unified diff (clipped), one file after another."""
+    by_path = _by_path(groups)
     out: list[str] = []
     for path in sorted(by_path):
         before = texts[path]

@@ -117,13 +117,17 @@ def test_a_plan_touching_workflows_is_refused(repo, tmp_path, monkeypatch) -> No
         assert world.branch() == world.head
 
 
-def test_a_rewrite_that_would_not_parse_commits_nothing(world: World) -> None:
+def test_a_rewrite_that_would_not_parse_is_not_staged(world: World) -> None:
+    """Refused when staged, not first at `/apply`: the maintainer learns it from the reply."""
     assert world.comment("wes", "/ast-edit print($A) => print($A") == 0
+    [reply] = world.replies()
+    assert ("Not staged: 1 rewritten file would not parse: app.py: the rewritten file does not "
+            "parse as python (syntax error at line 6)") in reply
+    assert world.reactions() == ["eyes", "confused"]
+    assert not any("staged by" in text for text in world.fake.summaries())
     assert world.comment("wes", "/apply") == 0
     assert world.branch() == world.head
-    assert "would break 1 file(s): app.py: the rewritten file does not parse as python" in (
-        world.replies()[-1])
-    assert world.reactions() == ["eyes", "confused"]
+    assert "the summary shows no staged plan" in world.replies()[-1]
 
 
 def _fingerprint(world: World, rule: str) -> str:
