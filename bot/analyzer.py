@@ -62,6 +62,9 @@ class Target:
     # ok, not among its failed paths), by tool name: a language server skips what a linter
     # that type-checks already covered (gopls after golangci-lint, rust-analyzer after clippy).
     checked: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    # What the user's checkout has installed, which the tools load at every revision
+    # (bot.deps.stamp): part of every cached answer's key.
+    installed: str = ""
 
     def ready(self) -> Path:
         """`root`, made if it was not yet."""

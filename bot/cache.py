@@ -1,8 +1,9 @@
 """The findings cache: what a tool said about content it has already seen.
 
-Keyed by (tool, tool version, configuration hash, path, blob sha): a file unchanged since the
-last run (every file at the merge base on the second push of a PR) is never linted twice.
-Package-scoped tools key one entry on the blobs of all the files their result depends on.
+Keyed by (tool, tool version, configuration hash, path, blob sha, and what the checkout has
+installed: bot.deps.stamp): a file unchanged since the last run (every file at the merge base
+on the second push of a PR) is never linted twice. Package-scoped tools key one entry on the
+blobs of all the files their result depends on.
 
 Entries are small JSON files under `<dir>/<FORMAT>/<2 hex>/<key>.json`, written to a temporary
 file and renamed into place, so concurrent runs never see half an entry; an entry that does not

@@ -156,7 +156,7 @@ def run_review(opts: ReviewOptions) -> ReviewResult:
                 continue
             head_t = Target(head_root, rev.head, tuple(head_paths), "head", timeout=timeout,
                             cache_dir=opts.cache_dir, repo=rev.repo,
-                            changed=changed,
+                            changed=changed, installed=trees.installed,
                             checked=dict(checked["head"]))
             if analyzer.lazy_checkout:
                 # Made only if something misses the cache (see Target.ready).

@@ -277,6 +277,11 @@ class Checkouts:
         """The user's installed dependency folders: every revision's tools load them."""
         return deps.installed(self.rev.repo)
 
+    @functools.cached_property
+    def installed(self) -> str:
+        """The stamp of what those folders hold (bot.deps.stamp)."""
+        return deps.stamp(self.rev.repo, self.dependencies)
+
     def _linked_base(self) -> bool:
         """Make the base from the head's files (hard links) and git (the rest); False, with
         nothing left behind, when links are not possible here."""

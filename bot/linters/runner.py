@@ -220,7 +220,7 @@ class LinterAnalyzer(Analyzer):
                 todo.append(path)
                 continue
             config = configs[str(PurePosixPath(path).parent)]
-            keys[path] = make_key(salt, config, path, blobs[path])
+            keys[path] = make_key(salt, target.installed, config, path, blobs[path])
             hit = cache.get(keys[path])
             if hit is None:
                 todo.append(path)
@@ -274,7 +274,7 @@ class LinterAnalyzer(Analyzer):
                 config = _config_hash(view, spec, unit.dir)
                 files = unit.key_files or unit.paths
                 blobs = view.blobs(files)
-                keys[unit] = make_key(salt, config, unit.dir,
+                keys[unit] = make_key(salt, target.installed, config, unit.dir,
                                       blobs_hash({p: blobs.get(p, "-") for p in files}))
                 hit = cache.get(keys[unit])
                 if hit is None:

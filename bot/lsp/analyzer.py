@@ -134,7 +134,8 @@ class LspAnalyzer(Analyzer):
         for project, rels, importing, hidden in plan.sessions:
             launch = servers.launch(spec, repo, resolution.executable, project)
             files = rels + importing
-            keys = [memo.session_key(launch, t.rev, _prefix(head.root, project), files, hidden)
+            keys = [memo.session_key(launch, t.rev, _prefix(head.root, project), files, hidden,
+                                      t.installed)
                     if cache is not None else None for t in (base, head)]
             known = cache.get(keys[0]) if cache is not None and keys[0] is not None else None
             try:

@@ -7,11 +7,9 @@ revision's tree (the head's checkout, changed files at the base's text: nothing 
 or the pair would not be taken), so an entry is keyed on the commit and on everything else
 that shapes the answer: the server binary, the toolchain it reads (the `go` command, the
 tsserver library, the Python interpreter), its settings and environment, the project folder,
-the files diagnosed and the other files open. Only a clean result is kept (no file failed or
+the files diagnosed and the other files open, and what the checkout has installed (its
+virtualenv, its node_modules: bot.deps.stamp). Only a clean result is kept (no file failed or
 left unanalysed).
-
-Not keyed, as for the linters' entries (bot/cache.py): what a toolchain reads outside the
-repository that its own files do not name, such as a virtualenv's installed packages.
 """
 
 from __future__ import annotations
@@ -28,16 +26,17 @@ VERSION = "lsp-1"  # bump when an entry's meaning changes
 
 
 def session_key(launch: Launch, rev: str, project: str, files: Sequence[str],
-                hidden: Sequence[str]) -> str | None:
+                hidden: Sequence[str], installed: str = "") -> str | None:
     """The key of one revision's diagnostics of `files` in the server rooted at `project`
-    (repo-relative); None when the binary cannot be identified (then nothing is kept)."""
+    (repo-relative), with what the checkout has `installed`; None when the binary cannot be
+    identified (then nothing is kept)."""
     stamp = binary_stamp(launch.argv[0])
     if stamp is None:
         return None
     shape = json.dumps([list(launch.argv[1:]), launch.settings, launch.init_options, launch.env],
                        sort_keys=True, default=str)
     return make_key(VERSION, launch.spec.name, stamp, *toolchain(launch), shape, rev, project,
-                    *sorted(files), "|", *sorted(hidden))
+                    installed, *sorted(files), "|", *sorted(hidden))
 
 
 def toolchain(launch: Launch) -> list[str]:

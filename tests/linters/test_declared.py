@@ -281,3 +281,30 @@ def test_exit_codes_say_what_means_it_ran(repo: GitRepo, capsys: pytest.CaptureF
     code, doc = review(repo, capsys)
     assert code == 0 and doc["tools"][0]["status"] == "ok"
     assert [(f["line"], f["scope"]) for f in doc["findings"]] == [(1, "introduced")]
+
+
+def test_the_cache_is_keyed_on_what_the_checkout_has_installed(repo: GitRepo, tmp_path: Path) -> None:
+    """A linter loads the checkout's packages (plugins, stubs): an entry written before an
+    upgrade must not answer after it."""
+    log = tmp_path / "calls.log"
+    config = f"""
+        tools:
+          todo:
+            command: [sh, -c, 'echo run >> {log}; exec grep -nH TODO "$@"', sh, "{{files}}"]
+            files: ["*.txt"]
+            format: regex
+            pattern: '^(?P<file>[^:]+):(?P<line>\\d+):(?P<message>.*)$'
+        """
+    declare(repo, config, {".gitignore": ".venv/\n", "a.txt": "TODO\n"}, {"a.txt": "TODO\nx\n"})
+    site = repo.path / ".venv" / "lib" / "python3.11" / "site-packages"
+    (site / "plugin-1.0.dist-info").mkdir(parents=True)
+    (repo.path / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+
+    def calls() -> int:
+        run_review(ReviewOptions(repo=repo.path, base="main", cache_dir=tmp_path / "cache"))
+        return len(log.read_text().splitlines())
+
+    assert calls() == 2
+    assert calls() == 2  # both revisions from the cache
+    (site / "plugin-1.0.dist-info").rename(site / "plugin-2.0.dist-info")
+    assert calls() == 4

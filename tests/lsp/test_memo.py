@@ -28,6 +28,7 @@ def test_every_input_of_the_answer_is_in_the_key(tmp_path: Path) -> None:
         memo.session_key(launch, "rev1", "mod", ["a.go", "b.go"], ["c.go"]),
         memo.session_key(launch, "rev1", "", ["a.go"], ["b.go", "c.go"]),
         memo.session_key(launch, "rev1", "", ["a.go", "b.go"], []),
+        memo.session_key(launch, "rev1", "", ["a.go", "b.go"], ["c.go"], "an upgrade"),
         memo.session_key(dataclasses.replace(launch, settings={"gopls": {"a": 2}}), "rev1", "",
                          ["a.go", "b.go"], ["c.go"]),
     ]
