@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from bot.commands import common
 from bot.commands.ast_grep import add_pattern_args, search
 from bot.errors import BotError, Exit
 from bot.render.quoting import quote_path
@@ -42,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _stage(args: argparse.Namespace) -> int:
+    common.writable_output(args.stage, "--stage")
     res = search(args, rewrite=args.rewrite, staging=True)
     for note in res.notes:
         print(f"reviewbot: {note}", file=sys.stderr)
@@ -57,8 +59,11 @@ def _stage(args: argparse.Namespace) -> int:
         before = r.source.decode("utf-8", errors="replace")
         after = r.rewrite.new_source.decode("utf-8", errors="replace")
         diffs.append((f, file_diff(r.file.path, before, after)))
+    try:
+        planmod.save(plan, args.stage)
+    except OSError as exc:
+        raise BotError(f"--stage {args.stage}: cannot write: {exc.strerror or exc}") from exc
     print(plan_summary(plan, diffs))
-    planmod.save(plan, args.stage)
     print(f"plan written to {args.stage}; apply with: reviewbot ast-edit --apply {args.stage}")
     return int(Exit.OK)
 

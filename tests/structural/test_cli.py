@@ -70,6 +70,20 @@ def test_stage_then_apply(tree: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert 'fmt.Errorf("f: %w", err)' in (tree / "m.go").read_text()
 
 
+@pytest.mark.parametrize(("where", "says"), [
+    ("sub", "--stage sub: is a folder; name a file"),
+    ("missing/plan.json", "--stage missing/plan.json: the folder missing does not exist"),
+])
+def test_a_plan_that_cannot_be_written_exits_2_before_any_work(
+        tree: Path, capsys: pytest.CaptureFixture[str], where: str, says: str) -> None:
+    (tree / "sub").mkdir()
+    assert main(["ast-edit", "-l", "python", "-p", "print($$$A)", "-r", "log($$$A)",
+                 "--stage", where]) == 2
+    out, err = capsys.readouterr()
+    assert err.strip() == f"reviewbot: {says}" and out == ""  # no diff of a plan never written
+    assert (tree / "a.py").read_text() == PY
+
+
 def test_apply_refuses_a_moved_file(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["ast-edit", "-l", "python", "-p", "print($$$A)", "-r", "log($$$A)",
                  "--stage", "p.json", "a.py"]) == 0
