@@ -38,18 +38,19 @@ class Options:
 
 def deliver(forge: Forge | github.DryRun, result: ReviewResult,
             texts: Mapping[str, Sequence[str]], options: Options, env: Mapping[str, str],
-            number: int) -> tuple[Gate, Outcome]:
+            number: int, recorder: github.DryRun | None = None) -> tuple[Gate, Outcome]:
     """Publish `result` on pull request `number`: the gate, and what was published. A dry run
-    (a `DryRun` forge) prints the requests it would send, as JSON, and nothing else."""
+    (`recorder`: the `DryRun` forge that `forge` is, or wraps) prints the requests it would
+    send, as JSON, and nothing else."""
     gate = decide(result)
     common.write_sarif(options.sarif, result)
     common.write_code_quality(options.code_quality, result)
     outcome = publish_review(forge, result, texts, Policy(max_inline=options.max_inline,
                                                           max_file=options.max_file), gate)
     report = check_report(result, gate, outcome, texts)
-    if isinstance(forge, github.DryRun):
-        forge.check(report)
-        print_dry_run(gate, forge.requests)
+    if recorder is not None:
+        recorder.check(report)
+        print_dry_run(gate, recorder.requests)
         common.report_gate(gate)
         return gate, outcome
     # The check run or commit status is the forge's; annotations and the job summary, the CI's.

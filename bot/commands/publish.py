@@ -15,6 +15,10 @@ artifact) it publishes to that merge request as `ci` does: diff threads, the sum
 the commit status. The artifact must be of this pipeline: its project, its merge request and
 its head are the pipeline's (`bot.triggers.gitlab_ci`), else it is refused (exit 2).
 
+With --dry-run it reads as usual (with the token) and prints, as JSON on stdout, the gate and
+every write it would send (the review, edits, resolutions, the summary, the check run or commit
+status); it sends none.
+
 Exit statuses: the gate (0, 1, 4); 2 a bad artifact or usage (the message says which field and
 why); 3 the GitHub API failed after retries.
 """
@@ -22,7 +26,9 @@ why); 3 the GitHub API failed after retries.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -58,6 +64,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help=f"refuse an artifact larger than this (default {DEFAULT_MAX_BYTES})")
     common.add_gate_options(p)
     deliver.add_options(p)
+    p.add_argument("--dry-run", action="store_true",
+                   help="read with the token, then print the writes as JSON instead of sending them")
     p.set_defaults(func=run)
 
 
@@ -98,8 +106,11 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
     talk = replace(read_state(forge.api, analysis.number), shown=None)
     result = within_diff(replace(without_ignored(analysis.result, talk), policy=policy),
                          forge.diff_lines())
-    gate, outcome = deliver.deliver(WithConversation(forge, section(talk)), result,
-                                    analysis.texts, deliver.options(args), env, analysis.number)
+    dry = (github.DryRun(repository, analysis.number, analysis.head_sha, reads=forge)
+           if args.dry_run else None)
+    gate, outcome = deliver.deliver(WithConversation(dry or forge, section(talk)), result,
+                                    analysis.texts, deliver.options(args), env, analysis.number,
+                                    recorder=dry)
     # The head moved: this analysis is history, and the run of the new head decides.
     return int(Exit.OK) if outcome.status == "stale" else int(gate.exit)
 
@@ -124,14 +135,19 @@ def merge_request(args: argparse.Namespace, env: Mapping[str, str]) -> int:
                            f"{expected}: publish only the artifact of this pipeline's "
                            "`analyze` job", Exit.USAGE)
     forge = gitlab_merge_request.forge(trigger, token, env)
+    if args.dry_run:
+        forge.record_writes()
     policy = override(trusted_policy(gitlab_merge_request.repository(token, env, {})),
                       args.fail_level, args.tool_errors)
     # The summary note's conversation, as on GitHub; this read is the publish step's too.
     talk = replace(read_conversation(forge.summary_body(keep=True)), shown=None)
     result = within_diff(replace(without_ignored(analysis.result, talk), policy=policy),
                          forge.diff_lines())
-    gate, outcome = deliver.deliver(WithConversation(forge, section(talk)), result,
-                                    analysis.texts, deliver.options(args), env, trigger.number)
+    with contextlib.redirect_stdout(sys.stderr) if args.dry_run else contextlib.nullcontext():
+        gate, outcome = deliver.deliver(WithConversation(forge, section(talk)), result,
+                                        analysis.texts, deliver.options(args), env, trigger.number)
+    if args.dry_run:  # the publish step's log went to stderr: stdout is the JSON
+        deliver.print_dry_run(gate, forge.requests)
     return int(Exit.OK) if outcome.status == "stale" else int(gate.exit)
 
 

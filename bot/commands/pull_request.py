@@ -36,10 +36,10 @@ def review(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str]) -
     repo = git.toplevel(args.repo or Path(env.get("GITHUB_WORKSPACE") or "."))
     result = review_pull_request(repo, trigger, args)
     repository = env.get("GITHUB_REPOSITORY") or trigger.repository or ""
-    publish_to = (github.DryRun(repository, trigger.number, trigger.head_sha) if args.dry_run
-                  else forge(repository, trigger, token or "", env))
+    dry = github.DryRun(repository, trigger.number, trigger.head_sha) if args.dry_run else None
+    publish_to = dry or forge(repository, trigger, token or "", env)
     gate, _ = deliver.deliver(publish_to, result, texts(repo, result), deliver.options(args), env,
-                              trigger.number)
+                              trigger.number, recorder=dry)
     return int(gate.exit)
 
 

@@ -149,6 +149,10 @@ class GitHubForge:
                   "fixed findings keep their threads open this run")
             return out, False
 
+    def summary_text(self) -> str | None:
+        """The body of our summary comment as `load` found it; None when there is none."""
+        return (self._summary.body or "") if self._summary is not None else None
+
     def _find_summary(self, pr: PullRequest) -> IssueComment | None:
         """Our sticky summary: a comment with the marker written by a bot account (what a
         workflow token is), else by the account that wrote our review comments (a personal
@@ -324,25 +328,32 @@ def _output(report: StatusReport) -> dict[str, Any]:
 class DryRun:
     """A Forge that sends nothing and records the exact requests a run would send.
 
-    It reads nothing either (no token needed), so it shows a first run on a fresh PR.
+    Without `reads` it reads nothing either (no token needed), so it shows a first run on a
+    fresh PR. With `reads`, the pull request's own forge, it reads the pull request as it is
+    (our comments, their threads, the summary, GitHub's diff), so it records what a run would
+    send now: edits, resolutions and the summary's edit included.
     """
 
     dialect = DIALECT
 
-    def __init__(self, repository: str, number: int, head: str) -> None:
+    def __init__(self, repository: str, number: int, head: str,
+                 reads: GitHubForge | None = None) -> None:
         self._prefix = f"/repos/{repository}"
         self._number = number
         self._head = head
+        self._reads = reads
         self.requests: list[dict[str, Any]] = []
 
     def _record(self, method: str, path: str, body: dict[str, Any]) -> None:
         self.requests.append({"method": method, "path": self._prefix + path, "body": body})
 
     def load(self) -> State:
-        return State(self._head, True)
+        return self._reads.load() if self._reads is not None else State(self._head, True)
 
     def diff_lines(self) -> Mapping[str, frozenset[int]]:
-        return {}  # reads nothing: GitHub's view of the diff is unknown here
+        if self._reads is None:
+            return {}  # reads nothing: GitHub's view of the diff is unknown here
+        return self._reads.diff_lines()
 
     def post(self, commit: str, body: str, drafts: Sequence[Draft]) -> list[Rejected]:
         lines = [_comment(d) for d in drafts if d.line is not None]
@@ -365,7 +376,10 @@ class DryRun:
             "query": RESOLVE if resolved else UNRESOLVE, "variables": {"id": comment.thread}}})
 
     def summary(self, state: State, body: str) -> None:
-        self._record("POST", f"/issues/{self._number}/comments", {"body": body})
+        if state.summary_id is None:
+            self._record("POST", f"/issues/{self._number}/comments", {"body": body})
+        elif self._reads is None or self._reads.summary_text() != body:  # as `GitHubForge`
+            self._record("PATCH", f"/issues/comments/{state.summary_id}", {"body": body})
 
     def check(self, report: StatusReport) -> bool:
         batches = _batches(report.annotations)

@@ -113,6 +113,65 @@ def test_three_runs_in_split_mode(split, tmp_path: Path,  # type: ignore[no-unty
     assert len(fake.s.reviews) == 1  # the F401 comment was already there
 
 
+def _writes(fake: FakeGitHub) -> list[tuple[str, str, Any]]:
+    """The writes the fake received, as a dry run names them (a new check run's id unknown)."""
+    out = []
+    for call in (c for c in fake.calls if c.write):
+        path = "/graphql" if call.graphql else call.path
+        body = {"query": call.body["query"], "variables": call.body["variables"]} if call.graphql \
+            else call.body
+        out.append((call.method, path, body))
+    return out
+
+
+def _dry_run(out: Path, fake: FakeGitHub, capsys: pytest.CaptureFixture[str]) -> Any:
+    fake.reset_calls()
+    capsys.readouterr()
+    assert cli.main(["publish", str(out), "--fail-level", "info", "--dry-run"]) == 1
+    doc = json.loads(capsys.readouterr().out)  # the whole of stdout
+    assert doc["gate"]["status"] == 1 and fake.calls and _writes(fake) == []  # reads only
+    return [(r["method"], r["path"], r["body"]) for r in doc["requests"]]
+
+
+def test_dry_run_prints_the_writes_publish_then_sends(split, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                      monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    repo, fake, env, out = split
+    workflow_run(tmp_path, monkeypatch, fake.s.head)
+    empty = in_empty_folder(tmp_path, monkeypatch)
+    first = _dry_run(out, fake, capsys)
+    assert [(m, p) for m, p, _ in first] == [
+        ("POST", "/repos/octo/demo/pulls/7/reviews"), ("POST", "/repos/octo/demo/issues/7/comments"),
+        ("POST", "/repos/octo/demo/check-runs")]
+    assert list(empty.iterdir()) == [] and fake.bot_comments() == []
+    fake.reset_calls()
+    assert cli.main(["publish", str(out), "--fail-level", "info"]) == 1
+    assert [(m, p) for m, p, _ in _writes(fake)] == [(m, p) for m, p, _ in first]
+    assert [b for _, p, b in _writes(fake) if "check-runs" not in p] == [
+        b for _, p, b in first if "check-runs" not in p]  # a check run's marker is new each run
+
+    # A push that fixes the unused variable: the dry run reads the threads and the summary.
+    head2 = repo.commit({"app.py": "import os\nimport sys\n\n\ndef main():\n    return sys.argv\n"})
+    fake.push(head2, {"app.py": set(range(1, 7))})
+    payload = json.loads(Path(env["GITHUB_EVENT_PATH"]).read_text())
+    payload["pull_request"]["head"]["sha"] = head2
+    Path(env["GITHUB_EVENT_PATH"]).write_text(json.dumps(payload))
+    with monkeypatch.context() as m:
+        m.setenv("GITHUB_EVENT_NAME", "pull_request")
+        m.setenv("GITHUB_EVENT_PATH", env["GITHUB_EVENT_PATH"])
+        analyze(repo, out, monkeypatch, fake)
+    workflow_run(tmp_path, monkeypatch, head2)
+    second = _dry_run(out, fake, capsys)
+    summary_id = fake.summaries()[0]["id"]
+    assert [p for _, p, _ in second] == ["/graphql", f"/repos/octo/demo/issues/comments/{summary_id}",
+                                         "/repos/octo/demo/check-runs"]
+    fake.reset_calls()
+    assert cli.main(["publish", str(out), "--fail-level", "info"]) == 1
+    sent = _writes(fake)
+    assert [(m, p) for m, p, _ in sent] == [(m, p) for m, p, _ in second]
+    assert sent[:2] == second[:2]
+
+
 def test_publish_posts_exactly_what_ci_posts(repo, tmp_path: Path,  # type: ignore[no-untyped-def]
                                              monkeypatch: pytest.MonkeyPatch,
                                              sleeps: Sleeps) -> None:

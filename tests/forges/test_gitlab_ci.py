@@ -349,6 +349,22 @@ def test_analyze_then_publish_posts_what_one_review_job_posts(
     assert _threads(fake) == split
 
 
+def test_publish_dry_run_prints_the_writes_publish_then_sends(
+        pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    fake = pipeline.fake
+    pipeline.checkout()
+    _environ(pipeline, monkeypatch)
+    capsys.readouterr()
+    status, _ = _split(pipeline, monkeypatch, tmp_path, "--dry-run")
+    assert status == 1 and fake.writes() == [] and fake.calls  # it read, and wrote nothing
+    predicted = json.loads(capsys.readouterr().out)["requests"]  # stdout is the JSON alone
+    assert [r["path"].rsplit("/", 1)[-1] for r in predicted] == [
+        "discussions", "discussions", "notes", fake.version["head_commit_sha"]]
+    assert _split(pipeline, monkeypatch, tmp_path)[0] == 1
+    assert _sent(pipeline) == _predicted(predicted)
+
+
 def test_the_published_policy_is_the_default_branch_s(
         pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     fake = pipeline.fake
