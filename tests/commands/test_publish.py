@@ -63,6 +63,22 @@ def workflow_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, head: str) -> 
     monkeypatch.setenv("GITHUB_EVENT_PATH", str(event))
 
 
+def push_the_fix(split: tuple[Any, FakeGitHub, dict[str, str], Path], tmp_path: Path,
+                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A push that fixes the unused variable, analysed, then the workflow_run that follows."""
+    repo, fake, env, out = split
+    head2 = repo.commit({"app.py": "import os\nimport sys\n\n\ndef main():\n    return sys.argv\n"})
+    fake.push(head2, {"app.py": set(range(1, 7))})
+    payload = json.loads(Path(env["GITHUB_EVENT_PATH"]).read_text())
+    payload["pull_request"]["head"]["sha"] = head2
+    Path(env["GITHUB_EVENT_PATH"]).write_text(json.dumps(payload))
+    with monkeypatch.context() as m:
+        m.setenv("GITHUB_EVENT_NAME", "pull_request")
+        m.setenv("GITHUB_EVENT_PATH", env["GITHUB_EVENT_PATH"])
+        analyze(repo, out, monkeypatch, fake)
+    workflow_run(tmp_path, monkeypatch, head2)
+
+
 def in_empty_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     empty = tmp_path / "publish-here"
     empty.mkdir()
@@ -72,7 +88,7 @@ def in_empty_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_three_runs_in_split_mode(split, tmp_path: Path,  # type: ignore[no-untyped-def]
                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    repo, fake, env, out = split
+    _, fake, _, out = split
     doc = json.loads(out.read_text())
     assert doc["kind"] == "reviewbot-analysis" and doc["number"] == 7
     workflow_run(tmp_path, monkeypatch, fake.s.head)
@@ -96,16 +112,7 @@ def test_three_runs_in_split_mode(split, tmp_path: Path,  # type: ignore[no-unty
         ("POST", "/repos/octo/demo/check-runs")]
 
     # 3: a push that fixes the unused variable: its thread is resolved, nothing is re-posted.
-    head2 = repo.commit({"app.py": "import os\nimport sys\n\n\ndef main():\n    return sys.argv\n"})
-    fake.push(head2, {"app.py": set(range(1, 7))})
-    payload = json.loads(Path(env["GITHUB_EVENT_PATH"]).read_text())
-    payload["pull_request"]["head"]["sha"] = head2
-    Path(env["GITHUB_EVENT_PATH"]).write_text(json.dumps(payload))
-    with monkeypatch.context() as m:
-        m.setenv("GITHUB_EVENT_NAME", "pull_request")
-        m.setenv("GITHUB_EVENT_PATH", env["GITHUB_EVENT_PATH"])
-        analyze(repo, out, monkeypatch, fake)
-    workflow_run(tmp_path, monkeypatch, head2)
+    push_the_fix(split, tmp_path, monkeypatch)
     fake.reset_calls()
     assert cli.main(["publish", str(out), "--fail-level", "info"]) == 1
     f841 = next(c for c in fake.bot_comments() if "F841" in c["body"])
@@ -136,7 +143,7 @@ def _dry_run(out: Path, fake: FakeGitHub, capsys: pytest.CaptureFixture[str]) ->
 def test_dry_run_prints_the_writes_publish_then_sends(split, tmp_path: Path,  # type: ignore[no-untyped-def]
                                                       monkeypatch: pytest.MonkeyPatch,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    repo, fake, env, out = split
+    _, fake, _, out = split
     workflow_run(tmp_path, monkeypatch, fake.s.head)
     empty = in_empty_folder(tmp_path, monkeypatch)
     first = _dry_run(out, fake, capsys)
@@ -151,16 +158,7 @@ def test_dry_run_prints_the_writes_publish_then_sends(split, tmp_path: Path,  # 
         b for _, p, b in first if "check-runs" not in p]  # a check run's marker is new each run
 
     # A push that fixes the unused variable: the dry run reads the threads and the summary.
-    head2 = repo.commit({"app.py": "import os\nimport sys\n\n\ndef main():\n    return sys.argv\n"})
-    fake.push(head2, {"app.py": set(range(1, 7))})
-    payload = json.loads(Path(env["GITHUB_EVENT_PATH"]).read_text())
-    payload["pull_request"]["head"]["sha"] = head2
-    Path(env["GITHUB_EVENT_PATH"]).write_text(json.dumps(payload))
-    with monkeypatch.context() as m:
-        m.setenv("GITHUB_EVENT_NAME", "pull_request")
-        m.setenv("GITHUB_EVENT_PATH", env["GITHUB_EVENT_PATH"])
-        analyze(repo, out, monkeypatch, fake)
-    workflow_run(tmp_path, monkeypatch, head2)
+    push_the_fix(split, tmp_path, monkeypatch)
     second = _dry_run(out, fake, capsys)
     summary_id = fake.summaries()[0]["id"]
     assert [p for _, p, _ in second] == ["/graphql", f"/repos/octo/demo/issues/comments/{summary_id}",

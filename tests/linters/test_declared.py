@@ -238,17 +238,20 @@ def test_doctor_shows_a_declared_linter_and_why(repo: GitRepo, capsys: pytest.Ca
     assert tools["hadolint"]["why"].startswith(".hadolint.yaml; 1 ")
 
 
+# A declared linter that logs each run to `{log}`: grep for `{word}`.
+LOGGED_GREP = r"""
+    tools:
+      todo:
+        command: [sh, -c, 'echo run >> {log}; exec grep -nH {word} "$@"', sh, "{{files}}"]
+        files: ["*.txt"]
+        format: regex
+        pattern: '^(?P<file>[^:]+):(?P<line>\d+):(?P<message>.*)$'
+    """
+
+
 def test_the_cache_is_keyed_on_the_declaration(repo: GitRepo, tmp_path: Path) -> None:
     log = tmp_path / "calls.log"
-    config = r"""
-        tools:
-          todo:
-            command: [sh, -c, 'echo run >> {log}; exec grep -nH {word} "$@"', sh, "{{files}}"]
-            files: ["*.txt"]
-            format: regex
-            pattern: '^(?P<file>[^:]+):(?P<line>\d+):(?P<message>.*)$'
-        """
-    declare(repo, config.format(log=log, word="TODO"), {"a.txt": "TODO\n"}, {"a.txt": "TODO\nFIXME\n"})
+    declare(repo, LOGGED_GREP.format(log=log, word="TODO"), {"a.txt": "TODO\n"}, {"a.txt": "TODO\nFIXME\n"})
 
     def run() -> list[tuple[int, str]]:
         result = run_review(ReviewOptions(repo=repo.path, base="main", cache_dir=tmp_path / "cache"))
@@ -258,7 +261,7 @@ def test_the_cache_is_keyed_on_the_declaration(repo: GitRepo, tmp_path: Path) ->
     assert len(log.read_text().splitlines()) == 2  # base and head
     assert run() == [(1, "preexisting")]
     assert len(log.read_text().splitlines()) == 2  # both from the cache
-    repo.commit({".reviewbot.yml": textwrap.dedent(config.format(log=log, word="FIXME"))})
+    repo.commit({".reviewbot.yml": textwrap.dedent(LOGGED_GREP.format(log=log, word="FIXME"))})
     assert run() == [(2, "introduced")]  # another command: not the old entries
     assert len(log.read_text().splitlines()) == 4
 
@@ -287,15 +290,8 @@ def test_the_cache_is_keyed_on_what_the_checkout_has_installed(repo: GitRepo, tm
     """A linter loads the checkout's packages (plugins, stubs): an entry written before an
     upgrade must not answer after it."""
     log = tmp_path / "calls.log"
-    config = f"""
-        tools:
-          todo:
-            command: [sh, -c, 'echo run >> {log}; exec grep -nH TODO "$@"', sh, "{{files}}"]
-            files: ["*.txt"]
-            format: regex
-            pattern: '^(?P<file>[^:]+):(?P<line>\\d+):(?P<message>.*)$'
-        """
-    declare(repo, config, {".gitignore": ".venv/\n", "a.txt": "TODO\n"}, {"a.txt": "TODO\nx\n"})
+    declare(repo, LOGGED_GREP.format(log=log, word="TODO"), {".gitignore": ".venv/\n", "a.txt": "TODO\n"},
+            {"a.txt": "TODO\nx\n"})
     site = repo.path / ".venv" / "lib" / "python3.11" / "site-packages"
     (site / "plugin-1.0.dist-info").mkdir(parents=True)
     (repo.path / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
