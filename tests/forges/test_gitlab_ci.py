@@ -300,16 +300,22 @@ def test_a_line_gitlab_refuses_is_posted_on_the_file(pipeline: Pipeline,
     assert "the forge refused line" in moved["body"] and "line_code" in moved["body"]
 
 
-def _split(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
-           *extra: str) -> tuple[int, Path]:
-    """The `analyze` job (no token in its environment), then the `publish` job in an empty
-    folder (GIT_STRATEGY: none): the publish job's status and the artifact."""
+def _analyze_job(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """The `analyze` job: no token in its environment, no request sent; its artifact."""
     out = tmp_path / "reviewbot-analysis.json"
     with monkeypatch.context() as job:
         job.delenv("REVIEWBOT_GITLAB_TOKEN")
         pipeline.fake.calls.clear()
         assert cli.main(["analyze", "--out", str(out)]) == 0
         assert pipeline.fake.calls == []  # analyze talks to no forge
+    return out
+
+
+def _split(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+           *extra: str) -> tuple[int, Path]:
+    """The `analyze` job (no token in its environment), then the `publish` job in an empty
+    folder (GIT_STRATEGY: none): the publish job's status and the artifact."""
+    out = _analyze_job(pipeline, monkeypatch, tmp_path)
     empty = tmp_path / "publish-job"
     empty.mkdir(exist_ok=True)
     with monkeypatch.context() as job:
@@ -370,10 +376,7 @@ def test_the_published_policy_is_the_default_branch_s(
     fake = pipeline.fake
     pipeline.checkout()
     _environ(pipeline, monkeypatch)
-    out = tmp_path / "reviewbot-analysis.json"
-    with monkeypatch.context() as job:
-        job.delenv("REVIEWBOT_GITLAB_TOKEN")
-        assert cli.main(["analyze", "--out", str(out)]) == 0
+    out = _analyze_job(pipeline, monkeypatch, tmp_path)
     # The job that ran the merge request's code says the gate is off: its word does not count.
     tampered = json.loads(out.read_text())
     tampered["result"]["policy"] = {"fail_level": "none", "tool_errors": "warn"}
@@ -396,10 +399,7 @@ def test_an_artifact_of_another_pipeline_is_refused(
         capsys: pytest.CaptureFixture[str], field: str, value: Any) -> None:
     pipeline.checkout()
     _environ(pipeline, monkeypatch)
-    out = tmp_path / "reviewbot-analysis.json"
-    with monkeypatch.context() as job:
-        job.delenv("REVIEWBOT_GITLAB_TOKEN")
-        assert cli.main(["analyze", "--out", str(out)]) == 0
+    out = _analyze_job(pipeline, monkeypatch, tmp_path)
     if field == "head":  # the artifact of an earlier pipeline of this merge request
         monkeypatch.setenv("CI_MERGE_REQUEST_SOURCE_BRANCH_SHA", value)
     else:
@@ -430,10 +430,7 @@ def test_a_tampered_artifact_is_refused(pipeline: Pipeline, monkeypatch: pytest.
                                         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pipeline.checkout()
     _environ(pipeline, monkeypatch)
-    out = tmp_path / "reviewbot-analysis.json"
-    with monkeypatch.context() as job:
-        job.delenv("REVIEWBOT_GITLAB_TOKEN")
-        assert cli.main(["analyze", "--out", str(out)]) == 0
+    out = _analyze_job(pipeline, monkeypatch, tmp_path)
     out.write_text(out.read_text().replace('"app.py"', '"../app.py"'))
     capsys.readouterr()
     assert pipeline.run_command("publish", str(out)) == 2
