@@ -141,6 +141,47 @@ def test_a_reused_pid_is_not_the_owner(tmp_path: Path, monkeypatch: pytest.Monke
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([mine.name, unowned.name])
 
 
+# A language server that never answers: it records its pid and its child's, and waits.
+SILENT_SERVER = """#!/bin/sh
+sleep 300 &
+echo "$$ $!" >> "{pids}"
+wait
+"""
+
+
+def test_sigterm_during_a_language_server_session_stops_it_and_cleans_up(
+        repo: GitRepo, tmp_path: Path) -> None:
+    repo.commit({"pyrightconfig.json": "{}\n", "a.py": "x = 1\n"})
+    repo.branch("feat")
+    repo.commit({"a.py": "x: int = 'no'\n"})
+    repo.checkout("main")
+    pids, bin_dir, tmp = tmp_path / "pids", tmp_path / "bin", tmp_path / "tmp"
+    bin_dir.mkdir()
+    tmp.mkdir()
+    server = bin_dir / "basedpyright-langserver"
+    server.write_text(SILENT_SERVER.format(pids=pids))
+    server.chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "TMPDIR": str(tmp)}
+    run = subprocess.Popen([sys.executable, "-m", "bot.cli", "review", "--repo", str(repo.path),
+                            "--base", "main", "--head", "feat", "--no-cache", "--only",
+                            "basedpyright", "--format", "json"],
+                           cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        servers = wait_for_tools(pids, 1)
+        run.send_signal(signal.SIGTERM)
+        _, err = run.communicate(timeout=30)
+    finally:
+        for pid in (int(p) for line in (pids.read_text() if pids.exists() else "").split("\n")
+                    for p in line.split()):
+            if not process_gone(pid):
+                os.kill(pid, signal.SIGKILL)
+        run.kill()
+    assert run.returncode == 143, err.decode()
+    assert err.decode().strip().endswith("reviewbot: terminated")
+    assert [pid for pid in servers if not process_gone(pid)] == []
+    assert leftovers(repo, tmp) == ([], [])
+
+
 # The kernel hands a signal sent to the process to any thread that does not block it; a
 # worker taking it here stands for that choice (it happens under load).
 WORKER_TAKES_IT = """
