@@ -57,9 +57,10 @@ def read_inputs(env: Mapping[str, str]) -> Inputs:
     return Inputs(get("mode") or "review", values, get("working-directory"))
 
 
-def command(inputs: Inputs, sarif: str) -> list[str]:
+def command(inputs: Inputs, sarif: str, outcome: str = "") -> list[str]:
     """The reviewbot arguments for `inputs`; `sarif` is where review and publish write SARIF
-    (the `sarif` input if given, else a file the outputs are read from)."""
+    (the `sarif` input if given, else a file the outputs are read from), `outcome` where a
+    sweep writes its outcome (the outputs are read from it)."""
     if inputs.mode not in MODES:
         raise BotError(f"reviewbot action: unknown mode {inputs.mode!r} (use {', '.join(MODES)})")
     stray = sorted(set(inputs.values) - set(TAKES[inputs.mode]))
@@ -81,7 +82,7 @@ def command(inputs: Inputs, sarif: str) -> list[str]:
     if inputs.mode == "publish":
         return ["publish", *options, "--sarif", sarif, art]
     ref = ["--ref", v["base"]] if "base" in v else []
-    return ["sweep", *repo, *ref, *options]
+    return ["sweep", *repo, *ref, *options, *(["--outcome", outcome] if outcome else [])]
 
 
 def child_env(inputs: Inputs, env: Mapping[str, str]) -> dict[str, str]:
@@ -113,12 +114,18 @@ def counts_from_sarif(doc: Mapping[str, object]) -> dict[str, int]:
 
 
 def outputs(mode: str, status: int, sarif: Path, sarif_output: str,
-            artifact_file: Path) -> dict[str, str]:
+            artifact_file: Path, outcome_file: Path | None = None) -> dict[str, str]:
     """The step's outputs once the command exited with `status`. Counts are empty when the
-    command reviewed nothing (an event it does not handle, a sweep)."""
+    command reviewed nothing (an event it does not handle, a sweep); a sweep adds its open
+    regressions and its tracking issue's number."""
     out: dict[str, str] = dict.fromkeys(SCOPES, "")
     out["gate"] = GATES.get(status, "error")
     out["sarif-file"] = ""
+    if mode == "sweep":
+        swept = (json.loads(outcome_file.read_text())
+                 if outcome_file is not None and outcome_file.is_file() else {})
+        out["regressions"] = str(swept["open"]) if "open" in swept else ""
+        out["tracking-issue"] = str(swept["issue"]) if swept.get("issue") is not None else ""
     if mode == "analyze" and status == 0 and artifact_file.is_file():
         analysis = artifact.load(artifact_file.read_bytes())
         out.update({s: str(analysis.result.count(s)) for s in SCOPES})
@@ -156,10 +163,11 @@ def main(env: Mapping[str, str] | None = None) -> int:
             sarif = Path(given) if given else Path(tmp) / "reviewbot.sarif"
             sarif_output = (os.path.join(inputs.working_directory, given)
                             if given and inputs.working_directory else given or "")
-            status = run(command(inputs, str(sarif)), child_env(inputs, env))
+            outcome = Path(tmp) / "sweep-outcome.json"
+            status = run(command(inputs, str(sarif), str(outcome)), child_env(inputs, env))
             art = Path(inputs.values.get("artifact", DEFAULT_ARTIFACT))
             write_outputs(env.get("GITHUB_OUTPUT"), outputs(inputs.mode, status, sarif,
-                                                            sarif_output, art))
+                                                            sarif_output, art, outcome))
     except (BotError, OSError) as exc:
         message = exc.message if isinstance(exc, BotError) else f"reviewbot action: {exc}"
         print(message, file=sys.stderr)

@@ -38,8 +38,8 @@ def test_each_mode_maps_to_its_command() -> None:
         ["analyze", "--out", "reviewbot-analysis.json"]
     assert action.command(inputs(mode="publish", fail_level="error", artifact="a.json"), "s") == \
         ["publish", "--fail-level", "error", "--sarif", "s", "a.json"]
-    assert action.command(inputs(mode="sweep", base="main", config="c.yml"), "s") == \
-        ["sweep", "--ref", "main", "--config", "c.yml"]
+    assert action.command(inputs(mode="sweep", base="main", config="c.yml"), "s", "o.json") == \
+        ["sweep", "--ref", "main", "--config", "c.yml", "--outcome", "o.json"]
 
 
 def test_hyphenated_and_underscored_names_are_read() -> None:
@@ -121,6 +121,27 @@ def test_a_review_publishes_and_writes_the_outputs(repo: GitRepo, tmp_path: Path
     assert read_outputs(out) == {"introduced": "1", "changed": "0", "preexisting": "0",
                                  "fixed": "1", "gate": "fail", "sarif-file": "repo/out.sarif"}
     assert json.loads((repo.path / "out.sarif").read_text())["version"] == "2.1.0"
+
+
+def test_a_sweep_writes_the_open_regressions_and_the_tracking_issue(repo: GitRepo,
+                                                                   tmp_path: Path) -> None:
+    repo.commit({"pyproject.toml": '[tool.ruff.lint]\nselect = ["F"]\n', "app.py": "x = 1\n"})
+    out = tmp_path / "github_output"
+    with FakeGitHub("0" * 40, {}) as fake:
+        env = {"INPUT_GITHUB-TOKEN": "ghs_input", "INPUT_MODE": "sweep", "INPUT_BASE": "main",
+               "INPUT_WORKING-DIRECTORY": "repo", "GITHUB_REPOSITORY": "octo/demo",
+               "GITHUB_API_URL": fake.api_url, "GITHUB_GRAPHQL_URL": fake.graphql_url,
+               "GITHUB_OUTPUT": str(out), "REVIEWBOT_CACHE_DIR": str(tmp_path / "cache")}
+        assert entrypoint(env, tmp_path).returncode == 0  # the first sweep: a baseline
+        [number] = fake.s.issues
+        repo.commit({"app.py": "import os\nx = 1\n"})
+        out.unlink()
+        done = entrypoint(env, tmp_path)
+        assert fake.errors == []
+    assert done.returncode == 0, done.stderr
+    assert read_outputs(out) == {"introduced": "", "changed": "", "preexisting": "", "fixed": "",
+                                 "gate": "pass", "sarif-file": "", "regressions": "1",
+                                 "tracking-issue": str(number)}
 
 
 def test_an_event_with_nothing_to_review_is_skipped(repo: GitRepo, tmp_path: Path) -> None:

@@ -8,14 +8,15 @@ usage (no such branch, no token, no repository to write to); 3 the GitHub API fa
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from bot import atomic, git
 from bot import cache as findings_cache
 from bot import config as config_mod
-from bot import git
 from bot.commands import common
 from bot.commands.analyze import origin_repository
 from bot.errors import BotError, Exit
@@ -43,6 +44,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--dry-run", action="store_true",
                    help="print the issue writes as JSON instead of sending them; needs no token")
     p.add_argument("--token", help="GitHub token (default: $GITHUB_TOKEN)")
+    p.add_argument("--outcome", type=Path, metavar="FILE",
+                   help="also write the outcome here as JSON: kind, open and fixed regression "
+                        "counts, the tracking issue's number")
     common.add_tool_options(p)
     p.set_defaults(func=run)
 
@@ -50,9 +54,22 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
     env = os.environ if env is None else env
     repo = git.toplevel(args.repo or Path(env.get("GITHUB_WORKSPACE") or "."))
+    common.writable_output(args.outcome, "--outcome")
     ref = args.ref or default_ref(repo)
     outcome = execute(args, env, repo, ref, head_of(repo, ref), None)
+    if args.outcome is not None:
+        write_outcome(args.outcome, outcome)
     return int(Exit.GATE if args.fail_on_regressions and outcome.open else Exit.OK)
+
+
+def write_outcome(path: Path, outcome: flow.Outcome) -> None:
+    """What a workflow step reads back (the action's outputs): no finding's text."""
+    doc = {"kind": outcome.kind, "open": len(outcome.open), "fixed": len(outcome.fixed),
+           "issue": outcome.issue.number if outcome.issue is not None else None}
+    try:
+        atomic.write(path, (json.dumps(doc) + "\n").encode())
+    except OSError as exc:
+        raise BotError(f"--outcome {path}: cannot write: {exc.strerror or exc}") from exc
 
 
 def from_ci(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str]) -> int:

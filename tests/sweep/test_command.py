@@ -42,6 +42,23 @@ def start(repo: GitRepo) -> str:
                      "the base")
 
 
+def test_the_outcome_file_says_what_is_open_and_where(sweeper: Sweeper, wired: dict[str, str],
+                                                     tmp_path: Path) -> None:
+    repo = sweeper.repo
+    start(repo)
+    out = tmp_path / "outcome.json"
+    argv = ["sweep", "--repo", str(repo.path), "--ref", "main", "--outcome", str(out)]
+    assert cli.main(argv) == 0
+    number, _ = sweeper.only()
+    assert json.loads(out.read_text()) == {"kind": "baseline", "open": 0, "fixed": 0,
+                                           "issue": number}
+    commit_as(repo, "bob", {"app.py": "import os\n" + APP}, "app: os")
+    assert cli.main(argv) == 0
+    assert json.loads(out.read_text()) == {"kind": "swept", "open": 1, "fixed": 0,
+                                           "issue": number}
+    assert cli.main([*argv[:-1], str(tmp_path / "no" / "such" / "dir.json")]) == 2
+
+
 def test_sweep_exits_0_with_regressions_unless_asked(sweeper: Sweeper, wired: dict[str, str],
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     repo = sweeper.repo
