@@ -46,16 +46,28 @@ def setup(repo: GitRepo, tmp_path: Path) -> Iterator[tuple[GitRepo, dict[str, st
     repo.branch("feat")
     repo.commit({"a.py": "import os\nimport sys\n"})
     repo.checkout("main")
+    env, pids, tmp = stand_in(tmp_path, "ruff", SLOW_RUFF.format(pids=tmp_path / "pids",
+                                                                 ruff=require_tool("ruff")))
+    yield repo, env, pids, tmp
+    kill_recorded(pids)
+
+
+def stand_in(tmp_path: Path, name: str, script: str) -> tuple[dict[str, str], Path, Path]:
+    """`script` first on PATH as `name`, and a private temporary folder for the run's scratch
+    folder: the environment, the file the script records pids in, the temporary folder."""
     pids, bin_dir, tmp = tmp_path / "pids", tmp_path / "bin", tmp_path / "tmp"
     bin_dir.mkdir()
     tmp.mkdir()
-    wrapper = bin_dir / "ruff"
-    wrapper.write_text(SLOW_RUFF.format(pids=pids, ruff=require_tool("ruff")))
-    wrapper.chmod(0o755)
-    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "TMPDIR": str(tmp)}
-    yield repo, env, pids, tmp
+    (bin_dir / name).write_text(script)
+    (bin_dir / name).chmod(0o755)
+    return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+            "TMPDIR": str(tmp)}, pids, tmp
+
+
+def kill_recorded(pids: Path) -> None:
+    """Never leave a process behind, even when the test fails."""
     for line in pids.read_text().split("\n") if pids.exists() else []:
-        for pid in line.split():  # never leave a process behind, even when the test fails
+        for pid in line.split():
             if not process_gone(int(pid)):
                 os.kill(int(pid), signal.SIGKILL)
 
@@ -155,13 +167,8 @@ def test_sigterm_during_a_language_server_session_stops_it_and_cleans_up(
     repo.branch("feat")
     repo.commit({"a.py": "x: int = 'no'\n"})
     repo.checkout("main")
-    pids, bin_dir, tmp = tmp_path / "pids", tmp_path / "bin", tmp_path / "tmp"
-    bin_dir.mkdir()
-    tmp.mkdir()
-    server = bin_dir / "basedpyright-langserver"
-    server.write_text(SILENT_SERVER.format(pids=pids))
-    server.chmod(0o755)
-    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "TMPDIR": str(tmp)}
+    env, pids, tmp = stand_in(tmp_path, "basedpyright-langserver",
+                              SILENT_SERVER.format(pids=tmp_path / "pids"))
     run = subprocess.Popen([sys.executable, "-m", "bot.cli", "review", "--repo", str(repo.path),
                             "--base", "main", "--head", "feat", "--no-cache", "--only",
                             "basedpyright", "--format", "json"],
@@ -171,10 +178,7 @@ def test_sigterm_during_a_language_server_session_stops_it_and_cleans_up(
         run.send_signal(signal.SIGTERM)
         _, err = run.communicate(timeout=30)
     finally:
-        for pid in (int(p) for line in (pids.read_text() if pids.exists() else "").split("\n")
-                    for p in line.split()):
-            if not process_gone(pid):
-                os.kill(pid, signal.SIGKILL)
+        kill_recorded(pids)
         run.kill()
     assert run.returncode == 143, err.decode()
     assert err.decode().strip().endswith("reviewbot: terminated")
