@@ -38,9 +38,9 @@ def _cancel(signum: int, frame: FrameType | None) -> None:
     proc.kill_all()
     for each in SIGNALS:
         signal.signal(each, signal.SIG_IGN)  # a second signal must not cut the clean-up short
-    if signum == signal.SIGTERM:
-        raise Terminated
-    raise KeyboardInterrupt
+    cancel = Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+    if not proc.defer(cancel):  # else raised as soon as the process being started is tracked
+        raise cancel
 
 
 def _send_on(wakeups: int, main: int) -> None:

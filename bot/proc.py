@@ -164,6 +164,41 @@ def _untrack(proc: subprocess.Popen[bytes]) -> None:
         _live.pop(proc.pid, None)
 
 
+# A cancel that reached the main thread while it was starting a process (`starting`): raised
+# once the process is tracked, so that it is killed with the others and never left running.
+_starts = 0  # the main thread's open `starting` blocks
+_deferred: BaseException | None = None
+
+
+@contextlib.contextmanager
+def starting() -> Iterator[None]:
+    """Start and track a process inside: in the main thread, a cancel that comes meanwhile
+    (`defer`) is raised when the block ends, after every process is killed again."""
+    global _starts, _deferred
+    if threading.current_thread() is not threading.main_thread():
+        yield  # a worker tracks what it started itself (`_track` refuses after a cancel)
+        return
+    _starts += 1
+    try:
+        yield
+    finally:
+        _starts -= 1
+        if _starts == 0 and _deferred is not None:
+            cancel, _deferred = _deferred, None
+            kill_all()  # what was started meanwhile is tracked now
+            raise cancel
+
+
+def defer(cancel: BaseException) -> bool:
+    """Hold `cancel` until the main thread's `starting` block ends; False outside one (for the
+    signal handler, which then raises it at once)."""
+    global _deferred
+    if _starts == 0 or threading.current_thread() is not threading.main_thread():
+        return False
+    _deferred = cancel
+    return True
+
+
 def live_pids() -> list[int]:
     with _live_lock:
         return sorted(_live)
@@ -213,21 +248,22 @@ def run(
 
     `spill`: stdout goes to an anonymous temporary file (up to SPILL_CAP) rather than memory,
     for output that may be large (linters); the caller reads `Result.lines()`/`stream()`."""
-    try:
-        proc = subprocess.Popen(
-            list(argv),
-            cwd=cwd,
-            env=_env(env),
-            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
-    except FileNotFoundError as exc:
-        raise MissingBinary(str(argv[0]), hint) from exc
-    except PermissionError as exc:
-        raise MissingBinary(str(argv[0]), hint or f"{argv[0]} is not executable") from exc
-    _track(proc, str(argv[0]))
+    with starting():
+        try:
+            proc = subprocess.Popen(
+                list(argv),
+                cwd=cwd,
+                env=_env(env),
+                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
+        except FileNotFoundError as exc:
+            raise MissingBinary(str(argv[0]), hint) from exc
+        except PermissionError as exc:
+            raise MissingBinary(str(argv[0]), hint or f"{argv[0]} is not executable") from exc
+        _track(proc, str(argv[0]))
     try:
         return _finish(proc, argv, timeout, stdin, spill)
     finally:
@@ -310,17 +346,18 @@ def spawn(
     hint: str = "",
 ) -> subprocess.Popen[bytes]:
     """Start a long-lived process with piped stdio in its own process group."""
-    try:
-        process = subprocess.Popen(
-            list(argv),
-            cwd=cwd,
-            env=_env(env),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
-    except FileNotFoundError as exc:
-        raise MissingBinary(str(argv[0]), hint) from exc
-    _track(process, str(argv[0]))
+    with starting():
+        try:
+            process = subprocess.Popen(
+                list(argv),
+                cwd=cwd,
+                env=_env(env),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
+        except FileNotFoundError as exc:
+            raise MissingBinary(str(argv[0]), hint) from exc
+        _track(process, str(argv[0]))
     return process

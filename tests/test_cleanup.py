@@ -177,13 +177,13 @@ def test_sigterm_during_a_language_server_session_stops_it_and_cleans_up(
         servers = wait_for_tools(pids, 1)
         run.send_signal(signal.SIGTERM)
         _, err = run.communicate(timeout=30)
+        assert run.returncode == 143, err.decode()
+        assert err.decode().strip().endswith("reviewbot: terminated")
+        assert [pid for pid in servers if not process_gone(pid)] == []  # before our own kill
+        assert leftovers(repo, tmp) == ([], [])
     finally:
         kill_recorded(pids)
         run.kill()
-    assert run.returncode == 143, err.decode()
-    assert err.decode().strip().endswith("reviewbot: terminated")
-    assert [pid for pid in servers if not process_gone(pid)] == []
-    assert leftovers(repo, tmp) == ([], [])
 
 
 # The kernel hands a signal sent to the process to any thread that does not block it; a
@@ -216,3 +216,45 @@ def test_a_signal_taken_by_a_worker_thread_still_cancels_at_once(name: str, stat
     run = subprocess.run([sys.executable, "-c", WORKER_TAKES_IT.format(name=name)], cwd=ROOT,
                          capture_output=True, timeout=60)
     assert run.returncode == status, run.stderr.decode()
+
+
+# The cancel lands in the main thread just as it starts a process, before the bot has taken note
+# of it: the signal is sent from inside Popen, so the handler runs the moment Popen returns.
+SIGNALLED_WHILE_STARTING = """
+import json, signal, subprocess, sys, threading
+from bot import cancel, proc
+
+started = []
+
+class Signalling(subprocess.Popen):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        started.append(self.pid)
+        signal.pthread_kill(threading.main_thread().ident, signal.SIGTERM)
+
+subprocess.Popen = Signalling
+status = 0
+try:
+    with cancel.cancellable():
+        proc.{start}(["sleep", "60"])
+        status = 1  # the cancel was lost
+except cancel.Terminated:
+    status = 143
+print(json.dumps({{"status": status, "pid": started[0]}}))
+"""
+
+
+@pytest.mark.parametrize("start", ["run", "spawn"])
+def test_a_cancel_as_the_main_thread_starts_a_process_kills_that_process(start: str) -> None:
+    done = subprocess.run([sys.executable, "-c", SIGNALLED_WHILE_STARTING.format(start=start)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=90)
+    out = json.loads(done.stdout)
+    try:
+        assert out["status"] == 143, done.stderr
+        deadline = time.monotonic() + 10
+        while not process_gone(out["pid"]) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert process_gone(out["pid"]), "the process started as the cancel came was left running"
+    finally:
+        if not process_gone(out["pid"]):
+            os.kill(out["pid"], signal.SIGKILL)
