@@ -23,8 +23,7 @@ from bot import git
 VENVS = (".venv", "venv", "env")  # where bot.lsp.servers looks for the repository's Python
 # The state a package manager keeps inside the folder it installed: npm, pnpm, yarn 1, yarn 2+.
 NODE_STATE = (".package-lock.json", ".modules.yaml", ".yarn-integrity", ".yarn-state.yml")
-# What names an installed Python distribution and its version (`name-1.2.dist-info`), or adds
-# a folder to the import path (`.pth`, read: an editable install's target is in it).
+# What names an installed Python distribution and its version (`name-1.2.dist-info`).
 DIST_SUFFIXES = (".dist-info", ".egg-info", ".egg-link")
 
 
@@ -93,7 +92,7 @@ def _venv(folder: Path) -> list[tuple[str, bytes]]:
         for name in _names(site):
             if name.endswith(DIST_SUFFIXES):
                 found.append((name, b""))
-            elif name.endswith(".pth"):
+            elif name.endswith(".pth"):  # read: it names the folder an editable install adds
                 found.append((name, _read(site / name)))
     return found
 

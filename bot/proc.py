@@ -164,14 +164,14 @@ def _untrack(proc: subprocess.Popen[bytes]) -> None:
         _live.pop(proc.pid, None)
 
 
-# A cancel that reached the main thread while it was starting a process (`starting`): raised
+# A cancel that reached the main thread while it was starting a process (`_starting`): raised
 # once the process is tracked, so that it is killed with the others and never left running.
-_starts = 0  # the main thread's open `starting` blocks
+_starts = 0  # the main thread's open `_starting` blocks
 _deferred: BaseException | None = None
 
 
 @contextlib.contextmanager
-def starting() -> Iterator[None]:
+def _starting() -> Iterator[None]:
     """Start and track a process inside: in the main thread, a cancel that comes meanwhile
     (`defer`) is raised when the block ends, after every process is killed again."""
     global _starts, _deferred
@@ -190,7 +190,7 @@ def starting() -> Iterator[None]:
 
 
 def defer(cancel: BaseException) -> bool:
-    """Hold `cancel` until the main thread's `starting` block ends; False outside one (for the
+    """Hold `cancel` until the main thread's `_starting` block ends; False outside one (for the
     signal handler, which then raises it at once)."""
     global _deferred
     if _starts == 0 or threading.current_thread() is not threading.main_thread():
@@ -248,22 +248,8 @@ def run(
 
     `spill`: stdout goes to an anonymous temporary file (up to SPILL_CAP) rather than memory,
     for output that may be large (linters); the caller reads `Result.lines()`/`stream()`."""
-    with starting():
-        try:
-            proc = subprocess.Popen(
-                list(argv),
-                cwd=cwd,
-                env=_env(env),
-                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,
-            )
-        except FileNotFoundError as exc:
-            raise MissingBinary(str(argv[0]), hint) from exc
-        except PermissionError as exc:
-            raise MissingBinary(str(argv[0]), hint or f"{argv[0]} is not executable") from exc
-        _track(proc, str(argv[0]))
+    proc = _start(argv, cwd, env, subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                  hint)
     try:
         return _finish(proc, argv, timeout, stdin, spill)
     finally:
@@ -346,18 +332,26 @@ def spawn(
     hint: str = "",
 ) -> subprocess.Popen[bytes]:
     """Start a long-lived process with piped stdio in its own process group."""
-    with starting():
+    return _start(argv, cwd, env, subprocess.PIPE, hint)
+
+
+def _start(argv: Sequence[str], cwd: str | Path | None, env: Mapping[str, str] | None,
+           stdin: int, hint: str) -> subprocess.Popen[bytes]:
+    """`argv` in a session of its own, stdout and stderr piped, tracked for `kill_all`."""
+    with _starting():
         try:
             process = subprocess.Popen(
                 list(argv),
                 cwd=cwd,
                 env=_env(env),
-                stdin=subprocess.PIPE,
+                stdin=stdin,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
             )
         except FileNotFoundError as exc:
             raise MissingBinary(str(argv[0]), hint) from exc
+        except PermissionError as exc:
+            raise MissingBinary(str(argv[0]), hint or f"{argv[0]} is not executable") from exc
         _track(process, str(argv[0]))
     return process

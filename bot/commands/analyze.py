@@ -81,10 +81,8 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
     analysis = artifact.build(result, texts, repository=change.repository, number=change.number,
                               base_sha=base_sha, target_ref=change.target_ref or result.base_ref)
     data = artifact.dump(analysis)
-    try:
+    with common.writing(args.out, "--out"):
         atomic.write(args.out, data)
-    except OSError as exc:
-        raise BotError(f"--out {args.out}: cannot write: {exc.strerror or exc}") from exc
     print(f"reviewbot: wrote {args.out} ({len(data)} bytes): {_counts(result)}"
           + (f" for {change.repository}#{change.number}" if change.number else ""), file=sys.stderr)
     return int(Exit.OK)

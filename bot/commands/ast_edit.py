@@ -59,10 +59,8 @@ def _stage(args: argparse.Namespace) -> int:
         before = r.source.decode("utf-8", errors="replace")
         after = r.rewrite.new_source.decode("utf-8", errors="replace")
         diffs.append((f, file_diff(r.file.path, before, after)))
-    try:
+    with common.writing(args.stage, "--stage"):
         planmod.save(plan, args.stage)
-    except OSError as exc:
-        raise BotError(f"--stage {args.stage}: cannot write: {exc.strerror or exc}") from exc
     print(plan_summary(plan, diffs))
     print(f"plan written to {args.stage}; apply with: reviewbot ast-edit --apply {args.stage}")
     return int(Exit.OK)

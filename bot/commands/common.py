@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from bot import atomic
@@ -64,15 +65,23 @@ def writable_output(path: Path | None, flag: str) -> None:
         raise BotError(f"{flag} {path}: the folder {folder} is not writable")
 
 
+@contextlib.contextmanager
+def writing(path: Path, flag: str) -> Iterator[None]:
+    """An output file written inside: a write that fails (after `writable_output` let it
+    through: a full disk, a folder removed meanwhile) is a usage error naming the option."""
+    try:
+        yield
+    except OSError as exc:
+        raise BotError(f"{flag} {path}: cannot write: {exc.strerror or exc}") from exc
+
+
 def write_sarif(path: Path | None, result: ReviewResult) -> None:
     if path is None:
         return
     from bot.render import sarif  # only when asked for: a review without --sarif skips it
 
-    try:
+    with writing(path, "--sarif"):
         atomic.write(path, (json.dumps(sarif.to_sarif(result), indent=2) + "\n").encode())
-    except OSError as exc:
-        raise BotError(f"--sarif {path}: cannot write: {exc.strerror or exc}") from exc
 
 
 def write_code_quality(path: Path | None, result: ReviewResult) -> None:
@@ -80,10 +89,8 @@ def write_code_quality(path: Path | None, result: ReviewResult) -> None:
         return
     from bot.render import codequality
 
-    try:
+    with writing(path, "--code-quality"):
         atomic.write(path, codequality.dumps(result))
-    except OSError as exc:
-        raise BotError(f"--code-quality {path}: cannot write: {exc.strerror or exc}") from exc
 
 
 def report_gate(gate: Gate) -> None:

@@ -66,10 +66,8 @@ def write_outcome(path: Path, outcome: flow.Outcome) -> None:
     """What a workflow step reads back (the action's outputs): no finding's text."""
     doc = {"kind": outcome.kind, "open": len(outcome.open), "fixed": len(outcome.fixed),
            "issue": outcome.issue.number if outcome.issue is not None else None}
-    try:
+    with common.writing(path, "--outcome"):
         atomic.write(path, (json.dumps(doc) + "\n").encode())
-    except OSError as exc:
-        raise BotError(f"--outcome {path}: cannot write: {exc.strerror or exc}") from exc
 
 
 def from_ci(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str]) -> int:
