@@ -21,6 +21,8 @@ from functools import lru_cache
 from bot import moves
 from bot.diff import ADDED, MODIFIED, UNCHANGED, WS_CHANGED, LineMap, identity_map, norm
 from bot.model import Finding, Span, Verdict, Where
+from bot.reflow import Landing, TokenMap
+from bot.tokens import tokenize
 
 STATUS_ORDER = {UNCHANGED: 0, WS_CHANGED: 1, MODIFIED: 2, ADDED: 3}
 # Rules that mean "this file did not parse": the tool then drops its other findings there.
@@ -181,6 +183,7 @@ class _Group:
     """One (tool, rule, file pair): the unit the passes work on."""
 
     lm: LineMap
+    pair_key: str
     head: list[_Anchored] = field(default_factory=list)
     base: list[_Anchored] = field(default_factory=list)
 
@@ -248,6 +251,11 @@ def _run_pass(group: _Group, key_base: Key, key_head: Key, guard: Guard, name: s
         buckets[key].remove(best)
 
 
+def _unmatched(group: _Group, matched: dict[int, tuple[_Anchored, str]], taken: set[int]) -> bool:
+    return (any(id(h) not in matched for h in group.head)
+            and any(id(b) not in taken for b in group.base))
+
+
 def _unique_block_pass(group: _Group, matched: dict[int, tuple[_Anchored, str]],
                        taken: set[int]) -> None:
     """P4 proper: a context block held by exactly one unmatched finding on each side."""
@@ -287,6 +295,32 @@ def _unique_scope_pass(group: _Group, matched: dict[int, tuple[_Anchored, str]],
         if partner is not None:
             matched[id(h)] = (partner, "P5")
             taken.add(id(partner))
+
+
+def _token_pass(group: _Group, tokens: TokenMap, matched: dict[int, tuple[_Anchored, str]],
+                taken: set[int]) -> None:
+    """PT: a base finding whose token arrived, through a rewritten region, on the head
+    finding's line (a reflowed call, a wrapped signature). Its own token is evidence enough
+    for any message, as an unchanged line is; a neighbour's needs the same message shape."""
+    landed: dict[int, list[tuple[_Anchored, Landing]]] = defaultdict(list)
+    for b in group.base:
+        if id(b) not in taken and not b.file_level:
+            landing = tokens.land(b.f.line, b.f.column)
+            if landing is not None:
+                landed[landing.line].append((b, landing))
+    if not landed:
+        return
+    for h in sorted(group.head, key=lambda h: (STATUS_ORDER[h.status], h.f.sort_key())):
+        if id(h) in matched or h.file_level:
+            continue
+        candidates = [(b, at) for b, at in landed.get(h.f.line, ())
+                      if id(b) not in taken and (at.exact or b.shape == h.shape)]
+        if not candidates:
+            continue
+        b, _ = min(candidates, key=lambda c: (not c[1].exact, c[0].exact != h.exact,
+                                              abs(c[1].column - h.f.column), c[0].index))
+        matched[id(h)] = (b, "PT")
+        taken.add(id(b))
 
 
 def _verdict_for_pair(h: _Anchored, b: _Anchored, pass_name: str, fingerprint: str) -> Verdict:
@@ -355,8 +389,21 @@ def classify(inputs: Inputs) -> tuple[list[Verdict], list[Verdict], list[str]]:
     def group(tool: str, rule: str, pair_key: str) -> _Group:
         key = (tool, rule, pair_key)
         if key not in groups:
-            groups[key] = _Group(lm_of(pair_key))
+            groups[key] = _Group(lm_of(pair_key), pair_key)
         return groups[key]
+
+    token_maps: dict[str, TokenMap | None] = {}
+
+    def token_map(pair_key: str) -> TokenMap | None:
+        """Built at the first group of the pair that needs it: most pairs never do."""
+        if pair_key not in token_maps:
+            base_path = inputs.pairs.get(pair_key, pair_key)
+            base_side = inputs.base_files.get(base_path) if base_path is not None else None
+            head_side = inputs.head_files.get(pair_key)
+            token_maps[pair_key] = None if base_side is None or head_side is None else TokenMap(
+                tokenize(base_path or pair_key, base_side.lines),
+                tokenize(pair_key, head_side.lines), lm_of(pair_key), len(base_side.lines))
+        return token_maps[pair_key]
 
     heads: list[_Anchored] = []
     for i, f in enumerate(sorted(inputs.head, key=Finding.sort_key)):
@@ -384,6 +431,10 @@ def classify(inputs: Inputs) -> tuple[list[Verdict], list[Verdict], list[str]]:
             continue
         for name, key_base, key_head, guard in _PASSES:
             _run_pass(g, key_base, key_head, guard, name, matched, taken)
+            if name == "P2" and g.lm.changed_lines() and _unmatched(g, matched, taken):
+                tokens = token_map(g.pair_key)
+                if tokens is not None:
+                    _token_pass(g, tokens, matched, taken)
             if name == "P3":
                 _unique_block_pass(g, matched, taken)
                 _unique_scope_pass(g, matched, taken)
@@ -426,6 +477,10 @@ def classify(inputs: Inputs) -> tuple[list[Verdict], list[Verdict], list[str]]:
         notes.append(f"{tool}: {n} finding(s) of the merge base in {path} could not be compared "
                      "(the file does not parse at one revision, or the tool failed on it); "
                      "not counted as fixed")
+    unaligned = sum(t.skipped for t in token_maps.values() if t is not None)
+    if unaligned:
+        notes.append(f"{unaligned} rewritten region(s) too large to compare token by token: "
+                     "findings there were matched line by line only")
     if untraced:
         notes.append(f"{untraced} pair(s) of changed files too large to trace code moved between "
                      "them: findings in such code are reported as introduced and fixed")
