@@ -57,9 +57,18 @@ def find_executable(names: Sequence[str], root: Path | None = None,
     for directory in search_dirs(root):
         for name in names:
             candidate = directory / name
-            if candidate.is_file() and os.access(candidate, os.X_OK):
+            if _runnable(candidate):
                 return str(candidate)
     return None
+
+
+def _runnable(candidate: Path) -> bool:
+    """An executable regular file; a folder of the search order that this user may not
+    read (a PATH entry of another user's) holds nothing it can run."""
+    try:
+        return candidate.is_file() and os.access(candidate, os.X_OK)
+    except OSError:
+        return False
 
 
 def npm_version(exe: str, package: str) -> str | None:

@@ -1,0 +1,46 @@
+"""What the fault tests share: the CLI run as a separate process (a fault must not be able to
+take the test runner down with it), optionally without the privilege to read other users'
+files, and the one reading of its outcome."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+# Root reads any folder whatever its mode; without these two capabilities (dropped from the
+# bounding set, so the started program never has them) it sees permissions as any user does.
+_DROP_READ_OVERRIDES = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search", "--"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: int
+    stdout: str
+    stderr: str
+
+    @property
+    def crashed(self) -> bool:
+        """A traceback or the internal-error status: what no input may cause."""
+        return self.status == 70 or "Traceback (most recent call last)" in self.stderr
+
+
+def as_user() -> list[str]:
+    """The prefix that runs a program with an ordinary user's view of file permissions."""
+    return _DROP_READ_OVERRIDES if os.geteuid() == 0 else []
+
+
+def reviewbot(args: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None = None,
+              unprivileged: bool = False, timeout: float = 180) -> Outcome:
+    """`reviewbot ARGS` in `cwd`, as its own process; `env` replaces the environment."""
+    argv = [*(as_user() if unprivileged else []), sys.executable, "-m", "bot.cli", *args]
+    environment = dict(os.environ if env is None else env)
+    environment["PYTHONPATH"] = str(ROOT)  # the package under test, from any cwd
+    done = subprocess.run(argv, cwd=cwd, env=environment, capture_output=True, timeout=timeout)
+    return Outcome(done.returncode, done.stdout.decode("utf-8", "replace"),
+                   done.stderr.decode("utf-8", "replace"))
