@@ -17,8 +17,8 @@ def _unsafe(char: str) -> bool:
     """C0/C1 controls and DEL (ESC, CSI), line and paragraph separators, and the bidirectional
     formatting characters that can make a line read differently from what it contains."""
     code = ord(char)
-    if code < 0x20 or 0x7F <= code < 0xA0:
-        return True
+    if code < 0x20 or 0x7F <= code < 0xA0 or 0xD800 <= code < 0xE000:
+        return True  # surrogates: a name's bytes that are not UTF-8 (no terminal can show one)
     return unicodedata.category(char) in ("Zl", "Zp") or unicodedata.bidirectional(char) in (
         "LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI")
 
@@ -27,6 +27,8 @@ def _escaped(char: str) -> str:
     if char in _NAMED:
         return _NAMED[char]
     code = ord(char)
+    if 0xDC80 <= code < 0xDD00:  # os.fsdecode's stand-in for the byte it could not decode
+        code -= 0xDC00
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 

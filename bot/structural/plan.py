@@ -19,7 +19,7 @@ from bot import atomic
 from bot.errors import BotError, Exit
 from bot.render.quoting import quote_path
 from bot.structural.planjson import from_json, load, save, to_json
-from bot.structural.planpath import containment_problem, root_problem
+from bot.structural.planpath import containment_problem, root_problem, stage_problem
 from bot.structural.plantypes import PLAN_VERSION, Plan, PlannedEdit, PlannedFile, Refusal
 from bot.structural.rewrite import ByteEdit, apply_edits, eol_of
 from bot.structural.scan import FileResult
@@ -65,6 +65,11 @@ def build(results: Sequence[FileResult], root: Path, lang: str, pattern: str,
         raise BotError(f"plan refused: {len(broken)} rewritten file(s) would not parse:\n{lines}",
                        Exit.GATE)
     files = tuple(planned_file(r, root) for r in results if r.rewrite and r.rewrite.edits)
+    unfit = [Refusal(f.path, why) for f in files if (why := stage_problem(root, f.path))]
+    if unfit:
+        lines = "\n".join(f"  {quote_path(u.path)}: {u.reason}" for u in unfit)
+        raise BotError(f"plan refused, nothing staged: {len(unfit)} file(s) could not be "
+                       f"applied from here:\n{lines}", Exit.USAGE)
     skipped = sum(r.rewrite.skipped for r in results if r.rewrite is not None)
     return Plan(str(root), lang, pattern, rewrite, files, skipped)
 

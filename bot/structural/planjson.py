@@ -184,8 +184,15 @@ def _span(rd: _Reader, r: dict[str, Any], where: str) -> Span:
 
 
 def save(plan: Plan, path: Path) -> None:
-    text = json.dumps(to_json(plan), indent=2, ensure_ascii=False) + "\n"
-    atomic.write(path, text.encode(), sync=True)
+    document = to_json(plan)
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    try:
+        data = text.encode()
+    except UnicodeEncodeError:
+        # A file name that is not UTF-8 (os.fsdecode's lone surrogates): as JSON escapes it
+        # reads back as the same name, which is the file apply must find.
+        data = (json.dumps(document, indent=2) + "\n").encode()
+    atomic.write(path, data, sync=True)
 
 
 def load(path: Path) -> Plan:

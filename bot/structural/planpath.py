@@ -70,3 +70,12 @@ def root_problem(root: Path, cwd: Path) -> str | None:
         return (f"{root} is not the current directory {real_cwd} or inside it: apply a plan "
                 "from the directory it was staged in")
     return None
+
+
+def stage_problem(root: Path, rel: str) -> str | None:
+    """Why a file found at staging could not be applied from `root` (the same checks apply
+    makes, so that a plan that stages is a plan that applies)."""
+    if rel == ".." or rel.startswith("../"):
+        return (f"is outside the current directory {root}: a plan edits files below the folder "
+                "it is staged and applied in; stage from a folder that holds every file")
+    return lexical_problem(rel) or containment_problem(root, rel)

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from bot.model import Span
+from bot.render.quoting import quote_path
 from bot.structural.plan import Plan, PlannedFile
 from bot.structural.search import Match
 
@@ -50,7 +51,8 @@ def _short(text: str, limit: int = 80) -> str:
 
 def file_diff(path: str, before: str, after: str) -> str:
     diff = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
-                                fromfile=f"a/{path}", tofile=f"b/{path}")
+                                fromfile=quote_path(f"a/{path}"),
+                                tofile=quote_path(f"b/{path}"))
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
                    for line in diff)
 
@@ -59,12 +61,12 @@ def plan_summary(plan: Plan, diffs: Iterable[tuple[PlannedFile, str]]) -> str:
     out = [f"{plan.count} edit(s) in {len(plan.files)} file(s)"
            + (f"; {plan.skipped_overlaps} nested match(es) left for a second run"
               if plan.skipped_overlaps else "")]
-    out += [f"  {f.path} ({len(f.edits)})" for f in plan.files]
+    out += [f"  {quote_path(f.path)} ({len(f.edits)})" for f in plan.files]
     for f, diff in diffs:
         out.append("")
         for e in f.edits:
             s = e.span
-            out.append(f"{f.path}:{s.line}:{s.column}-{s.end_line}:{s.end_column}: "
+            out.append(f"{quote_path(f.path)}:{s.line}:{s.column}-{s.end_line}:{s.end_column}: "
                        f"{_short(e.old, 60)!s} -> {_short(e.new, 60) or '(deleted)'}")
         out.append(diff.rstrip("\n"))
     return "\n".join(out)

@@ -17,6 +17,7 @@ from bot.render.quoting import printable, quote_path
     ("c1\x9b2J.py", '"c1\\x9b2J.py"'),  # CSI as a single C1 character
     ("rtl\u202eyp.py", '"rtl\\u202eyp.py"'),
     ("ls\u2028.py", '"ls\\u2028.py"'),
+    ("caf\udce9.py", '"caf\\xe9.py"'),  # a name that is not UTF-8: its byte, printable
 ])
 def test_quote_path(path: str, shown: str) -> None:
     assert quote_path(path) == shown
