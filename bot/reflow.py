@@ -42,7 +42,11 @@ class TokenMap:
         self._head_lines = [t.line for t in head]
         self.partner: dict[int, Token] = {}  # base token index -> head token
         self.skipped = 0  # regions too large to align
-        anchors = [(0, 0), *sorted(lm.base_to_head.items()), (base_count + 1, lm.head_count + 1)]
+        # A line of brackets alone (`}`, `)`, `],`) pairs with any other such line: as a region's
+        # edge it could cut one rewritten statement in two, so only lines with a word anchor.
+        worded = {t.line for t in base if any(c.isalnum() for c in t.text)}
+        kept = sorted((b, h) for b, h in lm.base_to_head.items() if b in worded)
+        anchors = [(0, 0), *kept, (base_count + 1, lm.head_count + 1)]
         for (b1, h1), (b2, h2) in itertools.pairwise(anchors):
             if b2 - b1 > 1 and h2 - h1 > 1:
                 self._align(self._within(self._base_lines, b1, b2),

@@ -26,8 +26,10 @@ from bot.trees import nearest_dir_with
 CONFIG_FILES = (".golangci.yml", ".golangci.yaml", ".golangci.toml", ".golangci.json")
 MODULE_FILES = frozenset({"go.mod", "go.sum", "go.work", "go.work.sum"})
 # Flags shared by both majors: every issue (the base and the head must be cut the same way,
-# so no per-linter caps) and no lock against the other revision's concurrent run.
-COMMON = ["--max-issues-per-linter=0", "--max-same-issues=0", "--allow-parallel-runners"]
+# so no per-linter caps, and not one issue per line: a line a formatter splits in two would
+# show the one it hid as new) and no lock against the other revision's concurrent run.
+COMMON = ["--max-issues-per-linter=0", "--max-same-issues=0", "--uniq-by-line=false",
+          "--allow-parallel-runners"]
 # "path:line:col: message" lines inside a typecheck issue's text.
 _TYPECHECK_LINE = re.compile(r"^(?P<path>[^\s:][^:]*\.go):(?P<line>\d+)(?::(?P<col>\d+))?: (?P<msg>.+)$")
 _CODE = re.compile(r"^(?P<code>[A-Z]{1,4}\d{3,5}|[a-z][a-z0-9]+): ")

@@ -73,6 +73,18 @@ def test_findings_positions_and_rules(module: Path) -> None:
     assert outcome.version == "2.15.0"
 
 
+def test_every_issue_of_a_line_is_reported(tmp_path: Path) -> None:
+    """golangci-lint keeps one issue per line unless told otherwise: the one it hid at the
+    base would come back as new when a formatter splits the line."""
+    write(tmp_path, {"go.mod": "module example.com/m\n\ngo 1.22\n",
+                     ".golangci.yml": 'version: "2"\nlinters:\n  default: none\n  enable: [staticcheck]\n',
+                     "a.go": 'package a\n\nimport "strings"\n\nfunc F(s string, v bool) bool {\n'
+                             '\treturn strings.Index(s, "x") != -1 && v == true\n}\n'})
+    outcome = lint(golangci.SPEC, tmp_path, ["a.go"])
+    assert sorted((f.rule, f.span.line) for f in outcome.findings) == [
+        ("staticcheck/S1002", 6), ("staticcheck/S1003", 6)]
+
+
 def test_misspell_fix_is_a_safe_edit_with_code_point_columns(module: Path) -> None:
     outcome = lint(golangci.SPEC, module, ["text/text.go"])
     [finding] = [f for f in outcome.findings if f.rule == "misspell"]
