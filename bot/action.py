@@ -18,11 +18,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot import artifact, proc
+from bot import artifact, credentials, filecommands, lockdown, proc
 from bot.errors import BotError, Exit
 from bot.gate import decide
 from bot.model import Scope
-from bot.proc import is_secret_name
 
 MODES = ("review", "analyze", "publish", "sweep")
 DEFAULT_ARTIFACT = "reviewbot-analysis.json"
@@ -89,7 +88,7 @@ def child_env(inputs: Inputs, env: Mapping[str, str]) -> dict[str, str]:
     """The command's environment: analyze gets no credential at all (it runs the pull
     request's linters); the others get the token input as GITHUB_TOKEN."""
     if inputs.mode == "analyze":
-        return {k: v for k, v in env.items() if not is_secret_name(k)}
+        return {k: v for k, v in env.items() if not credentials.is_secret(k, v)}
     out = {k: v for k, v in env.items() if not k.startswith("INPUT_")}
     token = env.get("INPUT_GITHUB-TOKEN") or env.get("INPUT_GITHUB_TOKEN")
     if token:
@@ -141,8 +140,7 @@ def outputs(mode: str, status: int, sarif: Path, sarif_output: str,
 def write_outputs(path: str | None, values: Mapping[str, str]) -> None:
     if not path:
         return
-    with open(path, "a", encoding="utf-8") as f:
-        f.writelines(f"{name}={value}\n" for name, value in values.items())
+    filecommands.append(path, "".join(f"{name}={value}\n" for name, value in values.items()))
 
 
 def run(argv: Sequence[str], env: Mapping[str, str]) -> int:
@@ -153,25 +151,33 @@ def run(argv: Sequence[str], env: Mapping[str, str]) -> int:
 
 
 def main(env: Mapping[str, str] | None = None) -> int:
-    env = dict(os.environ if env is None else env)
-    inputs = read_inputs(env)
+    """The action; `env` stands for the process's environment (tests). The token input is
+    held as `reviewbot` itself holds its token (bot.lockdown): this process stays alive while
+    the pull request's linters run, and the file commands it writes are watched meanwhile."""
     try:
-        if inputs.working_directory:
-            os.chdir(inputs.working_directory)
-        with tempfile.TemporaryDirectory(prefix="reviewbot-action-") as tmp:
-            given = inputs.values.get("sarif")
-            sarif = Path(given) if given else Path(tmp) / "reviewbot.sarif"
-            sarif_output = (os.path.join(inputs.working_directory, given)
-                            if given and inputs.working_directory else given or "")
-            outcome = Path(tmp) / "sweep-outcome.json"
-            status = run(command(inputs, str(sarif), str(outcome)), child_env(inputs, env))
-            art = Path(inputs.values.get("artifact", DEFAULT_ARTIFACT))
-            write_outputs(env.get("GITHUB_OUTPUT"), outputs(inputs.mode, status, sarif,
-                                                            sarif_output, art, outcome))
+        with lockdown.engaged(filecommands.COMMANDS, env):
+            return act(credentials.environ() if env is None else dict(env))
     except (BotError, OSError) as exc:
         message = exc.message if isinstance(exc, BotError) else f"reviewbot action: {exc}"
         print(message, file=sys.stderr)
         return int(exc.code) if isinstance(exc, BotError) else int(Exit.USAGE)
+
+
+def act(env: Mapping[str, str]) -> int:
+    """Run the command the inputs in `env` ask for, then write the step's outputs."""
+    inputs = read_inputs(env)
+    if inputs.working_directory:
+        os.chdir(inputs.working_directory)
+    with tempfile.TemporaryDirectory(prefix="reviewbot-action-") as tmp:
+        given = inputs.values.get("sarif")
+        sarif = Path(given) if given else Path(tmp) / "reviewbot.sarif"
+        sarif_output = (os.path.join(inputs.working_directory, given)
+                        if given and inputs.working_directory else given or "")
+        outcome = Path(tmp) / "sweep-outcome.json"
+        status = run(command(inputs, str(sarif), str(outcome)), child_env(inputs, env))
+        art = Path(inputs.values.get("artifact", DEFAULT_ARTIFACT))
+        write_outputs(env.get("GITHUB_OUTPUT"), outputs(inputs.mode, status, sarif,
+                                                        sarif_output, art, outcome))
     return status
 
 

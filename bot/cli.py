@@ -7,7 +7,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from bot import cancel
+from bot import cancel, lockdown
 from bot.errors import BotError, Exit
 
 # Command name -> the module that implements it. Each module exposes `register(subparsers)`,
@@ -74,7 +74,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return int(Exit.USAGE)
     try:
-        with cancel.cancellable():
+        # Before the command runs anything of the repository's: its secrets out of reach of
+        # the tools it starts, and the runner's file commands watched (bot.lockdown).
+        with cancel.cancellable(), lockdown.engaged():
             return int(args.func(args))
     except BotError as exc:
         print(f"reviewbot: {exc.message}", file=sys.stderr)

@@ -11,6 +11,7 @@ class Exit(IntEnum):
     USAGE = 2  # bad usage, configuration, event, git state or pattern
     FORGE = 3  # the forge API failed in a way retries could not fix
     UNCHECKED = 4  # a tool could not check the change (failed, timed out, not installed)
+    SECURITY = 5  # a tool changed the runner's file commands, or the bot could not protect itself
     INTERNAL = 70  # a bug: an unexpected exception (EX_SOFTWARE)
 
 

@@ -3,7 +3,7 @@
 Each call gets a timeout that kills the whole process group (linters fork workers, language
 servers fork node), capped stdout/stderr, and a typed error when the binary is missing.
 Long-lived processes (language servers) use `spawn` + `kill_group` from here too. No process
-started here inherits a variable whose name holds TOKEN, SECRET or PASSWORD (see `_env`).
+started here inherits a credential (see `_env`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import re
 import signal
 import subprocess
 import tempfile
@@ -20,6 +19,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
+
+from bot import credentials, filecommands
 
 DEFAULT_TIMEOUT = 300.0
 OUTPUT_CAP = 64 * 1024 * 1024  # bytes kept per stream in memory; the rest is dropped and flagged
@@ -107,20 +108,18 @@ def tail(text: str, lines: int = 15) -> str:
     return "\n".join(kept[-lines:])
 
 
-# Names of variables that hold credentials: never inherited by a tool (a repository's linter
-# config is the repository's code, and it runs in our environment).
-_SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD", re.IGNORECASE)
-
-
-def is_secret_name(name: str) -> bool:
-    return _SECRET_NAME.search(name) is not None
+# Variables no tool inherits besides the credentials (`credentials.is_secret`): the runner's
+# file commands, which a tool has no business writing (bot.filecommands watches them).
+_WITHHELD = frozenset(filecommands.GITHUB)
 
 
 def _env(extra: Mapping[str, str] | None) -> dict[str, str]:
-    """The environment of every process started here: ours without any credential variable
-    (see `is_secret_name`), plus `extra`. Explicit `extra` entries are the caller's intent and
-    are kept even when their names look secret (e.g. a token handed to one git call)."""
-    env = {k: v for k, v in os.environ.items() if not is_secret_name(k)}
+    """The environment of every process started here: ours without any credential (see
+    `credentials.is_secret`) or file command variable, plus `extra`. Explicit `extra` entries
+    are the caller's intent and are kept even when they look secret (a token handed to one
+    git push)."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in _WITHHELD and not credentials.is_secret(k, v)}
     # Tools must not paint their output or ask questions.
     env.update({"NO_COLOR": "1", "FORCE_COLOR": "0", "TERM": "dumb", "GIT_TERMINAL_PROMPT": "0"})
     if extra:

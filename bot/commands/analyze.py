@@ -17,14 +17,13 @@ bad usage (an --out that cannot be written, bad revisions, configuration or even
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot import artifact, atomic, git, workspace
+from bot import artifact, atomic, credentials, git, workspace
 from bot.commands import common
 from bot.commands.pull_request import ensure_commits
 from bot.errors import BotError, Exit
@@ -68,7 +67,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
-    env = os.environ if env is None else env
+    env = credentials.environ() if env is None else env
     common.writable_output(args.out, "--out")
     change = _change(args, env)
     if change is None:

@@ -15,11 +15,11 @@ exits with the gate.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from bot import credentials
 from bot.chat import flow as chat_flow
 from bot.chat import review as chat_review
 from bot.commands import common, deliver, gitlab_chat, gitlab_sweep, label, merge_request, sweep
@@ -51,7 +51,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
-    env = os.environ if env is None else env
+    env = credentials.environ() if env is None else env
     runner = current(env)
     trigger = runner.from_env(env)
     actions = GITLAB_ACTIONS if trigger.forge == "gitlab" else ACTIONS

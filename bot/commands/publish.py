@@ -27,14 +27,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from bot import artifact, config
+from bot import artifact, config, credentials
 from bot.chat.publishing import WithConversation, read_state
 from bot.chat.state import read as read_conversation
 from bot.chat.state import section, without_ignored
@@ -80,7 +79,7 @@ def _positive(text: str) -> int:
 
 
 def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
-    env = os.environ if env is None else env
+    env = credentials.environ() if env is None else env
     if gitlab_ci.active(env):
         return merge_request(args, env)
     token = args.token or env.get("GITHUB_TOKEN")

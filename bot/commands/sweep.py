@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from bot import atomic, git
+from bot import atomic, credentials, git
 from bot import cache as findings_cache
 from bot import config as config_mod
 from bot.commands import common
@@ -52,7 +51,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
-    env = os.environ if env is None else env
+    env = credentials.environ() if env is None else env
     repo = git.toplevel(args.repo or Path(env.get("GITHUB_WORKSPACE") or "."))
     common.writable_output(args.outcome, "--outcome")
     ref = args.ref or default_ref(repo)

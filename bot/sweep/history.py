@@ -90,7 +90,7 @@ def _with_identity(repo: Path, args: list[str]) -> str:
 
 def _git(repo: Path, env: Mapping[str, str], *args: str) -> str:
     result = proc.run(["git", "-c", "safe.directory=*", *args], cwd=repo,
-                      env={**os.environ, **env}, timeout=git.GIT_TIMEOUT)
+                      env=env, timeout=git.GIT_TIMEOUT)
     if result.returncode != 0:
         raise BotError(f"git {' '.join(args[:2])} failed: {result.err_tail(3)}")
     return result.out.strip()

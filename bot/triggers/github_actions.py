@@ -12,6 +12,7 @@ import sys
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
+from bot import filecommands
 from bot.errors import BotError, Exit
 from bot.forges.base import Annotation
 from bot.model import Severity, Trigger, TriggerKind
@@ -181,8 +182,7 @@ def job_summary(env: Mapping[str, str], text: str) -> None:
     if not path:
         return
     try:
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write(text + "\n")
+        filecommands.append(path, text + "\n")
     except OSError as exc:
         print(f"reviewbot: cannot write the job summary {path}: {exc.strerror}", file=sys.stderr)
 

@@ -18,10 +18,10 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any, TypedDict
 
+from bot.credentials import is_secret_name
 from bot.errors import BotError, Exit
 from bot.forges.base import Annotation
 from bot.model import Trigger, TriggerKind
-from bot.proc import is_secret_name
 from bot.triggers import payload as payload_file
 
 SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
