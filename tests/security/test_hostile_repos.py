@@ -86,7 +86,8 @@ def run() -> Iterator[Run]:
     given = fake_secrets()
     env = {"PATH": unprivileged.path(), "HOME": str(home), "LANG": "C.UTF-8",
            "RUNNER_TEMP": str(sandbox.root / "runner_temp"), "GITHUB_ACTIONS": "true",
-           "CARGO_HOME": str(home / ".cargo"), "RUSTUP_HOME": str(unprivileged.rustup_home()), "PYTHONDONTWRITEBYTECODE": "1",
+           "CARGO_HOME": str(home / ".cargo"), "RUSTUP_HOME": str(unprivileged.rustup_home()),
+           "PYTHONDONTWRITEBYTECODE": "1",
            **{name: str(path) for name, path in files.items()}, **given}
     repo = sandbox.folder("repo")
     subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)

@@ -21,7 +21,7 @@ NOBODY = 65534
 
 # Mounts root's home over a staging folder, covers the home with an empty world-readable
 # folder, mounts the named tool folders back into it, then becomes nobody.
-_ENTER = """set -e
+_ENTER = f"""set -e
 stage="$1"; home="$2"; shift 2
 mount --bind "$home" "$stage"
 mount -t tmpfs -o mode=755 reviewbot-test-home "$home"
@@ -29,8 +29,8 @@ while [ "$1" != -- ]; do
   mkdir -p "$home/$1"; mount --bind "$stage/$1" "$home/$1"; shift
 done
 shift
-exec setpriv --reuid=%d --regid=%d --clear-groups -- "$@"
-""" % (NOBODY, NOBODY)
+exec setpriv --reuid={NOBODY} --regid={NOBODY} --clear-groups -- "$@"
+"""
 
 
 def unavailable() -> str | None:
