@@ -184,18 +184,32 @@ def check_run_event(env: Mapping[str, str], head: str, number: int) -> None:
     if env.get("GITHUB_EVENT_NAME") != "workflow_run" or not env.get("GITHUB_EVENT_PATH"):
         return
     payload: Any = payload_file.read(env["GITHUB_EVENT_PATH"], "the workflow_run event payload")
-    try:
-        run = payload["workflow_run"]
-        expected, prs = run["head_sha"], run.get("pull_requests") or []
-    except (KeyError, TypeError) as exc:
-        raise BotError(f"malformed workflow_run event payload: {exc}", Exit.USAGE) from exc
+    expected, prs = _run_of(payload)
     if expected != head:
         raise BotError(f"the analysis is of {head[:12]}, but the workflow run that triggered "
                        f"this one analysed {str(expected)[:12]}", Exit.USAGE)
-    numbers = {pr["number"] for pr in prs if isinstance(pr, dict) and isinstance(pr.get("number"), int)}
+    numbers = {pr["number"] for pr in prs if isinstance(pr, dict)
+               and isinstance(pr.get("number"), int) and not isinstance(pr["number"], bool)}
     if numbers and number not in numbers:  # empty for fork pull requests
         raise BotError(f"the analysis is of pull request #{number}, but the workflow run was for "
                        f"#{', #'.join(str(n) for n in sorted(numbers))}", Exit.USAGE)
+
+
+def _run_of(payload: Any) -> tuple[str, list[Any]]:
+    """The head sha and the pull requests of a workflow_run event; BotError naming the field."""
+    run = payload.get("workflow_run") if isinstance(payload, dict) else None
+    if not isinstance(run, dict):
+        raise BotError("malformed workflow_run event payload: `workflow_run` is missing or not "
+                       "an object", Exit.USAGE)
+    head = run.get("head_sha")
+    if not isinstance(head, str) or not github_actions.SHA.fullmatch(head):
+        raise BotError("malformed workflow_run event payload: `workflow_run.head_sha` is not a "
+                       "commit sha", Exit.USAGE)
+    prs = run.get("pull_requests")
+    if prs is not None and not isinstance(prs, list):  # GitHub sends [] for a fork's run
+        raise BotError("malformed workflow_run event payload: `workflow_run.pull_requests` is "
+                       "not a list", Exit.USAGE)
+    return head, prs or []
 
 
 def within_diff(result: ReviewResult, commentable: Mapping[str, frozenset[int]]

@@ -130,8 +130,8 @@ def _merge_request(payload: dict[str, Any], repository: str | None) -> Trigger:
     action = str(mr.get("action") or "")
     changes = payload.get("changes") if isinstance(payload.get("changes"), dict) else {}
     labels = changes.get("labels") if isinstance(changes, dict) else None
-    before = _titles(labels.get("previous")) if isinstance(labels, dict) else ()
-    after = _titles(labels.get("current")) if isinstance(labels, dict) else ()
+    before = _titles(labels, "previous")
+    after = _titles(labels, "current")
     added = tuple(t for t in after if t not in before)
     if action != "update" or not added:
         return _ignored("merge_request", repository,
@@ -210,8 +210,15 @@ def _source(mr: dict[str, Any], repository: str | None) -> str | None:
     return path if isinstance(path, str) else None
 
 
-def _titles(labels: Any) -> tuple[str, ...]:
-    return tuple(str(x["title"]) for x in labels or ()
+def _titles(labels: Any, side: str) -> tuple[str, ...]:
+    """The label titles of `changes.labels.<side>` (none when the update left labels alone)."""
+    items = labels.get(side) if isinstance(labels, dict) else None
+    if items is None:
+        return ()
+    if not isinstance(items, list):
+        raise BotError(f"malformed merge_request webhook: `changes.labels.{side}` is not a list",
+                       Exit.USAGE)
+    return tuple(str(x["title"]) for x in items
                  if isinstance(x, dict) and isinstance(x.get("title"), str))
 
 

@@ -1,0 +1,168 @@
+"""Hostile events: every field of the real payloads (GitHub's from @octokit/webhooks-examples,
+GitLab's webhooks as its documentation shows them, the GitLab pipeline's variables) removed or
+given a value of another type, one at a time. Each is read as a trigger or refused with exit 2
+and a message naming the field; nothing else (no traceback, no exit 70)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.cli import main
+from bot.commands import publish
+from bot.errors import BotError, Exit
+from bot.triggers import github_actions, gitlab_ci
+from tests.faults.mutate import Mutation, mutations, named
+from tests.triggers import gitlab_hooks
+from tests.triggers.test_github_actions import examples, pr_comment
+from tests.triggers.test_gitlab_ci import MR
+
+ALICE = {"id": 7, "username": "alice", "name": "Alice"}
+HEAD = "a" * 40
+# Fewer odd values than mutate.WRONG_TYPES: one of each JSON type and the odd ones that
+# matter to a reader (an empty string, a negative number), over every field of every payload.
+VALUES: tuple[Any, ...] = (None, True, -1, 1.5, "", "x", [], [1], {})
+
+
+def refusals(documents: Iterable[Any], read: Callable[[Any], object],
+             form: Callable[[str], str] = "`{}`".format) -> tuple[int, list[str]]:
+    """How many mutations were tried, and the ones that broke the promise (a crash, another
+    exit status, or a refusal that does not name the field)."""
+    tried, broken = 0, []
+    for document in documents:
+        for m in mutations(document, values=VALUES):
+            tried += 1
+            try:
+                read(m.document)
+            except BotError as exc:
+                if exc.code != Exit.USAGE or not named(exc.message, m.path, form):
+                    broken.append(f"{m}: exit {int(exc.code)}: {exc.message}")
+            except Exception as exc:  # any other exception is the bug sought
+                broken.append(f"{m}: {type(exc).__name__}: {exc}")
+    return tried, broken
+
+
+def one_per_action(event: str) -> list[dict[str, Any]]:
+    """The first example of each action (the examples of one action differ in values only)."""
+    return list({p.get("action"): p for p in reversed(examples()[event])}.values())
+
+
+def test_every_field_of_the_pull_request_and_comment_events() -> None:
+    documents = [(name, p) for name in ("pull_request", "issue_comment")
+                 for p in one_per_action(name)]
+    documents += [("issue_comment", pr_comment()), ("issue_comment", pr_comment("edited"))]
+    tried = 0
+    for name, payload in documents:
+        count, broken = refusals([payload], lambda d, name=name: github_actions.parse(name, d))
+        assert broken == [], f"{name}: " + "\n".join(broken[:20])
+        tried += count
+    assert tried > 50_000
+
+
+def test_every_field_of_every_other_event_is_ignored_or_refused() -> None:
+    names = sorted(set(examples()) - {"pull_request", "issue_comment", "pull_request_target"})
+    tried = 0
+    for name in names:
+        count, broken = refusals(examples()[name][:1],
+                                 lambda d, name=name: github_actions.parse(name, d))
+        assert broken == [], f"{name}: " + "\n".join(broken[:20])
+        tried += count
+    assert tried > 50_000
+
+
+def test_every_field_of_the_workflow_run_event_publish_checks(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    env = {"GITHUB_EVENT_NAME": "workflow_run", "GITHUB_EVENT_PATH": "event.json"}
+    tried = 0
+    for payload in examples()["workflow_run"][:2]:
+        head, prs = payload["workflow_run"]["head_sha"], payload["workflow_run"]["pull_requests"]
+        number = prs[0]["number"] if prs else 1
+
+        def check(document: Any, head: str = head, number: int = number) -> None:
+            # The payload as its file would give it, without writing thousands of files.
+            monkeypatch.setattr(publish.payload_file, "read", lambda path, name: document)
+            publish.check_run_event(env, head, number)
+
+        count, broken = refusals([payload], check)
+        assert broken == [], "\n".join(broken[:20])
+        tried += count
+    assert tried > 5_000
+
+
+def gitlab_webhooks() -> list[dict[str, Any]]:
+    return [gitlab_hooks.note_on_merge_request(ALICE, 5, "/review", HEAD),
+            gitlab_hooks.merge_request_update(ALICE, ["bug"], ["bug", "reviewbot:apply"], HEAD),
+            gitlab_hooks.note_on_issue(ALICE)]
+
+
+def test_every_field_of_the_gitlab_webhooks() -> None:
+    tried, broken = refusals(gitlab_webhooks(), gitlab_ci.parse_hook)
+    assert broken == [], "\n".join(broken[:20])
+    assert tried > 3_000
+
+
+@pytest.mark.parametrize("name", sorted(MR))
+@pytest.mark.parametrize("value", [None, "", "x", "-1", "0" * 39, "\n"])
+def test_every_variable_of_a_gitlab_merge_request_pipeline(name: str, value: str | None) -> None:
+    env = {k: v for k, v in MR.items() if k != name}
+    if value is not None:
+        env[name] = value
+    try:
+        gitlab_ci.from_env(env)
+    except BotError as exc:
+        assert exc.code == Exit.USAGE and name in exc.message, exc.message
+
+
+def cases(documents: Iterable[Any]) -> list[Mutation]:
+    """The outer fields of each payload removed or made a string, for the end-to-end runs."""
+    return [m for document in documents for m in mutations(document, values=("x",))
+            if len(m.path) <= 3]
+
+
+def refused_by(read: Callable[[Any], object], candidates: list[Mutation], limit: int
+               ) -> list[Mutation]:
+    out = []
+    for m in candidates:
+        try:
+            read(m.document)
+        except BotError:
+            out.append(m)
+    return out[:: max(1, len(out) // limit)][:limit]  # spread over the payload
+
+
+GITHUB_REFUSED = refused_by(lambda d: github_actions.parse("pull_request", d),
+                            cases([examples()["pull_request"][0]]), 12)
+GITLAB_REFUSED = refused_by(gitlab_ci.parse_hook, cases(gitlab_webhooks()[:2]), 12)
+
+
+@pytest.mark.parametrize("mutation", GITHUB_REFUSED, ids=str)
+def test_ci_exits_2_naming_the_field_of_a_github_event(
+        mutation: Mutation, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps(mutation.document))
+    for name in ("GITLAB_CI", "GITHUB_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "pull_request")
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(event))
+    assert main(["ci"]) == 2
+    err = capsys.readouterr().err
+    assert named(err, mutation.path) and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("mutation", GITLAB_REFUSED, ids=str)
+def test_ci_exits_2_naming_the_field_of_a_gitlab_webhook(
+        mutation: Mutation, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    hook = tmp_path / "payload.json"
+    hook.write_text(json.dumps(mutation.document))
+    for name, value in {**MR, "CI_PIPELINE_SOURCE": "trigger", "TRIGGER_PAYLOAD": str(hook)}.items():
+        monkeypatch.setenv(name, value)
+    assert main(["ci"]) == 2
+    err = capsys.readouterr().err
+    assert named(err, mutation.path) and err.count("\n") == 1, err
