@@ -11,6 +11,7 @@ Per-line facts (normalised text, how often it occurs) are computed once per file
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import re
 from collections import Counter, defaultdict
@@ -21,8 +22,8 @@ from functools import lru_cache
 from bot import moves
 from bot.diff import ADDED, MODIFIED, UNCHANGED, WS_CHANGED, LineMap, identity_map, norm
 from bot.model import Finding, Span, Verdict, Where
-from bot.reflow import Landing, TokenMap
-from bot.tokens import tokenize
+from bot.reflow import Landing, TokenMap, aligned, token_at
+from bot.tokens import Code, Definition, read
 
 STATUS_ORDER = {UNCHANGED: 0, WS_CHANGED: 1, MODIFIED: 2, ADDED: 3}
 # Rules that mean "this file did not parse": the tool then drops its other findings there.
@@ -392,17 +393,25 @@ def classify(inputs: Inputs) -> tuple[list[Verdict], list[Verdict], list[str]]:
             groups[key] = _Group(lm_of(pair_key), pair_key)
         return groups[key]
 
+    codes: dict[tuple[str, str], Code] = {}
+
+    def code(side: str, path: str) -> Code:
+        """A file side read as tokens, at the first pass that needs it: most files never do."""
+        if (side, path) not in codes:
+            files = inputs.head_files if side == "head" else inputs.base_files
+            codes[(side, path)] = read(path, files.get(path, empty).lines)
+        return codes[(side, path)]
+
     token_maps: dict[str, TokenMap | None] = {}
 
     def token_map(pair_key: str) -> TokenMap | None:
-        """Built at the first group of the pair that needs it: most pairs never do."""
         if pair_key not in token_maps:
             base_path = inputs.pairs.get(pair_key, pair_key)
             base_side = inputs.base_files.get(base_path) if base_path is not None else None
             head_side = inputs.head_files.get(pair_key)
             token_maps[pair_key] = None if base_side is None or head_side is None else TokenMap(
-                tokenize(base_path or pair_key, base_side.lines),
-                tokenize(pair_key, head_side.lines), lm_of(pair_key), len(base_side.lines))
+                code("base", base_path or pair_key).tokens, code("head", pair_key).tokens,
+                lm_of(pair_key), len(base_side.lines))
         return token_maps[pair_key]
 
     heads: list[_Anchored] = []
@@ -440,6 +449,7 @@ def classify(inputs: Inputs) -> tuple[list[Verdict], list[Verdict], list[str]]:
                 _unique_scope_pass(g, matched, taken)
     untraced = _moved_pass(heads, bases, lm_of, lambda side, path: index(side, path).norms,
                            matched, taken)
+    _definition_pass(heads, bases, code, matched, taken)
 
     broken_base = {(b.f.tool, b.pair_key) for b in bases if b.f.rule in SYNTAX_RULES}
     head_fp = _fingerprints(heads)
@@ -482,8 +492,9 @@ def classify(inputs: Inputs) -> tuple[list[Verdict], list[Verdict], list[str]]:
         notes.append(f"{unaligned} rewritten region(s) too large to compare token by token: "
                      "findings there were matched line by line only")
     if untraced:
-        notes.append(f"{untraced} pair(s) of changed files too large to trace code moved between "
-                     "them: findings in such code are reported as introduced and fixed")
+        notes.append(f"{untraced} pair(s) of changed files too large to trace line by line: "
+                     "findings in code moved between them were matched only through the "
+                     "definition around them")
     verdicts.sort(key=lambda v: v.finding.sort_key())
     fixed.sort(key=lambda v: v.finding.sort_key())
     return verdicts, fixed, notes
@@ -549,3 +560,128 @@ def _moved_pass(heads: Sequence[_Anchored], bases: Sequence[_Anchored],
             matched[id(h)] = (b, name)
             taken.add(id(b))
     return untraced
+
+
+# Two definitions are one moved and edited when this share of their tokens align.
+SIMILAR_DEFINITION = 0.8
+# Definitions this short (`def f(): pass`) say too little to recognise one after a move.
+MIN_DEFINITION_TOKENS = 8
+# An edited definition under another name is the same one only when it is this long: a short
+# one is as alike to any other short one (`print(1); return None`).
+MIN_RENAMED_AND_EDITED = 30
+# Token pairs compared between definitions per review at most (equal ones cost nothing).
+DEFINITION_PAIRS = 2_000_000
+
+
+@dataclass
+class _Enclosed:
+    """A finding with the token under it and the definitions around it, innermost first."""
+
+    anchored: _Anchored
+    code: Code
+    token: int
+    around: list[Definition]
+
+
+def _enclosed(a: _Anchored, code: Code) -> _Enclosed | None:
+    k = token_at(code.tokens, code.lines, a.f.line, a.f.column)
+    if k is None:
+        return None
+    around = [d for d in reversed(code.definitions) if d.start <= k < d.stop
+              and d.stop - d.start >= MIN_DEFINITION_TOKENS]
+    return _Enclosed(a, code, k, around) if around else None
+
+
+def _signature(code: Code, d: Definition) -> tuple[str, ...]:
+    """A definition's tokens, its own name left out: a renamed function is the same code."""
+    texts = [t.text for t in code.tokens[d.start:d.stop]]
+    if d.name is not None:
+        texts[d.name - d.start] = "\0"
+    return tuple(texts)
+
+
+def _definition_pass(heads: Sequence[_Anchored], bases: Sequence[_Anchored],
+                     code: Callable[[str, str], Code],
+                     matched: dict[int, tuple[_Anchored, str]], taken: set[int]) -> None:
+    """PD: a function, method or class moved anywhere (another file, another class), renamed,
+    reformatted or lightly edited keeps its findings: the definition around a base finding is
+    found among the definitions around the head's unmatched findings, by its tokens with its
+    own name left out (equal, else at least SIMILAR_DEFINITION alike), and the finding's token
+    is followed into it. The flagged token must arrive on the head finding's line with the
+    same message shape."""
+    free_h = [e for h in heads if id(h) not in matched and not h.file_level
+              and h.status in (ADDED, MODIFIED)
+              and (e := _enclosed(h, code("head", h.f.path))) is not None]
+    if not free_h:
+        return
+    rules = {(e.anchored.f.tool, e.anchored.f.rule) for e in free_h}
+    free_b = [e for b in bases if id(b) not in taken and not b.file_level
+              and (b.f.tool, b.f.rule) in rules
+              and (e := _enclosed(b, code("base", b.side_path))) is not None]
+    if not free_b:
+        return
+    targets: dict[tuple[str, int], tuple[Code, Definition, tuple[str, ...]]] = {}
+    for e in free_h:
+        for d in e.around:
+            targets.setdefault((e.anchored.f.path, d.start), (e.code, d, _signature(e.code, d)))
+    by_signature: dict[tuple[str, ...], list[tuple[str, int]]] = defaultdict(list)
+    for key, (_, _, sig) in sorted(targets.items()):
+        by_signature[sig].append(key)
+    at_line: dict[tuple[str, str, str, int], list[_Anchored]] = defaultdict(list)
+    for e in free_h:
+        h = e.anchored
+        at_line[(h.f.tool, h.f.rule, h.f.path, h.f.line)].append(h)
+    budget = DEFINITION_PAIRS
+    found: dict[tuple[str, int], list[tuple[tuple[str, int], float]]] = {}
+    candidates: list[tuple[tuple[object, ...], _Anchored, _Anchored]] = []
+    for e in sorted(free_b, key=lambda e: e.anchored.f.sort_key()):
+        b = e.anchored
+        for depth, d in enumerate(e.around):
+            source = (b.side_path, d.start)
+            if source not in found:
+                sig = _signature(e.code, d)
+                partners = [(key, 1.0) for key in by_signature.get(sig, ())]
+                if not partners:
+                    partners, budget = _similar_definitions(
+                        sig, _name(e.code, d), targets, budget)
+                found[source] = partners
+            for key, ratio in found[source]:
+                target_code, target, target_sig = targets[key]
+                moved = aligned(_signature(e.code, d), target_sig).get(e.token - d.start)
+                if moved is None:
+                    continue
+                line = target_code.tokens[target.start + moved].line
+                for h in at_line.get((b.f.tool, b.f.rule, key[0], line), ()):
+                    if b.shape == h.shape:
+                        candidates.append(((depth, -ratio, b.exact != h.exact,
+                                            b.f.column != h.f.column, h.index, b.index), h, b))
+            if found[source]:
+                break
+    for _, h, b in sorted(candidates, key=lambda c: c[0]):
+        if id(h) not in matched and id(b) not in taken:
+            matched[id(h)] = (b, "PD")
+            taken.add(id(b))
+
+
+def _name(code: Code, d: Definition) -> str | None:
+    return None if d.name is None else code.tokens[d.name].text
+
+
+def _similar_definitions(sig: tuple[str, ...], name: str | None,
+                         targets: Mapping[tuple[str, int], tuple[Code, Definition, tuple[str, ...]]],
+                         budget: int) -> tuple[list[tuple[tuple[str, int], float]], int]:
+    """The definitions at least SIMILAR_DEFINITION alike (renamed ones only when long), with
+    the budget left."""
+    out = []
+    matcher = difflib.SequenceMatcher(None, b=sig, autojunk=False)
+    for key, (code, d, other) in sorted(targets.items()):
+        shorter, longer = sorted((len(sig), len(other)))
+        if shorter < SIMILAR_DEFINITION * longer or budget < len(sig) * len(other):
+            continue
+        if shorter < MIN_RENAMED_AND_EDITED and _name(code, d) != name:
+            continue
+        budget -= len(sig) * len(other)
+        matcher.set_seq1(other)
+        if matcher.quick_ratio() >= SIMILAR_DEFINITION and matcher.ratio() >= SIMILAR_DEFINITION:
+            out.append((key, matcher.ratio()))
+    return out, budget

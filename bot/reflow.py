@@ -63,42 +63,49 @@ class TokenMap:
         b = [t.text for t in head]
         if not a or not b:
             return
-        if a == b:
-            self.partner.update((start + k, token) for k, token in enumerate(head))
-            return
-        if len(a) * len(b) > REGION_PAIRS:
+        if a != b and len(a) * len(b) > REGION_PAIRS:
             self.skipped += 1
             return
-        matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-        for i, j, n in matcher.get_matching_blocks():
-            self.partner.update((start + i + k, head[j + k]) for k in range(n))
+        self.partner.update((start + i, head[j]) for i, j in aligned(a, b).items())
 
     def land(self, line: int, column: int) -> Landing | None:
         """The head position of a base position in a rewritten region, or None."""
-        lo, hi = bisect.bisect_left(self._base_lines, line), bisect.bisect_right(self._base_lines, line)
-        if lo == hi:
-            return self._inside_long_token(line, column, lo)
-        on_line = range(lo, hi)
-        under = next((k for k in on_line if self.base[k].column <= column < self.base[k].end_column
-                      or (self.base[k].end_line > line and self.base[k].column <= column)), None)
-        if under is None:  # between tokens or past the last one: the nearest before, else after
-            before = [k for k in on_line if self.base[k].column <= column]
-            under = before[-1] if before else lo
+        under = token_at(self.base, self._base_lines, line, column)
+        if under is None:
+            return None
+        token = self.base[under]
         arrived = self.partner.get(under)
         if arrived is not None:
-            token = self.base[under]
+            if token.line < line:  # a line inside a token that spans lines (a docstring)
+                return Landing(arrived.line + line - token.line, column, True)
             return Landing(arrived.line, arrived.column + column - token.column, True)
-        near = sorted((k for k in on_line if k in self.partner), key=lambda k: abs(k - under))
+        lo, hi = bisect.bisect_left(self._base_lines, line), bisect.bisect_right(self._base_lines, line)
+        near = sorted((k for k in range(lo, hi) if k in self.partner), key=lambda k: abs(k - under))
         if not near:
             return None
         return Landing(self.partner[near[0]].line, self.partner[near[0]].column, False)
 
-    def _inside_long_token(self, line: int, column: int, after: int) -> Landing | None:
-        """A line inside a token that spans lines (a docstring, a template string)."""
-        k = after - 1
-        if k < 0 or self.base[k].end_line < line:
-            return None
-        arrived = self.partner.get(k)
-        if arrived is None:
-            return None
-        return Landing(arrived.line + line - self.base[k].line, column, True)
+
+def token_at(tokens: Sequence[Token], lines: Sequence[int], line: int, column: int) -> int | None:
+    """The index of the token under a position: the one covering it, else the nearest before
+    it on its line, else the first after; on a line no token starts on, the token spanning it.
+    `lines` holds each token's line (sorted, as tokens are)."""
+    lo, hi = bisect.bisect_left(lines, line), bisect.bisect_right(lines, line)
+    if lo == hi:
+        if lo > 0 and tokens[lo - 1].end_line >= line:
+            return lo - 1
+        return None
+    for k in range(lo, hi):
+        token = tokens[k]
+        if token.column <= column and (column < token.end_column or token.end_line > line):
+            return k
+    before = [k for k in range(lo, hi) if tokens[k].column <= column]
+    return before[-1] if before else lo
+
+
+def aligned(a: Sequence[str], b: Sequence[str]) -> dict[int, int]:
+    """Index pairs of equal tokens of two sequences (all of them when the two are equal)."""
+    if a == b:
+        return {k: k for k in range(len(a))}
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    return {i + k: j + k for i, j, n in matcher.get_matching_blocks() for k in range(n)}

@@ -1,14 +1,16 @@
-"""A file's code as a sequence of normalised tokens (pure functions).
+"""A file's code as a sequence of normalised tokens, and where its definitions lie (pure).
 
 A formatter moves line breaks and indentation, adds or drops trailing commas and semicolons,
 and swaps quote styles; it keeps the tokens. Comparing two revisions token by token therefore
-sees through a reflow that a line-by-line comparison takes for new code. Tokens come from the
-tree-sitter grammar of the file's language (the grammars `bot.structural.lang` bundles), or
-from a plain lexer for files no grammar covers.
+sees through a reflow that a line-by-line comparison takes for new code, and a function's
+tokens (its own name left out) recognise it after a move into another file or class. Tokens
+come from the tree-sitter grammar of the file's language (the grammars `bot.structural.lang`
+bundles), or from a plain lexer for files no grammar covers.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,6 +27,11 @@ _EXTRA_GRAMMARS = {".css": "css", ".scss": "scss"}
 _CLOSERS = frozenset({")", "]", "}", ">"})
 _QUOTE = re.compile(r"[rRbBuUfF]{0,2}('''|\"\"\"|'|\")")
 _PLAIN = re.compile(r"""[A-Za-z_$\d][\w$]*|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|\S""")
+# Node kinds that define a function, method or class, across the bundled grammars.
+_DEFINITIONS = ("function_definition", "class_definition", "function_declaration",
+                "generator_function_declaration", "method_definition", "method_declaration",
+                "class_declaration", "function_expression", "arrow_function", "function_item",
+                "impl_item", "trait_item")
 
 
 @dataclass(frozen=True)
@@ -38,22 +45,59 @@ class Token:
     end_column: int
 
 
+@dataclass(frozen=True)
+class Definition:
+    """A function, method or class of more than one line: the tokens it spans and the one
+    that names it."""
+
+    start: int  # index of its first token
+    stop: int  # index past its last token
+    name: int | None  # index of its name token (an arrow function has none of its own)
+
+
+@dataclass(frozen=True)
+class Code:
+    """A file read as tokens, with its definitions (outer ones before the ones inside them)."""
+
+    tokens: tuple[Token, ...]
+    definitions: tuple[Definition, ...] = ()
+
+    @functools.cached_property
+    def lines(self) -> list[int]:
+        """Each token's line, for bisecting (sorted, as the tokens are)."""
+        return [t.line for t in self.tokens]
+
+
 def grammar_for(path: str) -> str | None:
-    suffix = PurePath(path).suffix.lower()
     found = lang.for_path(path)
-    return found.grammar if found is not None else _EXTRA_GRAMMARS.get(suffix)
+    return found.grammar if found is not None else _EXTRA_GRAMMARS.get(PurePath(path).suffix.lower())
 
 
 def tokenize(path: str, lines: Sequence[str]) -> tuple[Token, ...]:
     """The normalised tokens of a file given as its lines (line ends kept)."""
+    return read(path, lines).tokens
+
+
+def read(path: str, lines: Sequence[str]) -> Code:
+    """The normalised tokens of a file given as its lines (line ends kept), and where its
+    definitions lie among them (none for a file no grammar covers)."""
     grammar = grammar_for(path)
-    raw = _tree_tokens(grammar, lines) if grammar else _plain_tokens(lines)
-    return _normalised(raw)
+    if grammar is None:
+        return Code(_normalised(_plain_tokens(lines))[0])
+    raw, spans = _tree_tokens(grammar, lines)
+    tokens, index = _normalised(raw)
+    return Code(tokens, tuple(
+        Definition(index[start], index[stop], None if name is None else index[name])
+        for start, stop, name in spans if index[stop] > index[start]))
 
 
-def _normalised(raw: Sequence[Token]) -> tuple[Token, ...]:
+def _normalised(raw: Sequence[Token]) -> tuple[tuple[Token, ...], list[int]]:
+    """The tokens a formatter cannot change, and each raw index's place among them (one more
+    entry for the end)."""
     out: list[Token] = []
+    index: list[int] = []
     for i, token in enumerate(raw):
+        index.append(len(out))
         if token.text == ";":
             continue
         if token.text == "," and i + 1 < len(raw) and raw[i + 1].text in _CLOSERS:
@@ -61,27 +105,49 @@ def _normalised(raw: Sequence[Token]) -> tuple[Token, ...]:
         if _QUOTE.fullmatch(token.text):
             token = Token('"', token.line, token.column, token.end_line, token.end_column)
         out.append(token)
-    return tuple(out)
+    index.append(len(out))
+    return tuple(out), index
 
 
-def _tree_tokens(grammar: str, lines: Sequence[str]) -> list[Token]:
+_DefSpan = tuple[int, int, "int | None"]  # first token, past the last, name token
+
+
+def _tree_tokens(grammar: str, lines: Sequence[str]) -> tuple[list[Token], list[_DefSpan]]:
+    """Leaf tokens (comments left out) and the token span of each definition, outer first."""
     source = "".join(lines).encode("utf-8", "surrogateescape")
     tree = lang.parse(grammar, source)
     columns = _Columns(lines)
     out: list[Token] = []
+    spans: list[_DefSpan] = []
+    open_defs: list[tuple[int, int, int]] = []  # (slot in spans, end byte, name start byte)
+    at_byte: dict[int, int] = {}  # start byte of each token -> its index
     cursor = tree.walk()
     while True:
         node = cursor.node
         assert node is not None
-        leaf = node.child_count == 0 or _is_string_piece(node)
-        if leaf:
+        while open_defs and node.start_byte >= open_defs[-1][1]:
+            _close(spans, open_defs.pop(), len(out), at_byte)
+        if node.type.endswith(_DEFINITIONS) and node.start_point.row < node.end_point.row:
+            name = node.child_by_field_name("name")
+            open_defs.append((len(spans), node.end_byte, -1 if name is None else name.start_byte))
+            spans.append((len(out), len(out), None))
+        if node.child_count == 0 or _is_string_piece(node):
             if node.start_byte < node.end_byte and "comment" not in node.type:
+                at_byte[node.start_byte] = len(out)
                 out.append(_token(node, source, columns))
         elif cursor.goto_first_child():
             continue
         while not cursor.goto_next_sibling():
             if not cursor.goto_parent():
-                return out
+                while open_defs:
+                    _close(spans, open_defs.pop(), len(out), at_byte)
+                return out, spans
+
+
+def _close(spans: list[_DefSpan], opened: tuple[int, int, int], stop: int,
+           at_byte: dict[int, int]) -> None:
+    slot, _, name_byte = opened
+    spans[slot] = (spans[slot][0], stop, at_byte.get(name_byte))
 
 
 def _is_string_piece(node: ts.Node) -> bool:

@@ -407,9 +407,10 @@ def test_moves_too_large_to_trace_are_said_so(monkeypatch: pytest.MonkeyPatch) -
     (case,) = [c for c in CASES if c.name.startswith("move: source file deleted")]
     monkeypatch.setattr("bot.moves.BUDGET", 1)
     verdicts, fixed, notes = classify(case.inputs())
-    assert [v.scope for v in verdicts] == ["introduced"] and len(fixed) == 1
-    assert notes == ["1 pair(s) of changed files too large to trace code moved between them: "
-                     "findings in such code are reported as introduced and fixed"]
+    assert notes == ["1 pair(s) of changed files too large to trace line by line: findings in "
+                     "code moved between them were matched only through the definition around them"]
+    # The moved function is still recognised whole, by its tokens.
+    assert [(v.scope, v.matched_by) for v in verdicts] == [("preexisting", "PD")] and not fixed
 
 
 def test_p4_pairs_two_findings_of_one_line_by_column() -> None:

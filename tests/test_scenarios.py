@@ -596,3 +596,89 @@ def test_file_level_findings_stay_preexisting_when_lines_are_inserted_above_line
         ("F401", "pkg/mod.py", 3, "preexisting", None),
         ("INP001", "pkg/mod.py", 1, "preexisting", None),
     ]
+
+
+# --- refactors: old findings keep their origin; what the refactor really creates is new ------
+
+REFACTOR_CONFIG = """\
+[tool.ruff]
+line-length = 100
+
+[tool.ruff.lint]
+select = ["E", "F", "W", "B", "RET"]
+"""
+TOTALS = ("def compute_totals(items, cache={}):\n    unused = len(items)\n    if items == None:\n"
+          "        return 0\n    return sum(i for i in items)\n")
+SHORT = "def f(a, b=[]):\n    x = 1\n    if a == None:\n        return b\n    return a\n"
+
+
+def refactor(repo: GitRepo, base: dict[str, str | bytes | None],
+             head: dict[str, str | bytes | None]) -> list[tuple[str, str, int, str, str | None]]:
+    start(repo, base, REFACTOR_CONFIG)
+    repo.commit(head)
+    return table(review(repo))
+
+
+def test_extract_a_function_into_a_new_module_leaves_an_unused_import_behind(repo: GitRepo) -> None:
+    rows = refactor(repo, {"app.py": "import os\n\n\n" + TOTALS + "\n\ndef main():\n"
+                                     "    return compute_totals([os.sep])\n"},
+                    {"app.py": "import os\nimport sys\n\nfrom totals import compute_totals\n\n\n"
+                               "def main():\n    return compute_totals([os.sep])\n",
+                     "totals.py": TOTALS})
+    assert rows == [("B006", "totals.py", 1, "preexisting", None),
+                    ("E711", "totals.py", 3, "preexisting", None),
+                    ("F401", "app.py", 2, "introduced", "diff"),
+                    ("F841", "totals.py", 2, "preexisting", None)]
+
+
+def test_a_function_moved_into_a_new_file_under_a_new_name(repo: GitRepo) -> None:
+    """Short lines, none of them telling on its own: the definition is what moved."""
+    rows = refactor(repo, {"app.py": "import os\n\n\n" + SHORT + "\n\ndef g():\n    return f(os)\n"},
+                    {"app.py": "import os\n\nfrom util import h\n\n\ndef g():\n    return h(os)\n",
+                     "util.py": SHORT.replace("def f(", "def h(")})
+    assert rows == [("B006", "util.py", 1, "preexisting", None),
+                    ("E711", "util.py", 3, "preexisting", None),
+                    ("F841", "util.py", 2, "preexisting", None)]
+
+
+def test_rename_a_function_and_its_callers(repo: GitRepo) -> None:
+    app = "import os\n\n\n" + TOTALS + "\n\ndef main():\n    return compute_totals([os.sep])\n"
+    rows = refactor(repo, {"app.py": app}, {"app.py": app.replace("compute_totals", "totals_of")})
+    assert [r[3] for r in rows] == ["preexisting"] * 3
+
+
+def test_move_a_method_into_another_class_and_rename_it(repo: GitRepo) -> None:
+    base = ("class A:\n    def keep(self):\n        return 1\n\n    def moved(self, x=[]):\n"
+            "        y = 2\n        return x == None\n\n\nclass B:\n    def other(self):\n"
+            "        return 2\n")
+    head = ("class A:\n    def keep(self):\n        return 1\n\n\nclass B:\n    def other(self):\n"
+            "        return 2\n\n    def arrived(self, x=[]):\n        y = 2\n        return x == None\n")
+    assert [r[3] for r in refactor(repo, {"app.py": base}, {"app.py": head})] == ["preexisting"] * 3
+
+
+def test_a_function_made_a_method_and_reformatted_by_the_deeper_indentation(repo: GitRepo) -> None:
+    base = ("def build_report(records, threshold=10, cache={}):\n"
+            "    unused_total = len(records) * threshold + sum(r.get(\"weight\", 0) for r in records if r)\n"
+            "    return [transform(r, threshold, label=\"x\") for r in records if r.get(\"on\") == True]\n")
+    head = ("class Reports:\n    def build_report(\n        self, records, threshold=10, cache={}\n    ):\n"
+            "        unused_total = len(records) * threshold + sum(\n"
+            "            r.get(\"weight\", 0) for r in records if r\n        )\n"
+            "        return [\n            transform(r, threshold, label=\"x\")\n"
+            "            for r in records\n            if r.get(\"on\") == True\n        ]\n")
+    rows = refactor(repo, {"reports.py": base}, {"reports.py": None, "app/reports.py": head})
+    assert [r[3] for r in rows] == ["preexisting"] * 4, rows
+
+
+def test_split_a_file_in_two(repo: GitRepo) -> None:
+    other = TOTALS.replace("compute_totals", "other_totals")
+    rows = refactor(repo, {"app.py": "import sys\n\n\n" + TOTALS + "\n\n" + other + "\n\ndef main():\n"
+                                     "    return compute_totals(sys.argv)\n"},
+                    {"app.py": "import sys\n\n\n" + TOTALS + "\n\ndef main():\n"
+                               "    return compute_totals(sys.argv)\n",
+                     "other.py": "import sys\n\n\n" + other.replace("sum(i for", "sum(sys.maxsize for")})
+    assert rows == [("B006", "app.py", 4, "preexisting", None),
+                    ("B006", "other.py", 4, "preexisting", None),
+                    ("E711", "app.py", 6, "preexisting", None),
+                    ("E711", "other.py", 6, "preexisting", None),
+                    ("F841", "app.py", 5, "preexisting", None),
+                    ("F841", "other.py", 5, "preexisting", None)]
