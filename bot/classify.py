@@ -324,6 +324,40 @@ def _token_pass(group: _Group, tokens: TokenMap, matched: dict[int, tuple[_Ancho
         taken.add(id(b))
 
 
+# Tokens from a finding's own on that make its layout-free context (PW): only those after it,
+# so that a copy at the top of a file has the same context as one below another copy.
+WINDOW = 8
+
+
+def _window(a: _Anchored, code: Code) -> tuple[tuple[str, ...], str] | None:
+    k = token_at(code.tokens, code.lines, a.f.line, a.f.column)
+    if k is None:
+        return None
+    window = tuple(t.text for t in code.tokens[k:k + WINDOW + 1])
+    words = sum(1 for text in window if any(c.isalnum() for c in text))
+    return (window, a.exact) if words >= 3 else None
+
+
+def _window_pass(group: _Group, base: Code, head: Code, matched: dict[int, tuple[_Anchored, str]],
+                 taken: set[int]) -> None:
+    """PW: the same tokens around the finding's own and the same message, whatever the
+    layout: a statement the line map paired with another copy of it, then reformatted."""
+    buckets: dict[tuple[tuple[str, ...], str], list[_Anchored]] = defaultdict(list)
+    for b in group.base:
+        if id(b) not in taken and not b.file_level and (key := _window(b, base)) is not None:
+            buckets[key].append(b)
+    if not buckets:
+        return
+    for h in sorted(group.head, key=lambda h: (STATUS_ORDER[h.status], h.f.sort_key())):
+        if id(h) in matched or h.file_level or (key := _window(h, head)) is None:
+            continue
+        free = [b for b in buckets.get(key, ()) if id(b) not in taken]
+        if free:
+            b = min(free, key=lambda b: (abs(group.lm.project(b.f.line) - h.f.line), b.index))
+            matched[id(h)] = (b, "PW")
+            taken.add(id(b))
+
+
 def _verdict_for_pair(h: _Anchored, b: _Anchored, pass_name: str, fingerprint: str) -> Verdict:
     reasons: list[str] = []
     # Numbers alone (a line length, a count) moving is not a different finding; words are.
@@ -440,13 +474,17 @@ def classify(inputs: Inputs) -> tuple[list[Verdict], list[Verdict], list[str]]:
             continue
         for name, key_base, key_head, guard in _PASSES:
             _run_pass(g, key_base, key_head, guard, name, matched, taken)
-            if name == "P2" and g.lm.changed_lines() and _unmatched(g, matched, taken):
+            if name == "P1" and g.lm.changed_lines() and _unmatched(g, matched, taken):
                 tokens = token_map(g.pair_key)
                 if tokens is not None:
                     _token_pass(g, tokens, matched, taken)
             if name == "P3":
                 _unique_block_pass(g, matched, taken)
                 _unique_scope_pass(g, matched, taken)
+        if g.lm.changed_lines() and _unmatched(g, matched, taken):
+            base_path = inputs.pairs.get(g.pair_key, g.pair_key)
+            if base_path is not None and g.pair_key in inputs.head_files:
+                _window_pass(g, code("base", base_path), code("head", g.pair_key), matched, taken)
     untraced = _moved_pass(heads, bases, lm_of, lambda side, path: index(side, path).norms,
                            matched, taken)
     _definition_pass(heads, bases, code, matched, taken)

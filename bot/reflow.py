@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 import difflib
 import itertools
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -42,10 +43,12 @@ class TokenMap:
         self._head_lines = [t.line for t in head]
         self.partner: dict[int, Token] = {}  # base token index -> head token
         self.skipped = 0  # regions too large to align
-        # A line of brackets alone (`}`, `)`, `],`) pairs with any other such line: as a region's
-        # edge it could cut one rewritten statement in two, so only lines with a word anchor.
-        worded = {t.line for t in base if any(c.isalnum() for c in t.text)}
-        kept = sorted((b, h) for b, h in lm.base_to_head.items() if b in worded)
+        # The line map's pairing of a line is trusted as a region's edge only where a formatter
+        # cannot have made the line: a whole statement (it neither starts nor ends inside
+        # brackets) with a word, once in its file. A fragment such as `foo(` or `alpha,` pairs
+        # with its twin in another statement, a bracket line (`}`, `)`) with any other.
+        base_once, head_once = anchorable(base), anchorable(head)
+        kept = sorted((b, h) for b, h in lm.base_to_head.items() if b in base_once and h in head_once)
         anchors = [(0, 0), *kept, (base_count + 1, lm.head_count + 1)]
         for (b1, h1), (b2, h2) in itertools.pairwise(anchors):
             if b2 - b1 > 1 and h2 - h1 > 1:
@@ -84,6 +87,34 @@ class TokenMap:
         if not near:
             return None
         return Landing(self.partner[near[0]].line, self.partner[near[0]].column, False)
+
+
+_OPEN, _CLOSE = frozenset("([{"), frozenset(")]}")
+
+
+def anchorable(tokens: Sequence[Token]) -> set[int]:
+    """The lines that hold a whole statement with a word, and no other line repeats.
+
+    Braces count as brackets too, so a line inside a C-family block is no anchor: its
+    region is the block, whose tokens a formatter leaves equal (no comparison to pay)."""
+    texts: dict[int, list[str]] = {}
+    whole: set[int] = set()
+    depth, line, start_depth = 0, 0, 0
+    for t in tokens:
+        if t.line != line:
+            if line and start_depth == 0 and depth == 0:
+                whole.add(line)
+            line, start_depth = t.line, depth
+        texts.setdefault(t.line, []).append(t.text)
+        if t.text in _OPEN:
+            depth += 1
+        elif t.text in _CLOSE:
+            depth = max(0, depth - 1)
+    if line and start_depth == 0 and depth == 0:
+        whole.add(line)
+    count = Counter("\0".join(words) for words in texts.values())
+    return {n for n in whole
+            if count["\0".join(texts[n])] == 1 and any(c.isalnum() for w in texts[n] for c in w)}
 
 
 def token_at(tokens: Sequence[Token], lines: Sequence[int], line: int, column: int) -> int | None:
