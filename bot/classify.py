@@ -299,13 +299,13 @@ def _unique_scope_pass(group: _Group, matched: dict[int, tuple[_Anchored, str]],
 
 
 def _token_pass(group: _Group, tokens: TokenMap, matched: dict[int, tuple[_Anchored, str]],
-                taken: set[int]) -> None:
+                taken: set[int], which: Callable[[_Anchored], bool]) -> None:
     """PT: a base finding whose token arrived, through a rewritten region, on the head
     finding's line (a reflowed call, a wrapped signature). Its own token is evidence enough
     for any message, as an unchanged line is; a neighbour's needs the same message shape."""
     landed: dict[int, list[tuple[_Anchored, Landing]]] = defaultdict(list)
     for b in group.base:
-        if id(b) not in taken and not b.file_level:
+        if id(b) not in taken and not b.file_level and which(b):
             landing = tokens.land(b.f.line, b.f.column)
             if landing is not None:
                 landed[landing.line].append((b, landing))
@@ -472,12 +472,16 @@ def classify(inputs: Inputs) -> tuple[list[Verdict], list[Verdict], list[str]]:
     for g in groups.values():
         if not g.base or not g.head:
             continue
+        tokens = token_map(g.pair_key) if g.lm.changed_lines() else None
+        if tokens is not None:
+            # The line map's pairing of a line a formatter could have made (`foo(`, `)`,
+            # `alpha,`) is a guess: the tokens settle findings there before P1 trusts it.
+            whole = tokens.whole
+            _token_pass(g, tokens, matched, taken, lambda b: b.f.line not in whole)  # noqa: B023
         for name, key_base, key_head, guard in _PASSES:
             _run_pass(g, key_base, key_head, guard, name, matched, taken)
-            if name == "P1" and g.lm.changed_lines() and _unmatched(g, matched, taken):
-                tokens = token_map(g.pair_key)
-                if tokens is not None:
-                    _token_pass(g, tokens, matched, taken)
+            if name == "P1" and tokens is not None and _unmatched(g, matched, taken):
+                _token_pass(g, tokens, matched, taken, lambda b: True)
             if name == "P3":
                 _unique_block_pass(g, matched, taken)
                 _unique_scope_pass(g, matched, taken)

@@ -47,8 +47,9 @@ class TokenMap:
         # cannot have made the line: a whole statement (it neither starts nor ends inside
         # brackets) with a word, once in its file. A fragment such as `foo(` or `alpha,` pairs
         # with its twin in another statement, a bracket line (`}`, `)`) with any other.
-        base_once, head_once = anchorable(base), anchorable(head)
+        (base_whole, base_once), (_, head_once) = statement_lines(base), statement_lines(head)
         kept = sorted((b, h) for b, h in lm.base_to_head.items() if b in base_once and h in head_once)
+        self.whole = frozenset(base_whole)  # base lines a formatter cannot have made
         anchors = [(0, 0), *kept, (base_count + 1, lm.head_count + 1)]
         for (b1, h1), (b2, h2) in itertools.pairwise(anchors):
             if b2 - b1 > 1 and h2 - h1 > 1:
@@ -92,8 +93,9 @@ class TokenMap:
 _OPEN, _CLOSE = frozenset("([{"), frozenset(")]}")
 
 
-def anchorable(tokens: Sequence[Token]) -> set[int]:
-    """The lines that hold a whole statement with a word, and no other line repeats.
+def statement_lines(tokens: Sequence[Token]) -> tuple[set[int], set[int]]:
+    """The lines that hold a whole statement with a word (none starts or ends inside
+    brackets), and those of them no other line repeats.
 
     Braces count as brackets too, so a line inside a C-family block is no anchor: its
     region is the block, whose tokens a formatter leaves equal (no comparison to pay)."""
@@ -112,9 +114,9 @@ def anchorable(tokens: Sequence[Token]) -> set[int]:
             depth = max(0, depth - 1)
     if line and start_depth == 0 and depth == 0:
         whole.add(line)
+    worded = {n for n in whole if any(c.isalnum() for w in texts[n] for c in w)}
     count = Counter("\0".join(words) for words in texts.values())
-    return {n for n in whole
-            if count["\0".join(texts[n])] == 1 and any(c.isalnum() for w in texts[n] for c in w)}
+    return worded, {n for n in worded if count["\0".join(texts[n])] == 1}
 
 
 def token_at(tokens: Sequence[Token], lines: Sequence[int], line: int, column: int) -> int | None:
