@@ -252,6 +252,13 @@ def _run_pass(group: _Group, key_base: Key, key_head: Key, guard: Guard, name: s
         buckets[key].remove(best)
 
 
+def _lines_suffice(group: _Group) -> bool:
+    """Every finding of the group sits on a line the line map carried, one for one: P1 pairs
+    them all and the file need not be read as tokens (the common push: lines shifted)."""
+    carried = Counter(group.lm.base_to_head.get(b.f.line, -1) for b in group.base if not b.file_level)
+    return -1 not in carried and carried == Counter(h.f.line for h in group.head if not h.file_level)
+
+
 def _unmatched(group: _Group, matched: dict[int, tuple[_Anchored, str]], taken: set[int]) -> bool:
     return (any(id(h) not in matched for h in group.head)
             and any(id(b) not in taken for b in group.base))
@@ -472,7 +479,7 @@ def classify(inputs: Inputs) -> tuple[list[Verdict], list[Verdict], list[str]]:
     for g in groups.values():
         if not g.base or not g.head:
             continue
-        tokens = token_map(g.pair_key) if g.lm.changed_lines() else None
+        tokens = token_map(g.pair_key) if g.lm.changed_lines() and not _lines_suffice(g) else None
         if tokens is not None:
             # The line map's pairing of a line a formatter could have made (`foo(`, `)`,
             # `alpha,`) is a guess: the tokens settle findings there before P1 trusts it.
