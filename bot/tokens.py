@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
+from typing import NamedTuple
 
 import tree_sitter as ts
 
@@ -34,9 +35,9 @@ _DEFINITIONS = ("function_definition", "class_definition", "function_declaration
                 "impl_item", "trait_item")
 
 
-@dataclass(frozen=True)
-class Token:
-    """One token: its normalised text and where it starts and ends (1-based, characters)."""
+class Token(NamedTuple):
+    """One token: its normalised text and where it starts and ends (1-based, characters).
+    A tuple, not a dataclass: a file has thousands and building them is most of the cost."""
 
     text: str
     line: int
@@ -103,7 +104,7 @@ def _normalised(raw: Sequence[Token]) -> tuple[tuple[Token, ...], list[int]]:
         if token.text == "," and i + 1 < len(raw) and raw[i + 1].text in _CLOSERS:
             continue
         if _QUOTE.fullmatch(token.text):
-            token = Token('"', token.line, token.column, token.end_line, token.end_column)
+            token = token._replace(text='"')
         out.append(token)
     index.append(len(out))
     return tuple(out), index
@@ -114,9 +115,10 @@ _DefSpan = tuple[int, int, "int | None"]  # first token, past the last, name tok
 
 def _tree_tokens(grammar: str, lines: Sequence[str]) -> tuple[list[Token], list[_DefSpan]]:
     """Leaf tokens (comments left out) and the token span of each definition, outer first."""
-    source = "".join(lines).encode("utf-8", "surrogateescape")
+    text = "".join(lines)
+    source = text.encode("utf-8", "surrogateescape")
     tree = lang.parse(grammar, source)
-    columns = _Columns(lines)
+    columns = _Columns(lines, text if text.isascii() else None)
     out: list[Token] = []
     spans: list[_DefSpan] = []
     open_defs: list[tuple[int, int, int]] = []  # (slot in spans, end byte, name start byte)
@@ -156,9 +158,14 @@ def _is_string_piece(node: ts.Node) -> bool:
 
 
 def _token(node: ts.Node, source: bytes, columns: _Columns) -> Token:
-    text = source[node.start_byte:node.end_byte].decode("utf-8", "surrogateescape")
-    line, column = columns.at(node.start_point)
-    end_line, end_column = columns.at(node.end_point)
+    if columns.ascii is not None:  # bytes are characters: nothing to decode or count
+        text = columns.ascii[node.start_byte:node.end_byte]
+        (row, column), (end_row, end_column) = node.start_point, node.end_point
+        line, column, end_line, end_column = row + 1, column + 1, end_row + 1, end_column + 1
+    else:
+        text = source[node.start_byte:node.end_byte].decode("utf-8", "surrogateescape")
+        line, column = columns.at(node.start_point)
+        end_line, end_column = columns.at(node.end_point)
     return Token(text if "\n" not in text else " ".join(text.split()), line, column,
                  end_line, end_column)
 
@@ -166,8 +173,9 @@ def _token(node: ts.Node, source: bytes, columns: _Columns) -> Token:
 class _Columns:
     """tree-sitter counts columns in bytes; findings count characters."""
 
-    def __init__(self, lines: Sequence[str]) -> None:
+    def __init__(self, lines: Sequence[str], ascii_text: str | None) -> None:
         self.lines = lines
+        self.ascii = ascii_text  # the whole text, when it is all ASCII
 
     def at(self, point: ts.Point) -> tuple[int, int]:
         row, byte = point
