@@ -22,7 +22,7 @@ from bot import selfproc
 # CI_REGISTRY_PASSWORD, REVIEWBOT_GITLAB_TOKEN and any variable a user names so.
 _SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|JWT|CREDENTIAL", re.IGNORECASE)
 # A URL with a password in it (GitLab's CI_REPOSITORY_URL carries the job token so).
-_URL_PASSWORD = re.compile(r"^[a-z][a-z0-9+.-]*://[^/@\s:]*:[^/@\s]+@", re.IGNORECASE)
+_URL_PASSWORD = re.compile(r"\b[a-z][a-z0-9+.-]*://[^/@\s:]*:[^/@\s]+@", re.IGNORECASE)
 
 _held: dict[str, str] = {}
 
@@ -31,9 +31,14 @@ def is_secret_name(name: str) -> bool:
     return _SECRET_NAME.search(name) is not None
 
 
+def has_url_password(text: str) -> bool:
+    """Whether `text` holds a URL with a password in it (`https://user:token@host/`)."""
+    return _URL_PASSWORD.search(text) is not None
+
+
 def is_secret(name: str, value: str) -> bool:
     """Whether the variable `name=value` holds a credential, by its name or by its value."""
-    return is_secret_name(name) or _URL_PASSWORD.match(value) is not None
+    return is_secret_name(name) or has_url_password(value)
 
 
 @contextlib.contextmanager

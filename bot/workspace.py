@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot import deps, git, linked, scratch, trees
+from bot import deps, git, gitcreds, linked, scratch, trees
 from bot.cache import default_dir, file_blob
 from bot.classify import FileSide
 from bot.diff import UNCHANGED, FilePatch, LineMap, hunk_lines, line_map, parse_patch
@@ -325,7 +325,9 @@ class Checkouts:
 
 @contextlib.contextmanager
 def checkouts(rev: Revisions, config_files: Sequence[str]) -> Iterator[Checkouts]:
-    """The revisions' checkouts for the duration of the block; worktrees removed afterwards."""
+    """The revisions' checkouts for the duration of the block; worktrees removed afterwards.
+    Refused when the repository's git configuration holds a credential: the tools run inside."""
+    gitcreds.refuse_held(rev.repo)
     made = Checkouts(rev, config_files)
     try:
         yield made

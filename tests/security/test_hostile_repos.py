@@ -193,3 +193,22 @@ def test_the_action_entry_point_holds_its_token_out_of_reach(run: Run) -> None:
     assert_defended(run, done, "bot.action")
     outputs = dict(line.split("=", 1) for line in run.files["GITHUB_OUTPUT"].read_text().splitlines())
     assert outputs["gate"] == "error", outputs
+
+
+def test_a_checkout_that_kept_its_token_is_refused_before_any_tool_runs(run: Run) -> None:
+    """actions/checkout's default leaves the token in .git/config, where the pull request's
+    linters would read it: nothing runs."""
+    commit(run.repo, {"package.json": '{"name": "app", "private": true}\n',
+                      "eslint.config.js": "module.exports = [];\n", "a.js": "var a = 1;\n"}, "base")
+    subprocess.run(["git", "-C", str(run.repo), "checkout", "-qb", "feature"], check=True)
+    commit(run.repo, {"eslint.config.js": hostile("attack.js", run.loot),
+                      "a.js": "var a = 1;\nvar b = 2;\n"}, "a change")
+    header = "AUTHORIZATION: basic " + run.secrets["GITHUB_TOKEN"]
+    subprocess.run(["git", "-C", str(run.repo), "config", "http.https://github.com/.extraheader",
+                    header], check=True)
+    done = review(run, "eslint")
+    assert done.returncode == Exit.SECURITY, (done.returncode, done.stderr)
+    assert "holds a credential (local http.https://github.com/.extraheader)" in done.stderr
+    assert run.secrets["GITHUB_TOKEN"] not in done.stderr
+    assert not run.loot.exists(), "a tool ran"
+    assert run.files["GITHUB_ENV"].read_text() == "EARLIER_STEP=1\n"
