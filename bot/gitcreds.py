@@ -6,10 +6,18 @@ configuration as easily as the bot does. actions/checkout leaves the job's token
 the job token in the remote's URL unless the feature flag FF_GIT_URLS_WITHOUT_TOKENS is on. The
 bot holds its own token out of the tools' reach (bot.lockdown), so a token left there would undo
 that: the run stops before any tool starts, naming the setting and how to remove it.
+
+One exception: in a GitLab merge request pipeline the job runs the merge request's own
+`.gitlab-ci.yml`, so the job token in the remote's URL is already the merge request's to use;
+refusing would protect nothing, and the bot's own fetches need it there. It is named in a
+warning. A trigger pipeline (commands, the apply label) runs the default branch's definition:
+there it is refused like any other.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 from bot import credentials, git
@@ -19,6 +27,11 @@ from bot.errors import BotError, Exit
 # `command` scope is the environment of one git process (a push's token), never a tool's.
 _READABLE = ("local", "worktree", "global", "system")
 _HEADER = ".extraheader"
+
+
+def _merge_request_pipeline() -> bool:
+    return (os.environ.get("GITLAB_CI") == "true"
+            and os.environ.get("CI_PIPELINE_SOURCE") == "merge_request_event")
 
 
 def found(repo: Path) -> list[str]:
@@ -47,6 +60,13 @@ def _redacted(key: str) -> str:
 def refuse_held(repo: Path) -> None:
     """Stop, with Exit.SECURITY, when `repo`'s git configuration holds a credential."""
     held = found(repo)
+    if _merge_request_pipeline():
+        own = [h for h in held if h.startswith("local remote.") and h.endswith(".url")]
+        for entry in own:
+            print(f"reviewbot: warning: the git configuration holds the job token ({entry}); "
+                  "this merge request pipeline runs the merge request's own definition, which "
+                  "has it anyway (docs/security.md)", file=sys.stderr)
+        held = [h for h in held if h not in own]
     if held:
         raise BotError(
             f"security: the git configuration of {repo} holds a credential ({'; '.join(held)}), "

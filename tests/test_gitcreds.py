@@ -44,3 +44,22 @@ def test_a_credential_in_the_configuration_is_refused_without_showing_it(
     assert "FF_GIT_URLS_WITHOUT_TOKENS" in caught.value.message
     assert "secretvalue" not in caught.value.message and "eC1hY2" not in caught.value.message
     assert "local " in caught.value.message
+
+
+def test_a_gitlab_merge_request_pipeline_keeps_its_own_job_token_with_a_warning(
+        repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    config(repo, "remote.origin.url", "https://gitlab-ci-token:glcbt-secretvalue@gitlab.example/g/p.git")
+    monkeypatch.setenv("GITLAB_CI", "true")
+    monkeypatch.setenv("CI_PIPELINE_SOURCE", "merge_request_event")
+    gitcreds.refuse_held(repo)
+    err = capsys.readouterr().err
+    assert "holds the job token (local remote.origin.url)" in err and "secretvalue" not in err
+    # A trigger pipeline (commands, the label) runs the default branch's definition: refused.
+    monkeypatch.setenv("CI_PIPELINE_SOURCE", "trigger")
+    with pytest.raises(BotError):
+        gitcreds.refuse_held(repo)
+    # And any other credential, in a merge request pipeline too.
+    monkeypatch.setenv("CI_PIPELINE_SOURCE", "merge_request_event")
+    config(repo, "http.https://gitlab.example/.extraheader", "AUTHORIZATION: basic x")
+    with pytest.raises(BotError):
+        gitcreds.refuse_held(repo)
