@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from tests.security import attack
 from tests.triggers.test_github_actions import examples
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -191,3 +192,39 @@ def test_go_and_rust_changes_are_reviewed_in_the_image(tmp_path: Path) -> None:
     found = {(f["tool"], f["rule"]) for f in doc["findings"] if f["scope"] == "introduced"}
     assert ("clippy", "clippy::needless_return") in found, doc["findings"]
     assert any(tool == "golangci-lint" and "unused" in rule for tool, rule in found), doc["findings"]
+
+
+def hostile_run(root: Path, tool: str) -> tuple[dict[str, str], dict[str, Path], dict[str, str]]:
+    """A repository whose head brings `tool` hostile code (tests/security/attack.py), the
+    runner's file commands and fake secrets, all under `root`, which is mounted at /work."""
+    loot = root / "loot"
+    loot.mkdir()
+    loot.chmod(0o777)
+    files = attack.runner_files(root / "runner_temp" / "_runner_file_commands")
+    attack.make_repository(root / "repo", tool, "/work/loot/found.txt")
+    owned_by_the_image_user(root)
+    given = attack.fake_secrets()
+    env = {**given, "RUNNER_TEMP": "/work/runner_temp", "GITHUB_ACTIONS": "true",
+           **{name: f"/work/runner_temp/_runner_file_commands/{path.name}"
+              for name, path in files.items()}}
+    return given, files, env
+
+
+@pytest.mark.parametrize("tool", ["eslint", "mypy", "clippy"])
+def test_a_hostile_linter_reads_no_secret_and_its_writes_are_undone(tmp_path: Path,
+                                                                     tool: str) -> None:
+    """An eslint.config.js, a mypy plugin and a build.rs, run by the image's tools as its user."""
+    given, files, env = hostile_run(tmp_path, tool)
+    done = run("reviewbot", "review", "--repo", "/work/repo", "--base", "main", "--only", tool,
+               "--fail-level", "none", env=env, volumes=[(tmp_path, "/work")])
+    attack.assert_defended(tmp_path / "loot" / "found.txt", given, files, done.returncode,
+                           done.stderr, "bin/reviewbot\nreview")
+
+
+def test_the_action_entry_point_holds_its_token_out_of_reach(tmp_path: Path) -> None:
+    given, files, env = hostile_run(tmp_path, "eslint")
+    done = run("python3", "-I", "-m", "bot.action", workdir="/work/repo",
+               env={**env, "INPUT_MODE": "analyze", "INPUT_BASE": "main"},
+               volumes=[(tmp_path, "/work")])
+    attack.assert_defended(tmp_path / "loot" / "found.txt", given, files, done.returncode,
+                           done.stderr, "bot.action")
