@@ -90,10 +90,13 @@ class Sandbox:
 
     def run(self, argv: Sequence[str], env: Mapping[str, str], cwd: Path,
             timeout: float = 900) -> subprocess.CompletedProcess[str]:
+        # The environment is handed over by `env -i` at the end: a shell drops the variables
+        # whose names it cannot hold (the action's `INPUT_GITHUB-TOKEN`).
         command = ["unshare", "--mount", "--propagation", "private", "sh", "-c", _ENTER, "sh",
-                   str(self._stage), str(Path.home().resolve()), *_exposed(), "--", *argv]
-        return subprocess.run(command, env=dict(env), cwd=cwd, capture_output=True, text=True,
-                              timeout=timeout)
+                   str(self._stage), str(Path.home().resolve()), *_exposed(), "--",
+                   "env", "-i", *(f"{k}={v}" for k, v in env.items()), *argv]
+        return subprocess.run(command, env={"PATH": os.environ.get("PATH", os.defpath)},
+                              cwd=cwd, capture_output=True, text=True, timeout=timeout)
 
     def close(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
