@@ -7,6 +7,9 @@ the job token in the remote's URL unless the feature flag FF_GIT_URLS_WITHOUT_TO
 bot holds its own token out of the tools' reach (bot.lockdown), so a token left there would undo
 that: the run stops before any tool starts, naming the setting and how to remove it.
 
+Only in CI (GITHUB_ACTIONS or GITLAB_CI): on a developer's machine the change reviewed is their
+own, run by hand as often, and their git configuration is theirs.
+
 One exception: in a GitLab merge request pipeline the job runs the merge request's own
 `.gitlab-ci.yml`, so the job token in the remote's URL is already the merge request's to use;
 refusing would protect nothing, and the bot's own fetches need it there. It is named in a
@@ -27,6 +30,10 @@ from bot.errors import BotError, Exit
 # `command` scope is the environment of one git process (a push's token), never a tool's.
 _READABLE = ("local", "worktree", "global", "system")
 _HEADER = ".extraheader"
+
+
+def _in_ci() -> bool:
+    return os.environ.get("GITHUB_ACTIONS") == "true" or os.environ.get("GITLAB_CI") == "true"
 
 
 def _merge_request_pipeline() -> bool:
@@ -58,7 +65,9 @@ def _redacted(key: str) -> str:
 
 
 def refuse_held(repo: Path) -> None:
-    """Stop, with Exit.SECURITY, when `repo`'s git configuration holds a credential."""
+    """Stop, with Exit.SECURITY, when `repo`'s git configuration holds a credential (in CI)."""
+    if not _in_ci():
+        return
     held = found(repo)
     if _merge_request_pipeline():
         own = [h for h in held if h.startswith("local remote.") and h.endswith(".url")]

@@ -12,7 +12,9 @@ from bot.errors import BotError, Exit
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.delenv("GITLAB_CI", raising=False)
     subprocess.run(["git", "init", "-q", str(tmp_path / "r")], check=True)
     return tmp_path / "r"
 
@@ -46,9 +48,17 @@ def test_a_credential_in_the_configuration_is_refused_without_showing_it(
     assert "local " in caught.value.message
 
 
+def test_outside_ci_the_developers_own_configuration_is_theirs(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config(repo, "remote.origin.url", "https://me:ghp_secretvalue@github.com/octo/demo")
+    monkeypatch.delenv("GITHUB_ACTIONS")
+    gitcreds.refuse_held(repo)
+
+
 def test_a_gitlab_merge_request_pipeline_keeps_its_own_job_token_with_a_warning(
         repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     config(repo, "remote.origin.url", "https://gitlab-ci-token:glcbt-secretvalue@gitlab.example/g/p.git")
+    monkeypatch.delenv("GITHUB_ACTIONS")
     monkeypatch.setenv("GITLAB_CI", "true")
     monkeypatch.setenv("CI_PIPELINE_SOURCE", "merge_request_event")
     gitcreds.refuse_held(repo)

@@ -8,8 +8,8 @@ nothing to do exit 0 with one line that names the events handled.
 Exit statuses: 0 the gate passes (also: PR closed, nothing to do); 1 the gate fails; 4 the
 change could not be fully checked; 2 bad usage (pull_request_target, malformed payload, no
 token, commits missing from the checkout); 3 the GitHub API failed in a way retries could not
-fix; 5 a security check failed (bot.lockdown, bot.gitcreds). A fork PR whose token cannot write, or a head that moved since the run started, still
-exits with the gate.
+fix; 5 a security check failed (bot.lockdown, bot.gitcreds). A fork PR whose token cannot
+write, or a head that moved since the run started, still exits with the gate.
 """
 
 from __future__ import annotations
