@@ -128,6 +128,21 @@ def only(raw: Mapping[Any, Any], where: str, known: Collection[str],
         raise fail(where, f"unknown key `{name}`{hint} (known: {', '.join(sorted(known))})")
 
 
+def text(value: Any, where: str) -> str:
+    """A text field's value. Anything else is refused rather than turned into text: YAML reads
+    `pattern:` with nothing after it as null, which must not become the pattern `None`."""
+    if not isinstance(value, str):
+        kind = "nothing (null)" if value is None else type(value).__name__
+        raise fail(where, f"expected text, got {kind}")
+    return value
+
+
+def _optional_text(raw: Mapping[Any, Any], key: str, default: str) -> str:
+    """A document's optional text field: absent or null is `default`."""
+    value = raw.get(key)
+    return default if value is None else text(value, key)
+
+
 def _mapping(raw: Any, where: str) -> Mapping[Any, Any]:
     if raw is None:
         return {}
@@ -139,14 +154,15 @@ def _mapping(raw: Any, where: str) -> Mapping[Any, Any]:
 def _pattern(lang: Lang, value: Any, where: str) -> Pattern:
     try:
         if not isinstance(value, Mapping):
-            return compile_pattern(lang, str(value))
+            return compile_pattern(lang, text(value, where))
         only(value, where, PATTERN_KEYS)
         if "context" not in value:
             raise fail(where, "a pattern object needs a `context`")
         selector = value.get("selector")
-        return compile_pattern(lang, "", context=str(value["context"]),
-                               selector=str(selector) if selector is not None else None,
-                               strictness=str(value.get("strictness", "smart")))
+        return compile_pattern(
+            lang, "", context=text(value["context"], f"{where}.context"),
+            selector=text(selector, f"{where}.selector") if selector is not None else None,
+            strictness=text(value.get("strictness", "smart"), f"{where}.strictness"))
     except BotError as exc:
         if exc.message.startswith(where):
             raise
@@ -154,7 +170,7 @@ def _pattern(lang: Lang, value: Any, where: str) -> Pattern:
 
 
 def _kind(lang: Lang, value: Any, where: str) -> str:
-    kind = str(value)
+    kind = text(value, where)
     grammar = language(lang.grammar)
     if grammar.id_for_node_kind(kind, True) is None and grammar.id_for_node_kind(kind, False) is None:
         raise fail(where, f"{kind!r} is not a node kind of {lang.name}")
@@ -169,7 +185,7 @@ def compile_rule(lang: Lang, raw: Any, where: str = "rule") -> Rule:
     regex = None
     if "regex" in raw:
         try:
-            regex = re.compile(str(raw["regex"]))
+            regex = re.compile(text(raw["regex"], f"{where}.regex"))
         except re.error as exc:
             raise fail(f"{where}.regex", f"not a regular expression: {exc}") from exc
 
@@ -185,7 +201,7 @@ def compile_rule(lang: Lang, raw: Any, where: str = "rule") -> Rule:
         stop_by: Literal["neighbor", "end"] | Rule = (
             stop if stop in ("neighbor", "end") else compile_rule(lang, stop, f"{where}.{key}.stopBy"))
         return Relation(compile_rule(lang, inner, f"{where}.{key}"), stop_by,
-                        str(value["field"]) if "field" in value else None)
+                        text(value["field"], f"{where}.{key}.field") if "field" in value else None)
 
     def many(key: str) -> tuple[Rule, ...] | None:
         if key not in raw:
@@ -199,7 +215,7 @@ def compile_rule(lang: Lang, raw: Any, where: str = "rule") -> Rule:
                 relation("inside"), relation("has"), relation("follows"), relation("precedes"),
                 many("all") or (), many("any"),
                 compile_rule(lang, raw["not"], f"{where}.not") if "not" in raw else None,
-                str(raw["matches"]) if "matches" in raw else None)
+                text(raw["matches"], f"{where}.matches") if "matches" in raw else None)
 
 
 def _names(rule: Rule | None) -> set[str]:
@@ -235,14 +251,15 @@ def _transform(name: str, raw: Any) -> Transform:
     only(spec, f"{where}.{kind}", TRANSFORM_KEYS[kind], LACKING_CONVERT if kind == "convert" else ())
     source = _var(spec["source"], f"{where}.{kind}.source")
     if kind == "convert":
-        case = str(spec.get("toCase", ""))
+        case = text(spec.get("toCase", ""), f"{where}.convert.toCase")
         if case not in CASES:
             raise fail(f"{where}.convert.toCase", f"{case!r}; use one of {', '.join(CASES)}")
         return Transform(source, "convert", to_case=case)
     if kind == "replace":
         try:
-            return Transform(source, "replace", replace=re.compile(str(spec["replace"])),
-                             by=str(spec.get("by", "")))
+            return Transform(source, "replace",
+                             replace=re.compile(text(spec["replace"], f"{where}.replace.replace")),
+                             by=text(spec.get("by", ""), f"{where}.replace.by"))
         except (KeyError, re.error) as exc:
             raise fail(f"{where}.replace", f"needs a valid `replace` regex ({exc})") from exc
     bounds = [spec.get("startChar"), spec.get("endChar")]
@@ -262,7 +279,7 @@ def compile_config(raw: Any, lang: Lang | None = None) -> RuleConfig:
     if lang is None:
         if "language" not in raw:
             raise fail("document", "no `language` (or pass --lang)")
-        lang = get(str(raw["language"]).lower())
+        lang = get(text(raw["language"], "language").lower())
     utils = {str(k): compile_rule(lang, v, f"utils.{k}")
              for k, v in _mapping(raw.get("utils"), "utils").items()}
     rule = compile_rule(lang, raw["rule"])
@@ -278,7 +295,7 @@ def compile_config(raw: Any, lang: Lang | None = None) -> RuleConfig:
             fix = Fix(value)
         elif isinstance(value, Mapping) and "template" in value:
             only(value, "fix", FIX_KEYS, LACKING_FIX)
-            fix = Fix(str(value["template"]),
+            fix = Fix(text(value["template"], "fix.template"),
                       compile_rule(lang, value["expandStart"], "fix.expandStart")
                       if "expandStart" in value else None,
                       compile_rule(lang, value["expandEnd"], "fix.expandEnd")
@@ -287,13 +304,17 @@ def compile_config(raw: Any, lang: Lang | None = None) -> RuleConfig:
             raise fail("fix", "a list of fixes is not supported by reviewbot; give one fix")
         else:
             raise fail("fix", "expected a template string or {template, expandStart, expandEnd}")
-        compile_template_names(fix.template, names)  # unknown metavariables fail now
-    severity = str(raw.get("severity", "warning")).lower()
+        try:  # unknown metavariables fail now
+            compile_template_names(fix.template, names)
+        except BotError as exc:
+            raise fail("fix", exc.message) from None
+    severity = _optional_text(raw, "severity", "warning").lower()
     if severity not in ("error", "warning", "info", "hint"):
         raise fail("severity", f"{severity!r}; use error, warning, info or hint")
-    return RuleConfig(lang, rule, str(raw.get("id", "")), constraints, transform, fix, utils, names,
-                      str(raw.get("message", "")), severity,
-                      str(raw["url"]) if raw.get("url") else None)
+    _optional_text(raw, "note", "")  # shown by ast-grep, not by reviewbot: checked all the same
+    return RuleConfig(lang, rule, _optional_text(raw, "id", ""), constraints, transform, fix,
+                      utils, names, _optional_text(raw, "message", ""), severity,
+                      _optional_text(raw, "url", "") or None)
 
 
 def load(path: Path) -> RuleConfig:
