@@ -142,6 +142,7 @@ class Case:
     tools: tuple[str, ...]
     command: str  # the formatter, run in the repository; {tool} names a bundled tool
     minimum: int  # the base must carry at least this many findings for the case to mean anything
+    reporting: tuple[str, ...] = ()  # tools (language servers) that must be among the reporters
 
 
 def _python(name: str, command: str) -> Case:
@@ -164,6 +165,28 @@ def _rust(width: int) -> Case:
                 f"{{rustfmt}} --edition 2021 --config max_width={width} src/lib.rs", 6)
 
 
+TSCONFIG = ('{"compilerOptions": {"strict": true, "noEmit": true, "target": "es2022", '
+            '"module": "esnext", "moduleResolution": "bundler"}}\n')
+
+TYPESCRIPT = """\
+export function processRecords(records: Array<{ weight: number; active: boolean }>, threshold: number = 10, label: string = 'records'): number {
+  const total: string = records.reduce((sum, r) => sum + r.weight, 0) * threshold + records.length;
+  const result = records.filter((r) => r.active === true).map((r) => transform(r, threshold, { label: label, extra: { k: 1, v: 2 } }));
+  return result.length + undefinedCounter(records, threshold, label, { verbose: false, mode: 'strict' });
+}
+
+export const handler = (request: string, retries: number = 3, timeout: number = 30.0): boolean => {
+  const message: number = 'handling request ' + request + ' with ' + retries + ' retries and a long message';
+  return missingHelper(request, retries, timeout, message);
+};
+"""
+
+
+def _lsp(name: str, files: dict[str, str], server: str, command: str, minimum: int,
+         reporting: str) -> Case:
+    return Case(name, files, (server,), command, minimum, (reporting,))
+
+
 CASES = [
     _python("ruff-40", "{ruff} format --line-length 40 app.py"),
     _python("ruff-60", "{ruff} format --line-length 60 app.py"),
@@ -182,6 +205,11 @@ CASES = [
     _rust(40),
     _rust(60),
     _rust(160),
+    _lsp("basedpyright-ruff-40", {"pyproject.toml": PYPROJECT + "\n[tool.basedpyright]\ntypeCheckingMode = \"standard\"\n",
+                                  "app.py": PYTHON},
+         "basedpyright-langserver", "{ruff} format --line-length 40 app.py", 24, "basedpyright"),
+    _lsp("typescript-prettier-40", {"tsconfig.json": TSCONFIG, "src/app.ts": TYPESCRIPT},
+         "typescript-language-server", "{prettier} --print-width 40 --write src/app.ts", 5, "typescript"),
 ]
 
 
@@ -211,6 +239,7 @@ def test_a_formatting_only_commit_makes_nothing_worse(repo: GitRepo, case: Case)
     reformat(repo, case.command)
     result = run_review(ReviewOptions(repo=repo.path, base="main", head="HEAD"))
     assert len(result.findings) >= case.minimum, [v.finding.rule for v in result.findings]
+    assert set(case.reporting) <= {v.finding.tool for v in result.findings}
     assert worse(result) == []
     assert all(r.status == "ok" for r in result.tools), [(r.name, r.message) for r in result.tools]
 
