@@ -182,6 +182,21 @@ export const handler = (request: string, retries: number = 3, timeout: number = 
 """
 
 
+STYLELINT = ('{"rules": {"color-no-invalid-hex": true, "declaration-block-no-duplicate-properties": true, '
+             '"unit-no-unknown": true, "property-no-unknown": true}}\n')
+CSS = """\
+.header, .footer, .sidebar > .item:hover, .navigation .link { color: #12345z; margin: 10pixels 2px; colr: red; }
+.card { padding: 4px; padding: 8px; border: 1px solid #abcdeg; font-family: 'Helvetica Neue', Arial, sans-serif; }
+"""
+YAMLLINT = "extends: default\nrules:\n  line-length: {max: 200}\n  document-start: disable\n"
+YAML = """\
+services: {web: {image: 'nginx:1.27', ports: ['80:80', '443:443'], environment: {MODE: 'production', DEBUG: 'no'}}}
+truthy_value: yes
+duplicated: 1
+duplicated: 2
+"""
+
+
 def _lsp(name: str, files: dict[str, str], server: str, command: str, minimum: int,
          reporting: str) -> Case:
     return Case(name, files, (server,), command, minimum, (reporting,))
@@ -205,6 +220,10 @@ CASES = [
     _rust(40),
     _rust(60),
     _rust(160),
+    Case("prettier-css-40", {".stylelintrc.json": STYLELINT, "app.css": CSS}, ("stylelint",),
+         "{prettier} --print-width 40 --write app.css", 5),
+    Case("prettier-yaml-40", {".yamllint.yaml": YAMLLINT, "app.yaml": YAML}, ("yamllint",),
+         "{prettier} --print-width 40 --write app.yaml", 2),
     _lsp("basedpyright-ruff-40", {"pyproject.toml": PYPROJECT + "\n[tool.basedpyright]\ntypeCheckingMode = \"standard\"\n",
                                   "app.py": PYTHON},
          "basedpyright-langserver", "{ruff} format --line-length 40 app.py", 24, "basedpyright"),
