@@ -29,10 +29,13 @@ _CLOSERS = frozenset({")", "]", "}", ">"})
 _QUOTE = re.compile(r"[rRbBuUfF]{0,2}('''|\"\"\"|'|\")")
 _PLAIN = re.compile(r"""[A-Za-z_$\d][\w$]*|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|\S""")
 # Node kinds that define a function, method or class, across the bundled grammars.
-_DEFINITIONS = ("function_definition", "class_definition", "function_declaration",
-                "generator_function_declaration", "method_definition", "method_declaration",
-                "class_declaration", "function_expression", "arrow_function", "function_item",
-                "impl_item", "trait_item")
+_DEFINITIONS = frozenset({
+    "function_definition", "class_definition", "function_declaration",
+    "generator_function_declaration", "method_definition", "method_declaration",
+    "class_declaration", "abstract_class_declaration", "function_expression", "arrow_function",
+    "function_item", "impl_item", "trait_item"})
+# Pieces of a string kept whole (an escape sequence inside one is part of its text).
+_STRING_PIECES = frozenset({"string_content", "string_fragment", "escape_sequence"})
 
 
 class Token(NamedTuple):
@@ -70,8 +73,13 @@ class Code:
 
 
 def grammar_for(path: str) -> str | None:
-    found = lang.for_path(path)
-    return found.grammar if found is not None else _EXTRA_GRAMMARS.get(PurePath(path).suffix.lower())
+    return _grammar_for_suffix(PurePath(path).suffix.lower())
+
+
+@functools.cache
+def _grammar_for_suffix(suffix: str) -> str | None:
+    found = lang.for_path(f"_{suffix}")
+    return found.grammar if found is not None else _EXTRA_GRAMMARS.get(suffix)
 
 
 def tokenize(path: str, lines: Sequence[str]) -> tuple[Token, ...]:
@@ -127,15 +135,16 @@ def _tree_tokens(grammar: str, lines: Sequence[str]) -> tuple[list[Token], list[
     while True:
         node = cursor.node
         assert node is not None
-        while open_defs and node.start_byte >= open_defs[-1][1]:
+        kind, start = node.type, node.start_byte
+        while open_defs and start >= open_defs[-1][1]:
             _close(spans, open_defs.pop(), len(out), at_byte)
-        if node.type.endswith(_DEFINITIONS) and node.start_point.row < node.end_point.row:
+        if kind in _DEFINITIONS and node.start_point.row < node.end_point.row:
             name = node.child_by_field_name("name")
             open_defs.append((len(spans), node.end_byte, -1 if name is None else name.start_byte))
             spans.append((len(out), len(out), None))
-        if node.child_count == 0 or _is_string_piece(node):
-            if node.start_byte < node.end_byte and "comment" not in node.type:
-                at_byte[node.start_byte] = len(out)
+        if node.child_count == 0 or kind in _STRING_PIECES:
+            if start < node.end_byte and "comment" not in kind:
+                at_byte[start] = len(out)
                 out.append(_token(node, source, columns))
         elif cursor.goto_first_child():
             continue
@@ -150,11 +159,6 @@ def _close(spans: list[_DefSpan], opened: tuple[int, int, int], stop: int,
            at_byte: dict[int, int]) -> None:
     slot, _, name_byte = opened
     spans[slot] = (spans[slot][0], stop, at_byte.get(name_byte))
-
-
-def _is_string_piece(node: ts.Node) -> bool:
-    """An escape sequence or interpolation inside a string is part of the string's text."""
-    return node.type in ("string_content", "string_fragment", "escape_sequence")
 
 
 def _token(node: ts.Node, source: bytes, columns: _Columns) -> Token:
