@@ -64,6 +64,18 @@ def msg_shape(message: str) -> str:
     return _NUMBER.sub("<n>", _QUOTED.sub("<q>", msg_exact(message)))
 
 
+_TRAILING_COMMA = re.compile(r",(?=[)\]}])")
+
+
+@lru_cache(maxsize=4096)
+def msg_layout_free(message: str) -> str:
+    """What a message says once the layout of the code it quotes is left out: numbers alone (a
+    line length, a count) moving is not a different finding, and neither is a formatter's
+    quote style, spacing or trailing comma in the code it cites (ruff's E712 quotes the call)."""
+    text = "".join(_NUMBER.sub("<n>", message).replace("'", '"').split())
+    return _TRAILING_COMMA.sub("", text)
+
+
 @dataclass(frozen=True)
 class FileSide:
     """A file's lines at one revision (EOL kept)."""
@@ -367,8 +379,7 @@ def _window_pass(group: _Group, base: Code, head: Code, matched: dict[int, tuple
 
 def _verdict_for_pair(h: _Anchored, b: _Anchored, pass_name: str, fingerprint: str) -> Verdict:
     reasons: list[str] = []
-    # Numbers alone (a line length, a count) moving is not a different finding; words are.
-    if _NUMBER.sub("<n>", h.exact) != _NUMBER.sub("<n>", b.exact):
+    if msg_layout_free(h.exact) != msg_layout_free(b.exact):
         reasons.append("message-args" if h.shape == b.shape else "message")
     if h.f.severity > b.f.severity:
         reasons.append("severity-up")

@@ -36,7 +36,7 @@ def process_records(records, threshold=10, cache={}, verbose=False, label='recor
     unused_total = len(records) * threshold + sum(r.get("weight", 0) for r in records if r)
     if records == None:
         return []
-    result = [transform(r, threshold, label=label, extra={'k': 1, "v": 2}) for r in records if r.get("active") == True]
+    result = [transform(r, threshold, label=label, extra={'k': 1, "v": 2}) for r in records if r.get('active') == True]
     try:
         value = compute_something_long(result, threshold, verbose=verbose, mode="strict")
     except:
