@@ -248,10 +248,20 @@ def _similar_pairs(old: Sequence[str], new: Sequence[str], i1: int, i2: int, j1:
     """Monotone pairs whose similarity ratio is at least 0.6 (LHDiff's idea, greedily)."""
     pairs: list[tuple[int, int]] = []
     start = j1
+    matcher = difflib.SequenceMatcher(None, autojunk=False)
     for i in range(i1, i2):
         best, best_j = 0.6, None
+        matcher.set_seq1(old[i])
         for j in range(start, j2):
-            ratio = difflib.SequenceMatcher(None, old[i], new[j], autojunk=False).ratio()
+            # Upper bounds first (the lengths alone, then the characters' counts): a reflowed
+            # hunk compares every line with every other, and most pairs fail them.
+            total = len(old[i]) + len(new[j])
+            if total and 2 * min(len(old[i]), len(new[j])) < best * total:
+                continue
+            matcher.set_seq2(new[j])
+            if matcher.quick_ratio() < best:
+                continue
+            ratio = matcher.ratio()
             if ratio >= best:
                 best, best_j = ratio, j
         if best_j is not None:

@@ -2,8 +2,23 @@
 
 from __future__ import annotations
 
+import difflib
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from bot import git
-from bot.diff import ADDED, MODIFIED, UNCHANGED, WS_CHANGED, hunk_lines, line_map, norm, parse_patch
+from bot.diff import (
+    ADDED,
+    MODIFIED,
+    UNCHANGED,
+    WS_CHANGED,
+    _similar_pairs,
+    hunk_lines,
+    line_map,
+    norm,
+    parse_patch,
+)
 from tests.conftest import GitRepo
 
 
@@ -55,3 +70,29 @@ def test_pure_insertion_and_deletion_hunks() -> None:
 def test_norm_strips_whitespace_and_suppressions() -> None:
     assert norm("  x = 1  # noqa: E501\r\n") == norm("x=1\n") == "x=1"
     assert norm("foo(); // eslint-disable-line no-undef") == "foo();"
+
+
+def _plain_similar_pairs(old: list[str], new: list[str]) -> list[tuple[int, int]]:
+    """The definition `_similar_pairs` implements with its bounds: every ratio computed."""
+    pairs: list[tuple[int, int]] = []
+    start = 0
+    for i in range(len(old)):
+        best, best_j = 0.6, None
+        for j in range(start, len(new)):
+            ratio = difflib.SequenceMatcher(None, old[i], new[j], autojunk=False).ratio()
+            if ratio >= best:
+                best, best_j = ratio, j
+        if best_j is not None:
+            pairs.append((i, best_j))
+            start = best_j + 1
+    return pairs
+
+
+_PIECES = st.sampled_from(["x", "=", "foo(", "a,", "b", ")", "return", "None", "", "alpha_value"])
+_LINES = st.lists(st.lists(_PIECES, max_size=6).map("".join), max_size=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_LINES, _LINES)
+def test_similar_pairs_skip_only_what_cannot_pair(old: list[str], new: list[str]) -> None:
+    assert _similar_pairs(old, new, 0, len(old), 0, len(new)) == _plain_similar_pairs(old, new)
