@@ -682,3 +682,30 @@ def test_split_a_file_in_two(repo: GitRepo) -> None:
                     ("E711", "other.py", 6, "preexisting", None),
                     ("F841", "app.py", 5, "preexisting", None),
                     ("F841", "other.py", 5, "preexisting", None)]
+
+
+def test_eslint_a_function_made_a_method_of_a_class_in_a_new_file_and_reformatted(repo: GitRepo) -> None:
+    """A refactor across files, names and layout at once: the function becomes a renamed
+    method in a new module, Prettier-style wrapped; its old findings keep their origin, and the
+    one the refactor really creates (the import left unused) is new."""
+    require_tool("eslint")
+    config = ('export default [{ files: ["**/*.js"], languageOptions: { sourceType: "module" }, '
+              'rules: { "no-unused-vars": "error", eqeqeq: "error" } }];\n')
+    helper = ("export function total(items, limit) {\n  const spare = items.length + limit;\n"
+              "  if (limit == null) { return items.reduce((sum, item) => sum + item.price, 0); }\n"
+              "  return items.slice(0, limit).length;\n}\n")
+    start(repo, {"eslint.config.mjs": config, "package.json": '{"type": "module"}\n',
+                 "a.js": "import { readFile } from 'node:fs';\n\n" + helper
+                 + "\nexport const main = () => readFile;\n"}, "")
+    method = ("export class Cart {\n  sum(items, limit) {\n    const spare = items.length + limit;\n"
+              "    if (limit == null) {\n      return items.reduce(\n"
+              "        (sum, item) => sum + item.price,\n        0,\n      );\n    }\n"
+              "    return items.slice(0, limit).length;\n  }\n}\n")
+    repo.commit({"a.js": "import { readFile } from 'node:fs';\nimport { Cart } from './cart.js';\n\n"
+                         "export const main = () => readFile;\n",
+                 "cart.js": method})
+    assert table(review(repo)) == [
+        ("eqeqeq", "cart.js", 4, "preexisting", None),
+        ("no-unused-vars", "a.js", 2, "introduced", "diff"),
+        ("no-unused-vars", "cart.js", 3, "preexisting", None),
+    ]
