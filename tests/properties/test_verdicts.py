@@ -1,0 +1,139 @@
+"""The verdict engine's invariants, on generated texts and findings (the classifier's pure
+core, as the pipeline feeds it): a pure shift of lines changes no verdict; base equal to head
+introduces nothing; one more identical copy of a finding adds exactly one introduced. That
+permuting the tools' output changes nothing is tests/test_classify.py's determinism property.
+
+The examples are the same on every run (derandomize): the engine is being reworked, and a case
+a property fails is pinned below as an expected failure with its counterexample, not found
+again by chance on some CI run."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import replace
+
+import pytest
+from hypothesis import Phase, assume, given, settings
+from hypothesis import strategies as st
+
+from bot.classify import classify, is_file_level
+from bot.model import Finding, Span, Verdict
+from tests.test_classify import LINE_POOL, build, f, file_start, lines
+
+MESSAGES = ["a", "b `x`", "b `y`", "c 1"]
+
+
+@st.composite
+def texts_and_findings(draw: st.DrawFn) -> tuple[str, list[Finding]]:
+    text = "".join(draw(st.lists(st.sampled_from(LINE_POOL), min_size=1, max_size=12)))
+    spec = st.tuples(st.sampled_from(["R1", "R2"]), st.integers(1, len(lines(text))),
+                     st.sampled_from(MESSAGES), st.booleans(), st.integers(1, 3))
+    found = [file_start(rule, message) if whole and col == 1 else f(rule, line, message, col=col)
+             for rule, line, message, whole, col in draw(st.lists(spec, max_size=8))]
+    return text, found
+
+
+def scopes(verdicts: Sequence[Verdict]) -> Counter[str]:
+    return Counter(v.scope for v in verdicts)
+
+
+def shifted(finding: Finding, by: int) -> Finding:
+    if is_file_level(finding):
+        return finding  # about the whole file: reported at 1:1 wherever its lines are
+    s = finding.span
+    return replace(finding, span=Span(s.line + by, s.column, s.end_line + by, s.end_column))
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(texts_and_findings())
+def test_base_equal_to_head_introduces_nothing(side: tuple[str, list[Finding]]) -> None:
+    text, found = side
+    verdicts, fixed, _ = classify(build({"a.py": text}, {"a.py": text}, found, found))
+    assert scopes(verdicts) == Counter({"preexisting": len(found)} if found else {})
+    assert fixed == []
+
+
+@pytest.mark.xfail(strict=True, reason="fails on its generated examples: see "
+                   "test_counterexample_lines_above_turn_introduced_into_changed")
+@settings(max_examples=150, deadline=None, derandomize=True,
+          phases=(Phase.explicit, Phase.generate))  # no shrinking of a known failure
+@given(texts_and_findings(), texts_and_findings(), st.integers(1, 5))
+def test_a_pure_shift_of_lines_changes_no_verdict(
+        base: tuple[str, list[Finding]], head: tuple[str, list[Finding]], by: int) -> None:
+    (base_text, base_found), (head_text, head_found) = base, head
+    verdicts, fixed, _ = classify(build({"a.py": base_text}, {"a.py": head_text}, base_found,
+                                        head_found))
+    # The same change with `by` lines of untouched code above it, on both sides.
+    above = "".join(f"kept_{i} = {i}\n" for i in range(by))
+    moved_verdicts, moved_fixed, _ = classify(build(
+        {"a.py": above + base_text}, {"a.py": above + head_text},
+        [shifted(x, by) for x in base_found], [shifted(x, by) for x in head_found]))
+    assert Counter((v.finding, v.scope, v.where) for v in moved_verdicts) == Counter(
+        (shifted(v.finding, by), v.scope, v.where) for v in verdicts)
+    assert len(moved_fixed) == len(fixed)
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(texts_and_findings(), texts_and_findings(), st.data())
+def test_one_more_identical_copy_adds_exactly_one_introduced(
+        base: tuple[str, list[Finding]], head: tuple[str, list[Finding]], data: st.DataObject
+        ) -> None:
+    (base_text, base_found), (head_text, head_found) = base, head
+    if not head_found:
+        return
+    copy = data.draw(st.sampled_from(head_found))
+    before, fixed, _ = classify(build({"a.py": base_text}, {"a.py": head_text}, base_found,
+                                      head_found))
+    # A base finding of the rule left without a partner could take the copy (as `changed` or
+    # `preexisting`, with one fewer fixed): then the copy is not new.
+    assume(not any((x.finding.tool, x.finding.rule) == (copy.tool, copy.rule) for x in fixed))
+    after, fixed_after, _ = classify(build({"a.py": base_text}, {"a.py": head_text}, base_found,
+                                           [*head_found, copy]))
+    # Partners may be dealt anew (an exact copy takes its original from a `changed` finding,
+    # which is then new): the count of introduced findings still rises by exactly one.
+    assert scopes(after)["introduced"] == scopes(before)["introduced"] + 1
+    assert len(fixed_after) == len(fixed)
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(texts_and_findings(), st.integers(1, 5))
+def test_lines_added_above_leave_every_finding_preexisting(
+        side: tuple[str, list[Finding]], by: int) -> None:
+    text, found = side
+    added = "".join(f"new_{i} = {i}\n" for i in range(by))
+    verdicts, fixed, _ = classify(build({"a.py": text}, {"a.py": added + text}, found,
+                                        [shifted(x, by) for x in found]))
+    assert scopes(verdicts) == Counter({"preexisting": len(found)} if found else {})
+    assert fixed == []
+
+
+# Counterexamples the properties above found (with more examples than they run in CI). Each
+# is a case where the block pass (P4b, a unique surrounding block) decides the verdict.
+COMPUTED = "value = compute_something()\n"
+
+
+@pytest.mark.xfail(strict=True, reason="a pure shift changes a verdict: with two untouched lines "
+                   "above, the block context reaches P4b's 12 characters and pairs a finding on "
+                   "a rewritten line with the old one (introduced becomes changed)")
+def test_counterexample_lines_above_turn_introduced_into_changed() -> None:
+    base, head = [f("R1", 1, "b `x`")], [f("R1", 1, "a")]
+    verdicts, _, _ = classify(build({"a.py": "x = 1\n"}, {"a.py": COMPUTED}, base, head))
+    assert [v.scope for v in verdicts] == ["introduced"]
+    above = "kept_0 = 0\nkept_1 = 1\n"
+    moved, _, _ = classify(build({"a.py": above + "x = 1\n"}, {"a.py": above + COMPUTED},
+                                 [shifted(x, 2) for x in base], [shifted(x, 2) for x in head]))
+    assert [v.scope for v in moved] == ["introduced"]  # is: changed (P4b)
+
+
+@pytest.mark.xfail(strict=True, reason="one more identical copy adds two introduced: the copy "
+                   "makes the block context of the finding P4b had paired no longer unique, so "
+                   "the original loses its partner too")
+def test_counterexample_a_copy_unpairs_its_original() -> None:
+    base_text = COMPUTED + "x = 1\n" + COMPUTED + COMPUTED
+    base = [f("R1", 1, "a"), f("R1", 1, "a"), f("R2", 2, "a")]
+    head = [f("R2", 2, "a")]
+    before, _, _ = classify(build({"a.py": base_text}, {"a.py": COMPUTED * 4}, base, head))
+    assert [v.scope for v in before] == ["preexisting"]
+    after, _, _ = classify(build({"a.py": base_text}, {"a.py": COMPUTED * 4}, base, head * 2))
+    assert sorted(v.scope for v in after) == ["introduced", "preexisting"]  # is: both introduced
