@@ -14,6 +14,7 @@ verdict is its finding's keys plus its own; sets are sorted lists, a FileChange'
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -69,6 +70,18 @@ class CodecError(ValueError):
 
 
 # --- encoding ------------------------------------------------------------------------------
+
+def json_text(value: Any, **options: Any) -> str:
+    """`value` as JSON text that encodes as UTF-8: non-ASCII letters as they are, unless a file
+    name that is not UTF-8 (read with os.fsdecode: lone surrogates) is in it; then every
+    non-ASCII character is written as a \\u escape, which a JSON reader turns back into it."""
+    text = json.dumps(value, ensure_ascii=False, **options)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value, ensure_ascii=True, **options)
+    return text
+
 
 def encode_span(span: Span) -> dict[str, int]:
     return {"line": span.line, "column": span.column, "end_line": span.end_line,

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from functools import cache
 from pathlib import Path
 
+from bot import codec
 from bot.errors import BotError, Exit
 from bot.structural import api, rules
 from bot.structural.lang import LANGS
@@ -59,8 +59,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"reviewbot: {note}", file=sys.stderr)
     matches = res.matches
     if args.json:
-        json.dump([match_json(m) for m in matches], sys.stdout, indent=2, ensure_ascii=False)
-        sys.stdout.write("\n")
+        sys.stdout.write(codec.json_text([match_json(m) for m in matches], indent=2) + "\n")
         return int(Exit.OK)
 
     where = {r.file.path: r.file.abspath for r in res.results}

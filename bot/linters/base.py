@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import os
@@ -184,6 +185,37 @@ def relpath(root: Path, path: str, cwd: str = ".") -> str | None:
         except ValueError:
             return None
     return rel.as_posix()
+
+
+def lossy(path: str) -> str:
+    """`path` as a tool writing UTF-8 shows a file name that is not UTF-8: each byte it cannot
+    decode becomes U+FFFD (names are read with os.fsdecode, those bytes as lone surrogates)."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def named_back(findings: Iterable[Finding], unit: Unit) -> Iterator[Finding]:
+    """`findings` with a path the tool could only show lossily put back to the file of `unit`
+    it stands for (when exactly one reads so): else the finding of a file whose name is not
+    UTF-8 would belong to no changed file and be lost, and the gate pass without it."""
+    shown: dict[str, list[str]] = {}
+    for path in dict.fromkeys((*unit.paths, *unit.key_files)):
+        real = str(PurePosixPath(unit.cwd, path)) if unit.cwd != "." else path
+        if lossy(real) != real:
+            shown.setdefault(lossy(real), []).append(real)
+    for finding in findings:
+        yield finding if not shown else _renamed(finding, shown)
+
+
+def _renamed(finding: Finding, shown: dict[str, list[str]]) -> Finding:
+    def real(path: str) -> str:
+        found = shown.get(path, ())
+        return found[0] if len(found) == 1 else path
+
+    fix = finding.fix
+    if fix is not None:
+        fix = dataclasses.replace(fix, edits=tuple(dataclasses.replace(e, path=real(e.path))
+                                                   for e in fix.edits))
+    return dataclasses.replace(finding, path=real(finding.path), fix=fix)
 
 
 def owner(units: Sequence[Unit], path: str) -> Unit | None:

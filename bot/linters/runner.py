@@ -14,7 +14,7 @@ from typing import Literal
 from bot import proc
 from bot.analyzer import Analyzer, Outcome, Resolution, Target, TreeView
 from bot.cache import FindingsCache, binary_stamp, blobs_hash, make_key
-from bot.linters.base import GarbageOutput, LinterSpec, Unit, owner, parse_version
+from bot.linters.base import GarbageOutput, LinterSpec, Unit, named_back, owner, parse_version
 from bot.linters.bisect import Attempt, Failure, isolate
 from bot.linters.messages import explain
 from bot.model import Finding
@@ -150,7 +150,7 @@ class LinterAnalyzer(Analyzer):
         found: list[Finding] = []
         over_run: set[str] = set()
         try:
-            for finding in spec.parse(result, unit, target):
+            for finding in named_back(spec.parse(result, unit, target), unit):
                 counts[finding.path] += 1
                 if counts[finding.path] > MAX_PER_FILE:
                     continue

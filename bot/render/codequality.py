@@ -9,9 +9,9 @@ which survive line shifts and re-runs, hashed to a fixed-length hex string.
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import Any
 
+from bot import codec
 from bot.model import ReviewResult, Severity, Verdict
 from bot.placement import COMMENTED_SCOPES
 
@@ -26,7 +26,7 @@ def to_code_quality(result: ReviewResult) -> list[dict[str, Any]]:
 
 def dumps(result: ReviewResult) -> bytes:
     """The report as GitLab reads it: one JSON array, UTF-8 without a BOM."""
-    return (json.dumps(to_code_quality(result), indent=2, ensure_ascii=False) + "\n").encode()
+    return (codec.json_text(to_code_quality(result), indent=2) + "\n").encode()
 
 
 def _issue(verdict: Verdict) -> dict[str, Any]:

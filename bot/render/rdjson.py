@@ -9,10 +9,10 @@ edits all lie in the finding's file becomes its `suggestions`.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from bot import codec
 from bot.model import Finding, ReviewResult, Severity, Span
 
 SEVERITIES = {Severity.ERROR: "ERROR", Severity.WARNING: "WARNING", Severity.INFO: "INFO"}
@@ -55,4 +55,4 @@ def to_rdjson(result: ReviewResult, lines: Lines, preexisting: bool = False) -> 
 
 
 def to_json(result: ReviewResult, lines: Lines, preexisting: bool = False) -> str:
-    return json.dumps(to_rdjson(result, lines, preexisting), ensure_ascii=False) + "\n"
+    return codec.json_text(to_rdjson(result, lines, preexisting)) + "\n"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from bot import codec
@@ -42,4 +41,4 @@ def to_dict(result: ReviewResult) -> dict[str, Any]:
 def to_json(result: ReviewResult) -> str:
     """One line: without an indent `json` encodes in C, several times faster on a big review
     (`jq .` shows it indented)."""
-    return json.dumps(to_dict(result), ensure_ascii=False, separators=(",", ":")) + "\n"
+    return codec.json_text(to_dict(result), separators=(",", ":")) + "\n"

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Any, NoReturn
 
-from bot import atomic
+from bot import atomic, codec
 from bot.errors import BotError, Exit
 from bot.model import Span
 from bot.structural.planpath import lexical_problem
@@ -184,15 +184,9 @@ def _span(rd: _Reader, r: dict[str, Any], where: str) -> Span:
 
 
 def save(plan: Plan, path: Path) -> None:
-    document = to_json(plan)
-    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-    try:
-        data = text.encode()
-    except UnicodeEncodeError:
-        # A file name that is not UTF-8 (os.fsdecode's lone surrogates): as JSON escapes it
-        # reads back as the same name, which is the file apply must find.
-        data = (json.dumps(document, indent=2) + "\n").encode()
-    atomic.write(path, data, sync=True)
+    # A file name that is not UTF-8 is written as \u escapes, which read back as the same name.
+    text = codec.json_text(to_json(plan), indent=2) + "\n"
+    atomic.write(path, text.encode(), sync=True)
 
 
 def load(path: Path) -> Plan:
