@@ -65,7 +65,20 @@ def build_parser(only: str | None = None, commands: bool = True) -> argparse.Arg
     return parser
 
 
+def _in_utf8_mode() -> None:
+    """Start again in Python's UTF-8 mode when the locale's encoding is not UTF-8 (LC_ALL=C):
+    git names files in UTF-8, and a file name that the locale cannot spell could otherwise
+    not be handed to a tool or opened (each tool failed with an encoding error)."""
+    if sys.getfilesystemencoding().lower().replace("-", "") == "utf8":
+        return
+    import os
+
+    os.execv(sys.executable, [sys.executable, "-X", "utf8", *sys.orig_argv[1:]])
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None:  # the process's own command line: a start, not a call from a test
+        _in_utf8_mode()
     argv = list(sys.argv[1:] if argv is None else argv)
     first = argv[0] if argv else None
     parser = build_parser(first if first in COMMANDS else None, commands=first != "--version")

@@ -39,3 +39,42 @@ def test_an_unreadable_folder_on_path_is_passed_over(py_change: GitRepo, tmp_pat
     report = json.loads(out.stdout)
     assert [(t["name"], t["status"]) for t in report["tools"]] == [("ruff", "ok")]
     assert report["summary"]["introduced"] == 1
+
+
+def test_a_locale_that_is_not_utf8_reviews_non_ascii_names(repo: GitRepo) -> None:
+    require_tool("ruff")
+    name = "ünï cødé.py"
+    repo.commit({"pyproject.toml": "[tool.ruff.lint]\nselect = ['F']\n", name: "import os\n"})
+    repo.branch("feature")
+    repo.commit({name: "import os\nimport sys\né = 'ü'\n"})
+    # An ASCII locale, with Python's own ways around it (coercion, UTF-8 mode) switched off.
+    env = {**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0",
+           "PYTHONCOERCECLOCALE": "0"}
+    out = reviewbot(["review", "--base", "main", "--format", "json", "--no-cache"],
+                    cwd=repo.path, env=env)
+    assert not out.crashed, out.stderr
+    assert out.status == 1, out.stdout + out.stderr
+    report = json.loads(out.stdout)
+    assert [t["status"] for t in report["tools"]] == ["ok"]
+    assert [(f["path"], f["rule"]) for f in report["findings"] if f["scope"] == "introduced"] == [
+        (name, "F401")]
+
+
+def test_no_home_and_no_cache_folder_set(py_change: GitRepo) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("HOME", "REVIEWBOT_CACHE_DIR")}
+    out = reviewbot(["review", "--base", "main", "--format", "json"], cwd=py_change.path, env=env)
+    assert not out.crashed and out.status == 1, out.stderr
+    assert json.loads(out.stdout)["summary"]["introduced"] == 1
+
+
+def test_a_temporary_folder_that_cannot_be_written(py_change: GitRepo, tmp_path: Path) -> None:
+    frozen = tmp_path / "frozen"
+    frozen.mkdir(mode=0o555)
+    env = {**os.environ, "TMPDIR": str(frozen)}
+    out = reviewbot(["review", "--base", "main", "--format", "json", "--no-cache"],
+                    cwd=py_change.path, env=env, unprivileged=True)
+    assert not out.crashed, out.stderr
+    assert out.status in (1, 2), out.stderr  # reviewed, or one line saying what to fix
+    if out.status == 1:
+        assert json.loads(out.stdout)["summary"]["introduced"] == 1
+    assert py_change.git("worktree", "list").count("\n") == 0
