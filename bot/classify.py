@@ -265,10 +265,14 @@ def _run_pass(group: _Group, key_base: Key, key_head: Key, guard: Guard, name: s
 
 
 def _lines_suffice(group: _Group) -> bool:
-    """Every finding of the group sits on a line the line map carried, one for one: P1 pairs
-    them all and the file need not be read as tokens (the common push: lines shifted)."""
+    """Every base finding of the group sits on a line the line map carried to a head line with
+    as many findings: P1 pairs them all and the file need not be read as tokens (the common
+    push: lines shifted, a finding or two added)."""
     carried = Counter(group.lm.base_to_head.get(b.f.line, -1) for b in group.base if not b.file_level)
-    return -1 not in carried and carried == Counter(h.f.line for h in group.head if not h.file_level)
+    if -1 in carried:
+        return False
+    at = Counter(h.f.line for h in group.head if not h.file_level)
+    return all(at[line] >= n for line, n in carried.items())
 
 
 def _unmatched(group: _Group, matched: dict[int, tuple[_Anchored, str]], taken: set[int]) -> bool:
@@ -669,14 +673,17 @@ def _definition_pass(heads: Sequence[_Anchored], bases: Sequence[_Anchored],
     own name left out (equal, else at least SIMILAR_DEFINITION alike), and the finding's token
     is followed into it. The flagged token must arrive on the head finding's line with the
     same message shape."""
+    # Files are read as tokens only for findings that could pair: a change that only adds
+    # findings never reads one.
+    left = [b for b in bases if id(b) not in taken and not b.file_level]
+    left_rules = {(b.f.tool, b.f.rule) for b in left}
     free_h = [e for h in heads if id(h) not in matched and not h.file_level
-              and h.status in (ADDED, MODIFIED)
+              and h.status in (ADDED, MODIFIED) and (h.f.tool, h.f.rule) in left_rules
               and (e := _enclosed(h, code("head", h.f.path))) is not None]
     if not free_h:
         return
     rules = {(e.anchored.f.tool, e.anchored.f.rule) for e in free_h}
-    free_b = [e for b in bases if id(b) not in taken and not b.file_level
-              and (b.f.tool, b.f.rule) in rules
+    free_b = [e for b in left if (b.f.tool, b.f.rule) in rules
               and (e := _enclosed(b, code("base", b.side_path))) is not None]
     if not free_b:
         return

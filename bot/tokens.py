@@ -15,11 +15,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-import tree_sitter as ts
-
-from bot.structural import lang
+if TYPE_CHECKING:
+    import tree_sitter as ts
 
 # Grammars for the files linters check that structural search has no patterns for.
 _EXTRA_GRAMMARS = {".css": "css", ".scss": "scss"}
@@ -78,7 +77,9 @@ def grammar_for(path: str) -> str | None:
 
 @functools.cache
 def _grammar_for_suffix(suffix: str) -> str | None:
-    found = lang.for_path(f"_{suffix}")
+    from bot.structural.lang import for_path  # tree-sitter loads only when a file is read
+
+    found = for_path(f"_{suffix}")
     return found.grammar if found is not None else _EXTRA_GRAMMARS.get(suffix)
 
 
@@ -125,7 +126,9 @@ def _tree_tokens(grammar: str, lines: Sequence[str]) -> tuple[list[Token], list[
     """Leaf tokens (comments left out) and the token span of each definition, outer first."""
     text = "".join(lines)
     source = text.encode("utf-8", "surrogateescape")
-    tree = lang.parse(grammar, source)
+    from bot.structural.lang import parse
+
+    tree = parse(grammar, source)
     columns = _Columns(lines, text if text.isascii() else None)
     out: list[Token] = []
     spans: list[_DefSpan] = []
