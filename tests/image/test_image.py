@@ -194,17 +194,28 @@ def test_go_and_rust_changes_are_reviewed_in_the_image(tmp_path: Path) -> None:
     assert any(tool == "golangci-lint" and "unused" in rule for tool, rule in found), doc["findings"]
 
 
+# Starts a command with the secrets of /work/secrets.json added to its environment, after
+# removing the file: as a runner hands a container its variables, and never on a command line
+# (`buildah run --env=NAME=VALUE` would leave them in the cmdline of buildah, which the
+# container's processes see here).
+WITH_SECRETS = ("import json, os, sys; f = '/work/secrets.json'; s = json.load(open(f)); "
+                "os.unlink(f); os.execvpe(sys.argv[1], sys.argv[1:], {**os.environ, **s})")
+
+
 def hostile_run(root: Path, tool: str) -> tuple[dict[str, str], dict[str, Path], dict[str, str]]:
     """A repository whose head brings `tool` hostile code (tests/security/attack.py), the
-    runner's file commands and fake secrets, all under `root`, which is mounted at /work."""
+    runner's file commands and fake secrets (in /work/secrets.json, for WITH_SECRETS), all
+    under `root`, which is mounted at /work."""
     loot = root / "loot"
     loot.mkdir()
     loot.chmod(0o777)
     files = attack.runner_files(root / "runner_temp" / "_runner_file_commands")
     attack.make_repository(root / "repo", tool, "/work/loot/found.txt")
-    owned_by_the_image_user(root)
     given = attack.fake_secrets()
-    env = {**given, "RUNNER_TEMP": "/work/runner_temp", "GITHUB_ACTIONS": "true",
+    (root / "secrets.json").write_text(json.dumps(given))
+    (root / "secrets.json").chmod(0o600)
+    owned_by_the_image_user(root)
+    env = {"RUNNER_TEMP": "/work/runner_temp", "GITHUB_ACTIONS": "true",
            **{name: f"/work/runner_temp/_runner_file_commands/{path.name}"
               for name, path in files.items()}}
     return given, files, env
@@ -215,15 +226,17 @@ def test_a_hostile_linter_reads_no_secret_and_its_writes_are_undone(tmp_path: Pa
                                                                      tool: str) -> None:
     """An eslint.config.js, a mypy plugin and a build.rs, run by the image's tools as its user."""
     given, files, env = hostile_run(tmp_path, tool)
-    done = run("reviewbot", "review", "--repo", "/work/repo", "--base", "main", "--only", tool,
-               "--fail-level", "none", env=env, volumes=[(tmp_path, "/work")])
+    done = run("python3", "-c", WITH_SECRETS, "reviewbot", "review", "--repo", "/work/repo",
+               "--base", "main", "--only", tool, "--fail-level", "none", env=env,
+               volumes=[(tmp_path, "/work")])
     attack.assert_defended(tmp_path / "loot" / "found.txt", given, files, done.returncode,
                            done.stderr, "bin/reviewbot\nreview")
 
 
 def test_the_action_entry_point_holds_its_token_out_of_reach(tmp_path: Path) -> None:
     given, files, env = hostile_run(tmp_path, "eslint")
-    done = run("python3", "-I", "-m", "bot.action", workdir="/work/repo",
+    done = run("python3", "-c", WITH_SECRETS, "python3", "-I", "-m", "bot.action",
+               workdir="/work/repo",
                env={**env, "INPUT_MODE": "analyze", "INPUT_BASE": "main"},
                volumes=[(tmp_path, "/work")])
     attack.assert_defended(tmp_path / "loot" / "found.txt", given, files, done.returncode,
