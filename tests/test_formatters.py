@@ -197,6 +197,25 @@ duplicated: 2
 """
 
 
+MARKDOWNLINT = '{"default": true, "MD013": false}\n'
+MARKDOWN = """\
+# Title
+
+### Skipped a level, and this heading line is long enough to be wrapped by a narrow formatter
+
+Visit http://example.com/a/very/long/path/that/is/a/bare/url for the details of the thing we describe here.
+
+- a list item with a long tail that a narrow print width is going to wrap onto more lines
+- a second item
+
+```
+code without a language
+```
+
+# Second top-level heading
+"""
+
+
 def _lsp(name: str, files: dict[str, str], server: str, command: str, minimum: int,
          reporting: str) -> Case:
     return Case(name, files, (server,), command, minimum, (reporting,))
@@ -222,6 +241,8 @@ CASES = [
     _rust(160),
     Case("prettier-css-40", {".stylelintrc.json": STYLELINT, "app.css": CSS}, ("stylelint",),
          "{prettier} --print-width 40 --write app.css", 5),
+    Case("prettier-markdown-40", {".markdownlint.json": MARKDOWNLINT, "README.md": MARKDOWN},
+         ("markdownlint-cli2",), "{prettier} --print-width 40 --prose-wrap always --write README.md", 4),
     Case("prettier-yaml-40", {".yamllint.yaml": YAMLLINT, "app.yaml": YAML}, ("yamllint",),
          "{prettier} --print-width 40 --write app.yaml", 2),
     _lsp("basedpyright-ruff-40", {"pyproject.toml": PYPROJECT + "\n[tool.basedpyright]\ntypeCheckingMode = \"standard\"\n",
