@@ -14,9 +14,12 @@ import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
+from typing import TypeVar
 
 from bot import git
 from bot.analyzer import Outcome
+
+T = TypeVar("T")
 
 CACHES = frozenset({".ruff_cache", ".mypy_cache", ".pytest_cache", "__pycache__", ".eslintcache",
                     "target"})  # target: cargo's build output, where clippy must write
@@ -69,6 +72,24 @@ def _message(tool: str, touched: list[str], lost: list[str], kept: dict[str, str
     if lost:
         parts.append(f"{tool} removed from the checkout: {_some(lost)}; not restorable")
     return "\n".join(parts)
+
+
+def probing(repo: Path | None, tool: str, probe: Callable[[], T]) -> tuple[T, str]:
+    """Run `probe` (finding a tool and asking its version, which runs it in the checkout);
+    when that changed the user's checkout `repo`, put it back: (its value, what it changed,
+    or "" when nothing). Unwatched, a write there would also hide the same write by the tool's
+    real run from `around`, whose status snapshot would already show the file modified."""
+    if repo is None:
+        return probe(), ""
+    before = git.status_all(repo)
+    value = probe()
+    after = git.status_all(repo)
+    if after == before:
+        return value, ""
+    touched, lost, kept = _restore(repo, before, after)
+    if not lost and all(p not in before and PurePosixPath(p).name in REGENERATED for p in touched):
+        return value, ""
+    return value, _message(f"{tool} (asked for its version)", touched, lost, kept)
 
 
 def around(repo: Path | None, tool: str, paths: Sequence[str],

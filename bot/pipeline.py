@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
 from bot import config as config_mod
@@ -148,7 +149,13 @@ def run_review(opts: ReviewOptions) -> ReviewResult:
             started = time.monotonic()
             if opts.progress is not None:
                 opts.progress(analyzer.name, None)
-            resolution = analyzer.resolve(head_root, opts.cache_dir)
+            checkout = rev.repo if head_root == rev.repo else None
+            resolution, probed = guard.probing(checkout, analyzer.name,
+                                               partial(analyzer.resolve, head_root, opts.cache_dir))
+            if probed:
+                runs.append(_timed(ToolRun(analyzer.name, resolution.version, "failed", probed,
+                                           ("head",)), started, opts))
+                continue
             if resolution.executable is None:
                 runs.append(_timed(ToolRun(analyzer.name, None, "missing",
                                            f"{resolution.message}; install it with: "
@@ -168,7 +175,7 @@ def run_review(opts: ReviewOptions) -> ReviewResult:
                                  paths=tuple(base_paths), side="base", checked=dict(checked["base"]))
             # A tool run in the user's checkout must leave it as it was (bot.guard).
             base_o, head_o = guard.around(
-                rev.repo if head_root == rev.repo else None, analyzer.name, head_t.paths,
+                checkout, analyzer.name, head_t.paths,
                 lambda: _collect(analyzer, resolution, base_t, head_t))  # noqa: B023 (run now)
             runs.append(_timed(_merge_status(analyzer.name, head_o.version or resolution.version,
                                              base_o, head_o), started, opts))
