@@ -41,6 +41,7 @@ class Setup:
     """What a fault changes: the declared linter's program, the environment, the options."""
 
     tool: str | None = QUIET_TOOL  # None: not installed
+    programs: dict[str, str] = field(default_factory=dict)  # more stand-ins on PATH
     env: dict[str, str] = field(default_factory=dict)
     drop: tuple[str, ...] = ()  # variables removed from the environment
     args: tuple[str, ...] = ()
@@ -54,7 +55,9 @@ class Fault:
     phase: str
     prepare: Callable[[Path, Setup], None]
     exits: frozenset[int]  # the statuses the README promises for it
-    status: str = "ok"  # the declared linter's status
+    status: str = "ok"  # the status of `tool`, which the fault hits
+    tool: str = "faulty"
+    files: tuple[tuple[str, str], ...] = ()  # more files of the repository, at both revisions
 
 
 @dataclass(frozen=True)
@@ -72,7 +75,7 @@ class Row:
         """Every promise held: no finding lost or doubled, a documented status, nothing left."""
         return (not self.crashed and self.lost == 0 and self.duplicated == 0
                 and self.exit in self.fault.exits and not self.left
-                and f"faulty {self.fault.status}" in self.outcome)
+                and f"{self.fault.tool} {self.fault.status}" in self.outcome)
 
 
 def _tool(script: str) -> Callable[[Path, Setup], None]:
@@ -97,6 +100,12 @@ def _unreadable_path(work: Path, setup: Setup) -> None:
     setup.env["PATH"] = f"{locked}{os.pathsep}{os.environ['PATH']}"
     setup.unprivileged = True
     setup.cleanup.append(lambda: locked.chmod(0o700))
+
+
+def _server_dies(work: Path, setup: Setup) -> None:
+    # The stand-in answers the handshake, then dies in the middle of its first diagnostics.
+    fake = Path(__file__).resolve().parent.parent / "lsp" / "fakes" / "fake_server.py"
+    setup.programs["basedpyright-langserver"] = f"#!/bin/sh\nexec {sys.executable} {fake} crash\n"
 
 
 def _no_home(work: Path, setup: Setup) -> None:
@@ -137,6 +146,8 @@ FAULTS = (
           "failed"),
     Fault("tool writes into the checkout", "collect",
           _tool("#!/bin/sh\nprintf 'x = 1\\n' >> a.py\n"), frozenset({4}), "failed"),
+    Fault("language server dies mid-session", "collect", _server_dies, frozenset({4}), "failed",
+          "basedpyright", (("pyrightconfig.json", "{}\n"),)),
     Fault("PATH entry unreadable", "detect", _unreadable_path, frozenset({0})),
     Fault("no HOME", "start", _no_home, frozenset({0})),
     Fault("temporary folder read-only", "workspace", _read_only_tmp, frozenset({0, 2})),
@@ -148,20 +159,20 @@ FAULTS = (
 
 
 @contextmanager
-def _workspace() -> Iterator[tuple[Path, GitRepo]]:
+def _workspace(files: tuple[tuple[str, str], ...]) -> Iterator[tuple[Path, GitRepo]]:
     with tempfile.TemporaryDirectory(prefix="fault-") as folder:
         work = Path(folder)
         work.chmod(0o755)
         repo = GitRepo(work / "repo")
         repo.commit({"pyproject.toml": "[tool.ruff.lint]\nselect = ['F']\n",
-                     ".reviewbot.yml": DECLARED, "a.py": "import os\n"})
+                     ".reviewbot.yml": DECLARED, "a.py": "import os\n", **dict(files)})
         repo.branch("feature")
         repo.commit({"a.py": "import os\nimport sys\n"})
         yield work, repo
 
 
 def run(fault: Fault) -> Row:
-    with _workspace() as (work, repo):
+    with _workspace(fault.files) as (work, repo):
         setup = Setup()
         fault.prepare(work, setup)
         try:
@@ -176,9 +187,10 @@ def run(fault: Fault) -> Row:
 def _review(work: Path, repo: GitRepo, setup: Setup) -> Outcome:
     bin_dir = work / "bin"
     bin_dir.mkdir()
-    if setup.tool is not None:
-        (bin_dir / "faulty").write_text(setup.tool)
-        (bin_dir / "faulty").chmod(0o755)
+    programs = {**setup.programs, **({"faulty": setup.tool} if setup.tool is not None else {})}
+    for name, script in programs.items():
+        (bin_dir / name).write_text(script)
+        (bin_dir / name).chmod(0o755)
     env = {k: v for k, v in os.environ.items() if k not in setup.drop}
     env.update(setup.env)
     env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', os.defpath)}"
