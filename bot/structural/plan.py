@@ -156,6 +156,9 @@ def apply(plan: Plan, replace: atomic.Replace = os.replace) -> list[str]:
         raise BotError(f"writing {quote_path(f.path)} failed ({exc.strerror or exc}); restored "
                        f"{len(written) - len(failed)} file(s) already written{note}",
                        Exit.GATE) from exc
+    except BaseException:  # SIGTERM or Ctrl-C between two writes: all or nothing still
+        _restore(root, written, current)
+        raise
     return written
 
 
