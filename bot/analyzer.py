@@ -133,6 +133,18 @@ class Analyzer(Protocol):
         a base checkout that is made only when something misses the cache."""
         return False
 
+    @property
+    def defers_to(self) -> tuple[str, ...]:
+        """Tools whose checked files (`Target.checked`) change what this one checks: a shard
+        runs it together with all their work (bot.shards)."""
+        return ()
+
+    def shares(self, view: TreeView, paths: Sequence[str]) -> list[tuple[str, ...]]:
+        """`paths` (changed, repo-relative, at the head) in groups whose findings can be
+        computed apart from each other's: what shards divide (bot.shards). The default, one
+        group, suits a tool that must see the whole change (a language server's projects)."""
+        return [tuple(paths)] if paths else []
+
     def applies(self, root: Path, changed: Sequence[str]) -> bool:
         """Its config/root marker exists in the head checkout and some changed path is its kind."""
         ...

@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 import jsonschema
 
 from bot import codec, excerpt
+from bot import part as shard_part
 from bot.errors import BotError, Exit
 from bot.excerpt import Excerpt
 from bot.model import FileChange, Finding, ReviewResult, ToolRun, Verdict
@@ -41,6 +42,7 @@ REPOSITORY = re.compile(r"(?!\.\.?(?:/|$))[A-Za-z0-9_.-]+(?:/(?!\.\.?(?:/|$))[A-
 LINE_KEY = re.compile(r"[1-9][0-9]*")
 TOP_KEYS = ("kind", "version", "repository", "number", "base_sha", "head_sha", "merge_base",
             "target_ref", "result", "texts")
+TOP_OPTIONAL = ("shard",)  # only in a shard's part (bot.part)
 EXCERPT_KEYS = ("line_count", "lines")
 T = TypeVar("T")
 
@@ -68,6 +70,9 @@ class Analysis:
     target_ref: str
     result: ReviewResult
     texts: Mapping[str, Sequence[str]]
+    # A shard's part: its findings wait for the other parts' to be classified (bot.assemble),
+    # and `result` holds no verdicts meanwhile.
+    part: shard_part.Part | None = None
 
     @property
     def merge_base(self) -> str:
@@ -90,7 +95,7 @@ def encode(analysis: Analysis) -> dict[str, Any]:
         "merge_base": analysis.merge_base, "target_ref": analysis.target_ref,
         "result": codec.encode_result(analysis.result),
         "texts": {path: _encode_lines(lines) for path, lines in sorted(analysis.texts.items())},
-    }
+    } | ({"shard": shard_part.encode(analysis.part)} if analysis.part is not None else {})
 
 
 def _encode_lines(lines: Sequence[str]) -> dict[str, Any]:
@@ -151,12 +156,13 @@ def _decode(raw: object, *, schema: bool) -> Analysis:
         raise ArtifactError("version", f"this reviewbot reads version {VERSION}, "
                                        f"not {raw.get('version')!r}")
     try:
-        top = codec.Fields(raw, "", TOP_KEYS)
+        top = codec.Fields(raw, "", TOP_KEYS, TOP_OPTIONAL)
         result = codec.decode_result(raw["result"], "result")
         texts = _decode_texts(raw["texts"])
+        shard = shard_part.decode(raw["shard"], "shard", MAX_LINE_COUNT) if "shard" in raw else None
         analysis = Analysis(_repository(top), _number(top), _sha(top.text("base_sha"), "base_sha"),
                             _sha(top.text("head_sha"), "head_sha"), top.text("target_ref"), result,
-                            texts)
+                            texts, shard)
         merge_base = _sha(top.text("merge_base"), "merge_base")
     except codec.CodecError as exc:
         raise ArtifactError(exc.path, exc.why) from None
@@ -233,6 +239,19 @@ def _check_result(analysis: Analysis, raw: Mapping[str, Any]) -> None:
             _path(change.old_path, f"result.changes[{index}].old_path")
     for index, path in enumerate(raw["unbaselined"]):
         _path(path, f"result.unbaselined[{index}]")
+    if analysis.part is not None:
+        _check_part(analysis.part)
+
+
+def _check_part(shard: shard_part.Part) -> None:
+    for name, findings in (("base", shard.base), ("head", shard.head)):
+        for index, finding in enumerate(findings):
+            _check_finding(finding, f"shard.{name}[{index}]")
+    for index, (_, path) in enumerate(sorted(shard.unbaselined)):
+        _path(path, f"shard.unbaselined[{index}]")
+    for name, files in (("base", shard.base_files), ("head", shard.head_files)):
+        for path in files:
+            _path(path, f"shard.files.{name}[{path[:200]!r}]")
 
 
 def _check_verdict(verdict: Verdict, field: str) -> None:

@@ -14,7 +14,7 @@ from functools import partial
 from pathlib import Path
 
 from bot import config as config_mod
-from bot import git, guard, workspace
+from bot import git, guard, shards, workspace
 from bot.analyzer import Analyzer, Outcome, Resolution, Target
 from bot.classify import FileSide, Inputs, classify
 from bot.diff import LineMap, identity_map
@@ -24,6 +24,7 @@ from bot.linters.registry import declared as declared_linters
 from bot.lsp.registry import SERVERS
 from bot.model import Finding, GatePolicy, ReviewResult, Side, ToolRun, ToolStatus
 from bot.structural import TOOL as RULES_TOOL
+from bot.trees import DiskView
 
 HINT_NOTHING = (
     "no linter is configured for the changed files: add a ruff section to pyproject.toml "
@@ -45,6 +46,33 @@ class ReviewOptions:
     policy: Callable[[GatePolicy], GatePolicy] | None = None
     # Told of each tool as it starts (None) and ends (its ToolRun, timed): progress lines.
     progress: Callable[[str, ToolRun | None], None] | None = None
+    # Only this shard's part of the work (bot.shards); classification waits for all parts.
+    shard: shards.Shard | None = None
+
+
+@dataclass(frozen=True)
+class Gathered:
+    """Everything a review computed before classifying: the findings of each revision, what
+    failed, the change and its files (the classifier's inputs), and the rest of the result."""
+
+    rev: workspace.Revisions
+    changes: workspace.Changes
+    runs: tuple[ToolRun, ...]
+    base: tuple[Finding, ...]
+    head: tuple[Finding, ...]
+    unbaselined: frozenset[tuple[str, str]]  # (tool, path) without a result at one revision
+    notes: tuple[str, ...]
+    policy: GatePolicy
+    plan: str = ""  # the shard plan's fingerprint (bot.shards.plan_id); empty when unsharded
+
+    def inputs(self) -> Inputs:
+        changes = self.changes
+        return Inputs(
+            base=self.base, head=self.head, pairs=changes.pairs(), maps=changes.maps,
+            base_files=changes.base_files, head_files=changes.head_files,
+            unbaselined=self.unbaselined,
+            deleted=frozenset(p.old_path for p in changes.patches
+                              if p.status == "deleted" and p.old_path))
 
 
 def registry() -> dict[str, Analyzer]:
@@ -105,6 +133,42 @@ def _safe_collect(analyzer: Analyzer, target: Target, resolution: Resolution) ->
 
 
 def run_review(opts: ReviewOptions) -> ReviewResult:
+    return conclude(gather(opts))
+
+
+def conclude(gathered: Gathered) -> ReviewResult:
+    """The verdicts of everything gathered, as the review's result."""
+    verdicts, fixed, class_notes = classify(gathered.inputs())
+    rev, changes = gathered.rev, gathered.changes
+    return ReviewResult(
+        base_ref=rev.base_ref, merge_base=rev.merge_base, head=rev.head, tools=gathered.runs,
+        findings=tuple(verdicts), fixed=tuple(fixed), changes=changes.file_changes(),
+        notes=tuple(gathered.notes) + tuple(class_notes),
+        unbaselined=frozenset(p for _, p in gathered.unbaselined), policy=gathered.policy,
+        unchecked=tuple(f"{path}: {changes.skipped[path]}" for path in sorted(changes.unchecked)),
+    )
+
+
+def _shard_plan(opts: ReviewOptions, applicable: Sequence[Analyzer], changes: workspace.Changes,
+                head_root: Path) -> tuple[dict[str, frozenset[str]] | None, str]:
+    """The files each tool checks in this shard (None: every file), and the plan's id."""
+    if opts.shard is None:
+        return None, ""
+    pairs = changes.pairs()
+    paired = {base for base in pairs.values() if base is not None}
+    keys = sorted({*changes.head_paths(), *(p for p in changes.base_paths() if p not in paired)})
+    view = DiskView(head_root)
+    shares = {a.name: a.shares(view, keys) for a in applicable}
+    sizes = {p: sum(len(line) for line in side.lines)
+             for files in (changes.base_files, changes.head_files) for p, side in files.items()}
+    plan = shards.assign(shards.groups(shares, {a.name: a.defers_to for a in applicable}, sizes),
+                         opts.shard.count)
+    settings = [opts.shard.count, sorted(opts.only or ()), opts.timeout,
+                [a.name for a in applicable]]
+    return shards.mine(plan, opts.shard), shards.plan_id(plan, settings)
+
+
+def gather(opts: ReviewOptions) -> Gathered:
     rev = workspace.resolve(opts.repo, opts.base, opts.head)
     analyzers = dict(opts.analyzers) if opts.analyzers is not None else registry()
     known = tool_names(analyzers)
@@ -143,9 +207,14 @@ def run_review(opts: ReviewOptions) -> ReviewResult:
             notes.append("no changes between the merge base and the head")
         elif not applicable:
             notes.append(HINT_NOTHING)
+        mine, plan = _shard_plan(opts, applicable, changes, head_root)
+        pair_of = {base: head for head, base in changes.pairs().items() if base is not None}
         # What each tool run so far checked, per revision (Target.checked).
         checked: dict[Side, dict[str, frozenset[str]]] = {"base": {}, "head": {}}
         for analyzer in applicable:
+            own = None if mine is None else mine.get(analyzer.name, frozenset())
+            if own is not None and not own:
+                continue  # another shard's tool
             started = time.monotonic()
             if opts.progress is not None:
                 opts.progress(analyzer.name, None)
@@ -161,18 +230,20 @@ def run_review(opts: ReviewOptions) -> ReviewResult:
                                            f"{resolution.message}; install it with: "
                                            f"{resolution.install_hint}"), started, opts))
                 continue
-            head_t = Target(head_root, rev.head, tuple(head_paths), "head", timeout=timeout,
-                            cache_dir=opts.cache_dir, repo=rev.repo,
+            head_t = Target(head_root, rev.head,
+                            tuple(p for p in head_paths if own is None or p in own), "head",
+                            timeout=timeout, cache_dir=opts.cache_dir, repo=rev.repo,
                             changed=changed, installed=trees.installed,
                             checked=dict(checked["head"]))
+            mine_base = tuple(p for p in base_paths if own is None or pair_of.get(p, p) in own)
             if analyzer.lazy_checkout:
                 # Made only if something misses the cache (see Target.ready).
                 base_t = replace(head_t, root=trees.base_root, rev=rev.merge_base,
-                                 paths=tuple(base_paths), side="base", prepare=trees.base,
+                                 paths=mine_base, side="base", prepare=trees.base,
                                  view=trees.base_view, checked=dict(checked["base"]))
             else:
                 base_t = replace(head_t, root=trees.base(), rev=rev.merge_base,
-                                 paths=tuple(base_paths), side="base", checked=dict(checked["base"]))
+                                 paths=mine_base, side="base", checked=dict(checked["base"]))
             # A tool run in the user's checkout must leave it as it was (bot.guard).
             base_o, head_o = guard.around(
                 checkout, analyzer.name, head_t.paths,
@@ -191,21 +262,11 @@ def run_review(opts: ReviewOptions) -> ReviewResult:
             names = {analyzer.name} | {f.tool for f in (*base_o.findings, *head_o.findings)}
             for o in (base_o, head_o):
                 unbaselined |= {(n, p) for p in o.failed_paths for n in names}
-    base_files, head_files, maps = dict(changes.base_files), dict(changes.head_files), dict(changes.maps)
-    _load_extra(rev, sorted(extra_paths - set(head_files) - set(base_files)), base_files, head_files, maps)
-    verdicts, fixed, class_notes = classify(Inputs(
-        base=base_findings, head=head_findings, pairs=changes.pairs(), maps=maps,
-        base_files=base_files, head_files=head_files, unbaselined=frozenset(unbaselined),
-        deleted=frozenset(p.old_path for p in changes.patches if p.status == "deleted" and p.old_path),
-    ))
+    _load_extra(rev, sorted(extra_paths - set(changes.head_files) - set(changes.base_files)),
+                changes.base_files, changes.head_files, changes.maps)
     policy = cfg.policy if opts.policy is None else opts.policy(cfg.policy)
-    return ReviewResult(
-        base_ref=rev.base_ref, merge_base=rev.merge_base, head=rev.head, tools=tuple(runs),
-        findings=tuple(verdicts), fixed=tuple(fixed), changes=changes.file_changes(),
-        notes=tuple(notes + class_notes),
-        unbaselined=frozenset(p for _, p in unbaselined), policy=policy,
-        unchecked=tuple(f"{path}: {changes.skipped[path]}" for path in sorted(changes.unchecked)),
-    )
+    return Gathered(rev, changes, tuple(runs), tuple(base_findings), tuple(head_findings),
+                    frozenset(unbaselined), tuple(notes), policy, plan)
 
 
 def _timed(run: ToolRun, started: float, opts: ReviewOptions) -> ToolRun:

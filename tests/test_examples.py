@@ -24,7 +24,7 @@ ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
 def test_the_examples_cover_every_flow() -> None:
     assert {p.name for p in WORKFLOWS} >= {
         "pull-request.yml", "fork-safe.yml", "fork-safe-publish.yml", "commands.yml",
-        "apply-label.yml", "sweep.yml", "code-scanning.yml"}
+        "apply-label.yml", "sweep.yml", "code-scanning.yml", "sharded.yml"}
 
 
 @pytest.mark.parametrize(("schema", "files"), [

@@ -75,9 +75,9 @@ def _runs(jobs: dict[str, Any], name: str, env: dict[str, str]) -> bool:
 
 def test_valid_against_gitlabs_schema(tmp_path: Path) -> None:
     assert PLAIN and COMPONENT.exists()
-    _, jobs = _component()
+    # As GitLab checks it: the inputs interpolated first (`parallel:` takes a number only).
     jobs_file = tmp_path / "component-jobs.yml"
-    jobs_file.write_text(jobs)
+    jobs_file.write_text(yaml.safe_dump(_jobs(COMPONENT, tmp_path)))
     done = _check(*PLAIN, jobs_file)
     assert done.returncode == 0, done.stdout + done.stderr
 
@@ -156,3 +156,34 @@ def test_the_split_is_opt_in_and_replaces_the_review_job(path: Path, tmp_path: P
     assert publish["artifacts"]["when"] == "always"
     docs = (ROOT / "docs" / "gitlab.md").read_text()
     assert "reviewbot-publish" in docs and "environment" in docs
+
+
+def test_shards_divide_the_analysis_and_one_job_publishes(tmp_path: Path) -> None:
+    spec, text = _component()
+    assert spec["spec"]["inputs"]["shards"] == {
+        "description": spec["spec"]["inputs"]["shards"]["description"], "type": "number",
+        "default": 1}
+    jobs = dict(yaml.safe_load(INPUT.sub(lambda m: "3" if m.group(1) == "shards" else _text(
+        spec["spec"]["inputs"][m.group(1)]["default"]), text)))
+    jobs_file = tmp_path / "sharded.yml"
+    jobs_file.write_text(yaml.safe_dump(jobs))
+    assert _check(jobs_file).returncode == 0
+    mr = {"CI_PIPELINE_SOURCE": "merge_request_event"}
+    review = ("reviewbot", "reviewbot-analyze", "reviewbot-publish", "reviewbot-shard",
+              "reviewbot-shards-publish")
+    assert [_runs(jobs, j, mr) for j in review] == [False, False, False, True, True]
+    assert [_runs(jobs, j, {**mr, "REVIEWBOT_SPLIT": "true"}) for j in review] == [
+        False, False, False, True, True]
+    default = _jobs(COMPONENT, tmp_path)
+    assert [_runs(default, j, mr) for j in review] == [True, False, False, False, False]
+    shard, publish = jobs["reviewbot-shard"], jobs["reviewbot-shards-publish"]
+    assert shard["parallel"] == 3 and "environment" not in shard
+    [run] = shard["script"]
+    assert run == ("reviewbot analyze --shard $CI_NODE_INDEX/$CI_NODE_TOTAL "
+                   "--out reviewbot-part-$CI_NODE_INDEX.json")
+    assert shard["artifacts"]["paths"] == ["reviewbot-part-*.json"]
+    assert publish["needs"] == [{"job": "reviewbot-shard", "artifacts": True}]
+    assert publish["environment"] == {"name": "reviewbot", "action": "access"}
+    assert _variables(jobs, "reviewbot-shards-publish")["GIT_STRATEGY"] == "none"
+    [send] = publish["script"]
+    assert send.startswith("reviewbot publish reviewbot-part-*.json ")

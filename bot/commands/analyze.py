@@ -20,15 +20,16 @@ import argparse
 import re
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from bot import artifact, atomic, credentials, git, workspace
+from bot import artifact, atomic, credentials, git, shards, workspace
+from bot import part as shard_part
 from bot.commands import common
 from bot.commands.pull_request import ensure_commits
 from bot.errors import BotError, Exit
 from bot.model import ReviewResult
-from bot.pipeline import ReviewOptions, run_review
+from bot.pipeline import Gathered, ReviewOptions, conclude, gather
 from bot.triggers import github_actions, gitlab_ci
 
 PR_EVENTS = ("pull_request", "pull_request_target")
@@ -62,8 +63,19 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--head", help="revision to analyse, outside a pull_request event (default: HEAD)")
     p.add_argument("--out", type=Path, required=True, metavar="FILE",
                    help="where to write the artifact (replaced all at once)")
+    p.add_argument("--shard", type=_shard, metavar="I/N",
+                   help="do only shard I of N of the work (a CI matrix job); `reviewbot publish` "
+                        "takes every part and publishes one review")
     common.add_tool_options(p)
     p.set_defaults(func=run)
+
+
+def _shard(text: str) -> shards.Shard:
+    try:
+        return shards.parse(text)
+    except BotError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix(f"--shard {text!r}: ")
+                                         .removeprefix(f"--shard {text}: ")) from None
 
 
 def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
@@ -72,19 +84,38 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
     change = _change(args, env)
     if change is None:
         return int(Exit.OK)
-    result = run_review(ReviewOptions(repo=change.repo, base=change.base, head=change.head,
-                                      config=args.config, timeout=args.timeout,
-                                      only=tuple(args.only) if args.only else None))
+    gathered = gather(ReviewOptions(repo=change.repo, base=change.base, head=change.head,
+                                    config=args.config, timeout=args.timeout,
+                                    only=tuple(args.only) if args.only else None,
+                                    shard=args.shard))
+    if args.shard is None:
+        result = conclude(gathered)
+        texts = workspace.texts(change.repo, result.head,
+                                [v.finding.path for v in result.findings])
+    else:  # verdicts wait for every part: publish gives them
+        result = conclude(replace(gathered, base=(), head=()))
+        texts = {}
     base_sha = git.rev_parse(change.repo, change.base or result.base_ref) or result.merge_base
-    texts = workspace.texts(change.repo, result.head, [v.finding.path for v in result.findings])
     analysis = artifact.build(result, texts, repository=change.repository, number=change.number,
                               base_sha=base_sha, target_ref=change.target_ref or result.base_ref)
+    if args.shard is not None:
+        analysis = replace(analysis, part=_part(gathered, args.shard))
     data = artifact.dump(analysis)
     with common.writing(args.out, "--out"):
         atomic.write(args.out, data)
-    print(f"reviewbot: wrote {args.out} ({len(data)} bytes): {_counts(result)}"
+    what = (f"shard {args.shard}: {len(gathered.head)} finding(s) at the head, "
+            f"{len(gathered.base)} at the merge base" if args.shard is not None
+            else _counts(result))
+    print(f"reviewbot: wrote {args.out} ({len(data)} bytes): {what}"
           + (f" for {change.repository}#{change.number}" if change.number else ""), file=sys.stderr)
     return int(Exit.OK)
+
+
+def _part(gathered: Gathered, shard: shards.Shard) -> shard_part.Part:
+    changes = gathered.changes
+    return shard_part.of(shard.index, shard.count, gathered.plan, gathered.base, gathered.head,
+                         gathered.unbaselined, changes.pairs(), changes.base_files,
+                         changes.head_files, changes.maps)
 
 
 def _change(args: argparse.Namespace, env: Mapping[str, str]) -> Change | None:

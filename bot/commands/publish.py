@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from bot import artifact, config, credentials
+from bot.assemble import assemble
 from bot.chat.publishing import WithConversation, read_state
 from bot.chat.state import read as read_conversation
 from bot.chat.state import section, without_ignored
@@ -56,7 +57,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("publish", help="publish analyses written by `reviewbot analyze`",
                        description="Publish one or more analysis artifacts of one pull request: "
                                    "one review, a sticky summary and a check run. Reads no checkout.")
-    p.add_argument("files", nargs="+", type=Path, metavar="FILE", help="analysis artifact(s)")
+    p.add_argument("files", nargs="+", type=Path, metavar="FILE",
+                   help="analysis artifact(s); a folder stands for every .json file in it (the "
+                        "parts of a sharded analysis, downloaded together)")
     p.add_argument("--token", help="GitHub token (default: $GITHUB_TOKEN; in GitLab CI: "
                                    "$REVIEWBOT_GITLAB_TOKEN, else $GITLAB_TOKEN)")
     p.add_argument("--max-bytes", type=_positive, default=DEFAULT_MAX_BYTES, metavar="N",
@@ -87,7 +90,8 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
         raise BotError("no GitHub token: pass --token or set GITHUB_TOKEN "
                        "(env: GITHUB_TOKEN: ${{ github.token }})", Exit.USAGE)
     common.writable_output(args.sarif, "--sarif")
-    analysis = artifact.merge([read(path, args.max_bytes) for path in args.files])
+    files = expand(args.files)
+    analysis = assemble([read(path, args.max_bytes) for path in files], [str(p) for p in files])
     repository = env.get("GITHUB_REPOSITORY") or analysis.repository
     if analysis.number is None or not repository:
         raise BotError("the analysis names no pull request: run `reviewbot analyze` on a "
@@ -124,7 +128,8 @@ def merge_request(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     token = args.token or gitlab_ci.token(env)
     common.writable_output(args.sarif, "--sarif")
     common.writable_output(args.code_quality, "--code-quality")
-    analysis = artifact.merge([read(path, args.max_bytes) for path in args.files])
+    files = expand(args.files)
+    analysis = assemble([read(path, args.max_bytes) for path in files], [str(p) for p in files])
     head = gitlab_ci.review_head(env)
     for field, found, expected in (("project", analysis.repository, trigger.repository),
                                    ("merge request", analysis.number, trigger.number),
@@ -159,6 +164,21 @@ def trusted_policy(repository: Repository) -> GatePolicy:
             text = blob.decode("utf-8", errors="replace")
             return config.parse(text, name, revision="on the default branch").policy
     return GatePolicy()
+
+
+def expand(paths: Sequence[Path]) -> list[Path]:
+    """The artifact files: a folder stands for the .json files in it, by name."""
+    out: list[Path] = []
+    for path in paths:
+        if not path.is_dir():
+            out.append(path)
+            continue
+        found = sorted(p for p in path.glob("*.json") if p.is_file())
+        if not found:
+            raise BotError(f"{path}: a folder with no .json file in it: nothing to publish",
+                           Exit.USAGE)
+        out += found
+    return out
 
 
 def read(path: Path, max_bytes: int) -> artifact.Analysis:

@@ -84,6 +84,17 @@ class LinterAnalyzer(Analyzer):
     def name(self) -> str:
         return self.spec.name
 
+    def shares(self, view: TreeView, paths: Sequence[str]) -> list[tuple[str, ...]]:
+        """A file-scoped linter's files one by one; a package- or crate-scoped one's units (a
+        package is checked whole), and the files no unit takes together."""
+        wanted = [p for p in paths if self.spec.wants(p)]
+        if self.spec.scope == "file":
+            return [(p,) for p in wanted]
+        groups = [u.paths for u in self.spec.units(view, wanted) if u.paths]
+        placed = {p for g in groups for p in g}
+        rest = tuple(p for p in wanted if p not in placed)
+        return groups + ([rest] if rest else [])
+
     def applies(self, root: Path, changed: Sequence[str]) -> bool:
         configured = any((root / name).is_file() for name in self.spec.config_files)
         if self.spec.detect is not None:

@@ -61,6 +61,10 @@ class LspAnalyzer(Analyzer):
         return self.spec.name
 
     @property
+    def defers_to(self) -> tuple[str, ...]:
+        return self.spec.covered_by
+
+    @property
     def config_files(self) -> tuple[str, ...]:
         """Root-level files the base checkout takes from the head (same configuration)."""
         return tuple(m.name for m in self.spec.markers if m.name not in ("go.mod", "go.work",

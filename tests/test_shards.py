@@ -1,0 +1,140 @@
+"""The shard plan (deterministic, balanced by bytes, a tool with the tools it defers to) and a
+shard's part in the artifact: what it writes validates against the schema and reads back
+equal; the reader and the schema agree on odd values; a line map that is not its file's is
+refused."""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from bot import artifact, shards
+from bot import part as shard_part
+from bot.artifact import ArtifactError
+from bot.pipeline import ReviewOptions, conclude, gather
+from bot.shards import Group, Shard
+from tests.conftest import GitRepo, require_tool
+from tests.test_artifact import ODD_VALUES, _leaves
+
+
+def test_groups_are_balanced_by_bytes_largest_first() -> None:
+    shares = {"ruff": [("a.py",), ("b.py",), ("c.py",), ("d.py",)], "eslint": [("x.js",)]}
+    sizes = {"a.py": 50, "b.py": 40, "c.py": 30, "d.py": 20, "x.js": 60}
+    plan = shards.assign(shards.groups(shares, {}, sizes), 2)
+    assert [[g.paths for g in shard] for shard in plan] == [
+        [("x.js",), ("c.py",), ("d.py",)], [("a.py",), ("b.py",)]]
+    assert [sum(g.size for g in shard) for shard in plan] == [110, 90]
+    # The same inputs in any order: the same plan (every shard computes it alone).
+    again = shards.assign(list(reversed(shards.groups(
+        dict(reversed(shares.items())), {}, sizes))), 2)
+    assert again == plan
+    assert shards.mine(plan, Shard(2, 2)) == {"ruff": frozenset({"a.py", "b.py"})}
+
+
+def test_a_tool_goes_with_the_tools_it_defers_to() -> None:
+    shares = {"golangci-lint": [("a/x.go",), ("b/y.go",)], "gopls": [("a/x.go", "b/y.go", "z.py")],
+              "ruff": [("z.py",)]}
+    groups = shards.groups(shares, {"gopls": ("golangci-lint", "clippy")}, {"z.py": 5})
+    assert sorted((g.tools, g.paths) for g in groups) == [
+        (("golangci-lint", "gopls"), ("a/x.go", "b/y.go", "z.py")), (("ruff",), ("z.py",))]
+
+
+def test_more_shards_than_work_leaves_some_empty() -> None:
+    plan = shards.assign([Group(("ruff",), ("a.py",), 3)], 3)
+    assert [len(s) for s in plan] == [1, 0, 0]
+    assert shards.mine(plan, Shard(3, 3)) == {}
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ("0/2", "expected I/N"), ("3/2", "from 1 to 2"), ("1/257", "at most 256"), ("x", "I/N")])
+def test_bad_shard_specs(text: str, says: str) -> None:
+    with pytest.raises(shards.BotError) as info:
+        shards.parse(text)
+    assert says in info.value.message
+
+
+@pytest.fixture(scope="module")
+def part_doc(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    require_tool("ruff")
+    repo = GitRepo(tmp_path_factory.mktemp("shards") / "repo")
+    repo.commit({"ruff.toml": '[lint]\nselect = ["F"]\n', "a.py": "import os\n\n\nx = 1\n",
+                 "old.py": "import re\n\n\ndef f():\n    return 1\n", "gone.py": "import json\n"},
+                "base")
+    repo.branch("feature")
+    repo.commit({"a.py": "import os\nimport sys\n\n\nx = 2\n", "old.py": None,
+                 "new.py": "import re\n\n\ndef f():\n    y = 1\n    return 1\n", "gone.py": None})
+    gathered = gather(ReviewOptions(repo=repo.path, base="main", shard=Shard(1, 1)))
+    result = conclude(replace(gathered, base=(), head=()))
+    analysis = replace(artifact.build(result, {}, repository="octo/demo", number=7,
+                                      base_sha=result.merge_base, target_ref="main"),
+                       part=shard_part.of(1, 1, gathered.plan, gathered.base, gathered.head,
+                                          gathered.unbaselined, gathered.changes.pairs(),
+                                          gathered.changes.base_files,
+                                          gathered.changes.head_files, gathered.changes.maps))
+    doc: dict[str, object] = json.loads(artifact.dump(analysis))
+    assert artifact.load(artifact.dump(analysis)) == analysis
+    return doc
+
+
+def test_a_part_validates_and_carries_what_the_classifier_reads(part_doc: dict[str, object]
+                                                                 ) -> None:
+    jsonschema.Draft202012Validator(artifact.schema()).validate(part_doc)
+    shard = part_doc["shard"]
+    assert isinstance(shard, dict)
+    assert sorted({f["path"] for f in shard["head"]}) == ["a.py", "new.py"]
+    assert sorted({f["path"] for f in shard["base"]}) == ["a.py", "gone.py", "old.py"]
+    # Each finding's file pair, both sides (the rename's old name at the base).
+    assert sorted(shard["files"]["head"]) == ["a.py", "new.py"]
+    assert sorted(shard["files"]["base"]) == ["a.py", "gone.py", "old.py"]
+    assert shard["maps"]["a.py"]["status"] == [[2, "added"], [5, "modified"]]
+    assert shard["maps"]["a.py"]["same"] == [[1, 1, 1], [2, 3, 2]]
+
+
+def test_the_reader_and_the_schema_agree_on_a_part(part_doc: dict[str, object]) -> None:
+    checked = 0
+    for path in list(_leaves(part_doc["shard"], ("shard",))):
+        for value in ODD_VALUES:
+            mutated = copy.deepcopy(part_doc)
+            where: object = mutated
+            for key in path[:-1]:
+                where = where[key]  # type: ignore[index]
+            where[path[-1]] = value  # type: ignore[index]
+            try:
+                read = artifact._decode(mutated, schema=False)
+            except ArtifactError:
+                continue
+            if artifact.canonical(artifact.encode(read)) != artifact.canonical(mutated):
+                continue  # load checks the schema then
+            checked += 1
+            artifact._check_schema(mutated)  # raises on a gap
+    assert checked > 20
+
+
+@pytest.mark.parametrize(("mutate", "field"), [
+    (lambda s: s["maps"]["a.py"].update(head_count=99), "shard.maps['a.py'].head_count"),
+    (lambda s: s["maps"]["a.py"]["same"].append([1, 4, 5]), "shard.maps['a.py'].same[2][2]"),
+    (lambda s: s["maps"]["a.py"]["status"].append([9, "added"]), "shard.maps['a.py'].status[2][0]"),
+    (lambda s: s["maps"]["a.py"]["status"].append([1, "moved"]), "shard.maps['a.py'].status[2][1]"),
+    (lambda s: s["files"]["head"].pop("a.py"), "shard.maps['a.py']"),
+    (lambda s: s.update(index=2), "shard.index"),
+    (lambda s: s["files"]["base"].update({"../x.py": ""}), "shard.files.base['../x.py']"),
+    (lambda s: s["unbaselined"].append(["ruff", "/abs.py"]), "shard.unbaselined[0]"),
+])
+def test_a_bad_part_is_refused_naming_the_field(part_doc: dict[str, object], mutate: object,
+                                                field: str) -> None:
+    doc = copy.deepcopy(part_doc)
+    mutate(doc["shard"])  # type: ignore[operator]
+    with pytest.raises(ArtifactError) as info:
+        artifact.load(json.dumps(doc).encode())
+    assert info.value.field == field, info.value.message
+
+
+def test_the_schema_file_describes_the_shard_fields() -> None:
+    schema = json.loads((Path(artifact.__file__).parent / "schemas" / artifact.SCHEMA).read_text())
+    assert set(schema["$defs"]["shard"]["required"]) == set(shard_part.PART_KEYS)
+    assert set(schema["$defs"]["lineMap"]["required"]) == set(shard_part.MAP_KEYS)
