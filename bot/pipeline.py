@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -164,8 +165,28 @@ def _shard_plan(opts: ReviewOptions, applicable: Sequence[Analyzer], changes: wo
     plan = shards.assign(shards.groups(shares, {a.name: a.defers_to for a in applicable}, sizes),
                          opts.shard.count)
     settings = [opts.shard.count, sorted(opts.only or ()), opts.timeout,
-                [a.name for a in applicable]]
+                [a.name for a in applicable], _settings_digest(opts.config), _bot_version()]
     return shards.mine(plan, opts.shard), shards.plan_id(plan, settings)
+
+
+def _settings_digest(path: Path | None) -> str:
+    """What a --config file holds (one outside the repository may differ between jobs)."""
+    if path is None:
+        return ""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return "unreadable"
+
+
+def _bot_version() -> str:
+    # Imported here: only a sharded analysis asks, and the import costs more than the rest.
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version("reviewbot")
+    except importlib.metadata.PackageNotFoundError:
+        return ""
 
 
 def gather(opts: ReviewOptions) -> Gathered:

@@ -152,6 +152,10 @@ def test_publish_refuses_parts_that_are_not_one_analysis(
     _analyze(repo, whole, monkeypatch)
     ruff_only = tmp_path / "ruff-only.json"
     _analyze(repo, ruff_only, monkeypatch, "--shard", "2/3", "--only", "ruff")
+    settings = tmp_path / "settings.yml"  # a --config of the job's own, outside the checkout
+    settings.write_text("timeout: 120\n")
+    configured = tmp_path / "configured.json"
+    _analyze(repo, configured, monkeypatch, "--shard", "2/3", "--config", str(settings))
     workflow_run(tmp_path, monkeypatch, fake.s.head)
     in_empty_folder(tmp_path, monkeypatch)
 
@@ -163,6 +167,8 @@ def test_publish_refuses_parts_that_are_not_one_analysis(
     assert f"{two[1]} was planned as one of 2 shards" in err and "mixed configurations" in err
     err = _refused([three[0], str(ruff_only), three[2]], capsys, fake)
     assert f"{ruff_only} was planned" in err and "mixed configurations" in err
+    err = _refused([three[0], str(configured), three[2]], capsys, fake)
+    assert f"{configured} was planned" in err and "mixed configurations" in err
     err = _refused([three[0], str(whole)], capsys, fake)
     assert f"{whole} is a whole analysis" in err
     (tmp_path / "empty").mkdir()
