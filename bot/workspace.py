@@ -119,6 +119,16 @@ def _split(text: str) -> tuple[str, ...]:
     return tuple(split_lines(text))
 
 
+LFS_POINTER = "a Git LFS pointer: its content is not in the repository (git lfs pull)"
+
+
+def _lfs_pointer(blob: bytes | None) -> bool:
+    """The few lines Git LFS commits in place of a file's content (its spec: a `version` line
+    first, the whole pointer under 1024 bytes); linted as code it would only give nonsense."""
+    return (blob is not None and len(blob) < 1024
+            and blob.startswith(b"version https://git-lfs.github.com/spec/v1\n"))
+
+
 def _decode(blob: bytes) -> str:
     return blob.decode("utf-8", errors="replace")
 
@@ -184,6 +194,9 @@ def read_changes(rev: Revisions) -> Changes:
         head_blob = blobs.get(f"{rev.head}:{p.new_path}") if p.new_path else None
         if b"\0" in (base_blob or b"")[:8000] or b"\0" in (head_blob or b"")[:8000]:
             changes.skipped[p.path] = "binary file"
+            continue
+        if _lfs_pointer(base_blob) or _lfs_pointer(head_blob):
+            changes.skipped[p.path] = LFS_POINTER
             continue
         if p.old_path and base_blob is not None:
             changes.base_files[p.old_path] = FileSide(_split(_decode(base_blob)))
