@@ -58,6 +58,8 @@ class Fault:
     status: str = "ok"  # the status of `tool`, which the fault hits
     tool: str = "faulty"
     files: tuple[tuple[str, str], ...] = ()  # more files of the repository, at both revisions
+    change: Callable[[GitRepo], None] | None = None  # more done by the change, before its commit
+    source: str = "a.py"  # the file ruff's findings are in
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,7 @@ class Row:
     outcome: str
     lost: int
     duplicated: int
+    invented: int  # findings in files the change has no finding in (a pointer linted as code)
     exit: int
     left: tuple[str, ...]
     crashed: bool
@@ -73,7 +76,7 @@ class Row:
     @property
     def kept(self) -> bool:
         """Every promise held: no finding lost or doubled, a documented status, nothing left."""
-        return (not self.crashed and self.lost == 0 and self.duplicated == 0
+        return (not self.crashed and self.lost == 0 and self.duplicated == 0 and not self.invented
                 and self.exit in self.fault.exits and not self.left
                 and f"{self.fault.tool} {self.fault.status}" in self.outcome)
 
@@ -106,6 +109,26 @@ def _server_dies(work: Path, setup: Setup) -> None:
     # The stand-in answers the handshake, then dies in the middle of its first diagnostics.
     fake = Path(__file__).resolve().parent.parent / "lsp" / "fakes" / "fake_server.py"
     setup.programs["basedpyright-langserver"] = f"#!/bin/sh\nexec {sys.executable} {fake} crash\n"
+
+
+def _nothing(work: Path, setup: Setup) -> None:
+    """The fault is in the repository (Fault.change, Fault.source)."""
+
+
+def _detached(repo: GitRepo) -> None:
+    repo.git("checkout", "-q", "--detach")
+
+
+def _loops(repo: GitRepo) -> None:
+    os.symlink("loop2.py", repo.path / "loop1.py")
+    os.symlink("loop1.py", repo.path / "loop2.py")
+    os.symlink(".", repo.path / "self")
+
+
+def _lfs_pointer(repo: GitRepo) -> None:
+    repo.write({"models/weights.py": "version https://git-lfs.github.com/spec/v1\n"
+                "oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\n"
+                "size 12345\n"})
 
 
 def _no_home(work: Path, setup: Setup) -> None:
@@ -148,6 +171,12 @@ FAULTS = (
           _tool("#!/bin/sh\nprintf 'x = 1\\n' >> a.py\n"), frozenset({4}), "failed"),
     Fault("language server dies mid-session", "collect", _server_dies, frozenset({4}), "failed",
           "basedpyright", (("pyrightconfig.json", "{}\n"),)),
+    Fault("head detached", "workspace", _nothing, frozenset({0}), change=_detached),
+    Fault("symbolic links that loop", "workspace", _nothing, frozenset({0}), change=_loops),
+    Fault("Git LFS pointer file", "workspace", _nothing, frozenset({0}), change=_lfs_pointer),
+    Fault("file name not UTF-8", "workspace", _nothing, frozenset({0}),
+          source=os.fsdecode(b"caf\xe9.py")),
+    Fault("file name with a newline", "workspace", _nothing, frozenset({0}), source="new\nline.py"),
     Fault("PATH entry unreadable", "detect", _unreadable_path, frozenset({0})),
     Fault("no HOME", "start", _no_home, frozenset({0})),
     Fault("temporary folder read-only", "workspace", _read_only_tmp, frozenset({0, 2})),
@@ -159,20 +188,22 @@ FAULTS = (
 
 
 @contextmanager
-def _workspace(files: tuple[tuple[str, str], ...]) -> Iterator[tuple[Path, GitRepo]]:
+def _workspace(fault: Fault) -> Iterator[tuple[Path, GitRepo]]:
     with tempfile.TemporaryDirectory(prefix="fault-") as folder:
         work = Path(folder)
         work.chmod(0o755)
         repo = GitRepo(work / "repo")
         repo.commit({"pyproject.toml": "[tool.ruff.lint]\nselect = ['F']\n",
-                     ".reviewbot.yml": DECLARED, "a.py": "import os\n", **dict(files)})
+                     ".reviewbot.yml": DECLARED, fault.source: "import os\n", **dict(fault.files)})
         repo.branch("feature")
-        repo.commit({"a.py": "import os\nimport sys\n"})
+        if fault.change is not None:
+            fault.change(repo)
+        repo.commit({fault.source: "import os\nimport sys\n"})
         yield work, repo
 
 
 def run(fault: Fault) -> Row:
-    with _workspace(fault.files) as (work, repo):
+    with _workspace(fault) as (work, repo):
         setup = Setup()
         fault.prepare(work, setup)
         try:
@@ -230,8 +261,10 @@ def _row(fault: Fault, out: Outcome, left: tuple[str, ...]) -> Row:
         report = json.loads(out.stdout)
     except ValueError:
         return Row(fault, out.stderr.strip().splitlines()[-1][:60] if out.stderr.strip() else "",
-                   sum(EXPECTED.values()), 0, out.status, left, out.crashed)
-    ruff = [(f["scope"], f["line"]) for f in report["findings"] if f["tool"] == "ruff"]
+                   sum(EXPECTED.values()), 0, 0, out.status, left, out.crashed)
+    ruff = [(f["scope"], f["line"]) for f in report["findings"]
+            if f["tool"] == "ruff" and f["path"] == fault.source]
+    invented = sum(1 for f in report["findings"] if f["path"] != fault.source)
     seen = Counter(ruff)
     found = Counter({k: min(n, EXPECTED[k]) for k, n in seen.items() if k in EXPECTED})
     # Reported under another scope (unclassified: no baseline) is not lost, only not compared.
@@ -241,12 +274,14 @@ def _row(fault: Fault, out: Outcome, left: tuple[str, ...]) -> Row:
                    for f in report["findings"])
     duplicated = sum(n - 1 for n in keys.values() if n > 1)
     outcome = ", ".join(f"{t['name']} {t['status']}" for t in report["tools"])
-    return Row(fault, outcome, lost, duplicated, out.status, left, out.crashed)
+    return Row(fault, outcome, lost, duplicated, invented, out.status, left, out.crashed)
 
 
 def table(rows: list[Row]) -> str:
-    head = ("fault", "phase", "outcome", "lost", "duplicated", "exit", "left behind", "kept")
-    body = [(r.fault.name, r.fault.phase, r.outcome, str(r.lost), str(r.duplicated), str(r.exit),
+    head = ("fault", "phase", "outcome", "lost", "duplicated", "invented", "exit", "left behind",
+            "kept")
+    body = [(r.fault.name, r.fault.phase, r.outcome, str(r.lost), str(r.duplicated),
+             str(r.invented), str(r.exit),
              "; ".join(r.left) or "nothing", "yes" if r.kept else "NO") for r in rows]
     widths = [max(len(line[i]) for line in (head, *body)) for i in range(len(head))]
     lines = [" | ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip()
