@@ -92,7 +92,10 @@ def _missing(work: Path, setup: Setup) -> None:
 
 
 def _hanging(work: Path, setup: Setup) -> None:
-    setup.tool = ("#!/bin/sh\nsleep 120 & echo $! >> {work}/pids\necho $$ >> {work}/pids\n"
+    # It says its version (else the probe's own minute-long timeout ends it), then hangs on
+    # the files it is given, with a child of its own.
+    setup.tool = ("#!/bin/sh\n[ \"$1\" = --version ] && echo 'faulty 1.0' && exit 0\n"
+                  "sleep 120 & echo $! >> {work}/pids\necho $$ >> {work}/pids\n"
                   "sleep 120\n").replace("{work}", str(work))
     setup.args = ("--timeout", "2")
 

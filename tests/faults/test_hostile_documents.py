@@ -51,7 +51,7 @@ def test_every_field_of_an_artifact() -> None:
     assert tried > 800
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(analyses())
 def test_every_field_of_generated_artifacts(analysis: Analysis) -> None:
     _, broken = artifact_problems(json.loads(artifact.dump(analysis)))
