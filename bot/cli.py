@@ -81,7 +81,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         _in_utf8_mode()
     argv = list(sys.argv[1:] if argv is None else argv)
     first = argv[0] if argv else None
-    parser = build_parser(first if first in COMMANDS else None, commands=first != "--version")
+    try:  # Ctrl-C while the command's modules load: nothing to stop yet, and no traceback
+        parser = build_parser(first if first in COMMANDS else None, commands=first != "--version")
+    except KeyboardInterrupt:
+        print("reviewbot: interrupted", file=sys.stderr)
+        return 130
     args = parser.parse_args(argv)
     if args.func is None:
         parser.print_help(sys.stderr)
