@@ -58,13 +58,15 @@ class Dialect:
     `fence(start, end, anchor)` is the info string of a suggestion block that replaces head
     lines start..end, in a comment whose anchor line is `anchor`; `ranges` says whether a
     comment may sit on a range of lines (else it sits on one line, the first of the range);
-    `body_limit` is the longest comment body, in characters.
+    `body_limit` is the longest comment body, in characters; `elsewhere` names where on this
+    forge everything a body had no room for can be read.
     """
 
     name: str
     body_limit: int
     ranges: bool
     fence: Callable[[int, int, int], str]
+    elsewhere: str = "the check run or the SARIF file"
 
 
 def priority(verdict: Verdict) -> tuple[int, int, str, int, int, str]:

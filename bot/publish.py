@@ -89,7 +89,8 @@ def review(forge: Forge, result: ReviewResult, texts: Mapping[str, Sequence[str]
     items = place(result, texts, policy, dialect=forge.dialect)
     limit = forge.dialect.body_limit - 500
     return publish(forge, result, items, texts, policy,
-                   lambda placed: summary_md.render(result, placed, gate, texts, limit=limit),
+                   lambda placed: summary_md.render(result, placed, gate, texts, limit=limit,
+                                                    elsewhere=forge.dialect.elsewhere),
                    settle=settle, sleep=sleep)
 
 

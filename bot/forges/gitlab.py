@@ -51,7 +51,8 @@ def fence(start: int, end: int, anchor: int) -> str:
 
 
 # Notes are "Limited to 1,000,000 characters" (GitLab's notes API).
-DIALECT = Dialect("gitlab", body_limit=1_000_000, ranges=False, fence=fence)
+DIALECT = Dialect("gitlab", body_limit=1_000_000, ranges=False, fence=fence,
+                  elsewhere="the Code Quality report or the SARIF file")
 
 
 class Refused(BotError):

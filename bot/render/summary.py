@@ -30,7 +30,12 @@ MAX_ENTRIES = 200
 STATUS_ICONS = {"ok": "✅", "missing": "⚠️", "failed": "❌", "timeout": "⏱️", "skipped": "⏭️"}
 
 
-TRUNCATED = "*(summary truncated: see the check run or the SARIF file)*"
+ELSEWHERE = "the check run or the SARIF file"  # GitHub's (bot.placement.Dialect.elsewhere)
+
+
+def truncated(elsewhere: str = ELSEWHERE) -> str:
+    """The note that ends a summary with no room for everything: where the rest is."""
+    return f"*(summary truncated: see {elsewhere})*"
 
 
 @dataclass(frozen=True)
@@ -51,7 +56,7 @@ class Section:
 
 def render(result: ReviewResult, placed: Placed, gate: Gate,
            texts: Mapping[str, Sequence[str]], *, marker: bool = True,
-           limit: int = BODY_LIMIT - 500) -> str:
+           limit: int = BODY_LIMIT - 500, elsewhere: str = ELSEWHERE) -> str:
     top = [_head(result, gate), _counts(result), _inline(placed)]
     lists = [s for s in (
         _folded([i for i in placed.items if i.kind == "summary"], texts),
@@ -67,15 +72,16 @@ def render(result: ReviewResult, placed: Placed, gate: Gate,
     whole = lead + "\n\n".join(s for s in [*top, *(x.text() for x in lists), *bottom] if s)
     if len(whole) <= limit:
         return whole
-    room = limit - len(lead) - len("\n\n".join([*top, *bottom])) - len(TRUNCATED) - 6
+    note = truncated(elsewhere)
+    room = limit - len(lead) - len("\n\n".join([*top, *bottom])) - len(note) - 6
     while True:
-        text = lead + "\n\n".join(s for s in [*top, *_fit(lists, room), *bottom] if s)
+        text = lead + "\n\n".join(s for s in [*top, *_fit(lists, room, note), *bottom] if s)
         if len(text) <= limit or room <= 0:
             return text
         room -= len(text) - limit
 
 
-def _fit(sections: Sequence[Section], room: int) -> list[str]:
+def _fit(sections: Sequence[Section], room: int, note: str) -> list[str]:
     """The sections within `room` characters: whole while they fit, then the rows of the first
     one that does not, then the truncation note."""
     out: list[str] = []
@@ -90,7 +96,7 @@ def _fit(sections: Sequence[Section], room: int) -> list[str]:
             count += 1
         if count or len(section.text(0)) + 2 <= room:
             out.append(section.text(count))
-        out.append(TRUNCATED)
+        out.append(note)
         break
     return out
 

@@ -78,3 +78,25 @@ def test_notes_and_unchecked_lines_stay_inside_their_quote() -> None:
     page = render(result, Placed(()), Gate(0, "error", ("bad\nname.py: over the limit",)), {})
     quoted = [line for line in page.split("\n") if "note on" in line or "name.py" in line]
     assert quoted == ["> - bad name.py: over the limit", "> a note on two lines"]
+
+
+def test_a_truncated_summary_says_where_the_rest_is_on_each_forge() -> None:
+    from bot.forges import github, gitlab
+    from bot.model import Finding, Severity, Span, Verdict
+
+    found = tuple(Verdict(Finding("ruff", f"R{n}", Severity.ERROR, f"message {n} " + "x" * 150,
+                                  "a.py", Span(1, 1, 1, 4)), "introduced", f"fp{n}",
+                          where="elsewhere") for n in range(200))
+    result = ReviewResult("main", "a" * 40, "b" * 40, (ToolRun("ruff", "0.17.6", "ok"),),
+                          found, ())
+    lines = {"a.py": ["x = 1\n"]}
+    for dialect, where in ((github.DIALECT, "the check run or the SARIF file"),
+                           (gitlab.DIALECT, "the Code Quality report or the SARIF file")):
+        page = render(result, Placed(()), Gate(1, "error"), lines, limit=8_000,
+                      elsewhere=dialect.elsewhere)
+        assert len(page) <= 8_000
+        assert f"*(summary truncated: see {where})*" in page
+        assert "message 199" not in page
+    whole = render(result, Placed(()), Gate(1, "error"), lines, limit=10**6,
+                   elsewhere=gitlab.DIALECT.elsewhere)
+    assert "summary truncated" not in whole and "message 199" in whole
