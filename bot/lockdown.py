@@ -4,9 +4,10 @@ A repository's linter configuration, type checker plugin or build script is the 
 code, and it runs as the bot's user. Before the command starts any tool: its secrets leave its
 environment (`bot.credentials`), its `--token` value is blanked in /proc/PID/cmdline, it becomes
 non-dumpable (`bot.selfproc`), so that no process of its user can read its memory or what is
-left of its environment, and the runner's file commands are read (`bot.filecommands`). After
-the command, and before each write of its own to those files, they are checked: a change is
-undone and the run fails with Exit.SECURITY. docs/security.md says what this covers.
+left of its environment, the runner's file commands are read (`bot.filecommands`), and it
+adopts what its tools leave running (`bot.orphans`). After the command those processes are
+killed, and then, as before each write of its own to those files, the files are checked: a
+change is undone and the run fails with Exit.SECURITY. docs/security.md says what this covers.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 
-from bot import credentials, filecommands, selfproc
+from bot import credentials, filecommands, orphans, proc, selfproc
 from bot.errors import BotError, Exit
 
 TOKEN_FLAGS = ("--token",)
@@ -52,6 +53,10 @@ def _watch(env: Mapping[str, str], names: Sequence[str]) -> filecommands.Watch:
                        f"{exc.strerror or exc}", Exit.USAGE) from None
 
 
+def _tracked() -> set[int]:
+    return set(proc.live_pids())
+
+
 @contextlib.contextmanager
 def engaged(names: Sequence[str] = filecommands.GITHUB,
             env: Mapping[str, str] | None = None) -> Iterator[None]:
@@ -63,7 +68,9 @@ def engaged(names: Sequence[str] = filecommands.GITHUB,
         watch = _watch(os.environ if env is None else env, names)
         with filecommands.watching(watch):
             try:
-                yield
+                # Innermost: what the tools left running is killed before the last check.
+                with orphans.adopted(_tracked):
+                    yield
             except filecommands.Tampered as exc:  # seen before one of the bot's own writes
                 raise tampered(exc.names) from None
             finally:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -100,4 +101,26 @@ def test_a_checkout_that_kept_its_token_is_refused_before_any_tool_runs(run: Run
     assert "holds a credential (local http.https://github.com/.extraheader)" in done.stderr
     assert run.secrets["GITHUB_TOKEN"] not in done.stderr
     assert not run.loot.exists(), "a tool ran"
+    assert run.files["GITHUB_ENV"].read_text() == attack.FILE_COMMANDS["GITHUB_ENV"][1]
+
+
+def test_a_process_a_linter_leaves_behind_is_killed_with_the_run(run: Run) -> None:
+    """It waits for the bot to exit, then writes GITHUB_ENV: it must not live that long."""
+    base, _ = attack.REPOSITORIES["eslint"](str(run.loot))
+    subprocess.run(["git", "init", "-q", "-b", "main", str(run.repo)], check=True)
+    attack.commit(run.repo, base, "base")
+    subprocess.run(["git", "-C", str(run.repo), "checkout", "-qb", "feature"], check=True)
+    attack.commit(run.repo, {"eslint.config.js": attack.hostile("linger.js", str(run.loot)),
+                             "a.js": "var a = 1;\nvar b = 2;\n"}, "a change")
+    done = run.review("eslint")
+    assert done.returncode == Exit.OK, done.stderr
+    daemons = [int(line.split()[1]) for line in run.loot.read_text().splitlines()
+               if line.startswith("daemon ") and "waits" in line]
+    assert daemons, "the linter left nothing behind"
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(Path(f"/proc/{pid}").exists() for pid in daemons):
+        time.sleep(0.1)
+    time.sleep(0.5)  # time to write, had it lived
+    assert "daemon wrote" not in run.loot.read_text()
+    assert not [pid for pid in daemons if Path(f"/proc/{pid}").exists()]
     assert run.files["GITHUB_ENV"].read_text() == attack.FILE_COMMANDS["GITHUB_ENV"][1]
