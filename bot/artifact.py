@@ -18,9 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
-from typing import Any, TypeVar
-
-import jsonschema
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from bot import codec, excerpt
 from bot import part as shard_part
@@ -28,6 +26,9 @@ from bot.errors import BotError, Exit
 from bot.excerpt import Excerpt
 from bot.model import FileChange, Finding, ReviewResult, ToolRun, Verdict
 from bot.workspace import SIZE_LIMIT
+
+if TYPE_CHECKING:
+    import jsonschema
 
 KIND = "reviewbot-analysis"
 VERSION = 1
@@ -308,11 +309,17 @@ def schema() -> dict[str, Any]:
 
 @cache
 def _validator() -> jsonschema.Draft202012Validator:
+    # Imported here: over a second (its format checkers compile grammars), which neither
+    # `analyze` nor the publish of an artifact exactly as `analyze` wrote it needs.
+    import jsonschema
+
     return jsonschema.Draft202012Validator(schema())
 
 
 def _check_schema(raw: object) -> None:
     """Last: what the explicit checks above do not name (an unexpected key, ...)."""
+    import jsonschema.exceptions
+
     error = jsonschema.exceptions.best_match(_validator().iter_errors(raw))
     if error is not None:
         raise ArtifactError(_field(error.absolute_path) or "artifact", error.message[:300])

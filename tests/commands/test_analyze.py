@@ -217,3 +217,32 @@ def test_no_token_is_read(change: tuple[GitRepo, str, str], tmp_path: Path,
     args = build_parser("analyze").parse_args(["analyze", "--repo", str(repo.path), "--out", str(out)])
     assert analyze.run(args, env) == 0
     assert b"t0ken" not in out.read_bytes() and read(out)[1].number == 7
+
+
+def test_analyze_and_a_written_artifact_s_publish_load_no_schema_checker(
+        change: tuple[GitRepo, str, str], tmp_path: Path) -> None:
+    """The JSON Schema checker costs over a second to import (its format checkers compile
+    grammars): `analyze` never validates what it writes, and `publish` reads an artifact that
+    is exactly what `analyze` writes without it. Counted in a fresh interpreter."""
+    import subprocess
+    import sys
+
+    repo, _, _ = change
+    out = tmp_path / "a.json"
+    probe = ("import io, json, sys, contextlib\nfrom bot.cli import main\nfrom bot import artifact\n"
+             "with contextlib.redirect_stderr(io.StringIO()):\n"
+             "    status = main(['analyze', '--repo', sys.argv[1], '--base', 'main', "
+             "'--out', sys.argv[2]])\n"
+             "artifact.load(open(sys.argv[2], 'rb').read())\n"
+             "print(json.dumps([status, 'jsonschema' in sys.modules]))")
+    done = subprocess.run([sys.executable, "-c", probe, str(repo.path), str(out)],
+                          capture_output=True, text=True, cwd=Path(__file__).parents[2],
+                          env={**os.environ, "REVIEWBOT_CACHE_DIR": str(tmp_path / "cache")})
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [0, False]
+    # A document the reader would not write back the same is still checked against the schema.
+    doc = json.loads(out.read_text())
+    doc["result"]["findings"][0]["extra"] = 1
+    with pytest.raises(artifact.ArtifactError) as info:
+        artifact.load(json.dumps(doc).encode())
+    assert "extra" in info.value.message
