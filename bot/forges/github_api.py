@@ -46,8 +46,12 @@ class Settings:
     max_wait: float = 300.0  # the longest rate-limit wait we accept before giving up
 
 
-class Refused(Exception):
-    """GitHub validated the request and refused it (422)."""
+class Refused(BotError):
+    """GitHub validated the request and refused it (422). Where no caller can do without the
+    write (the summary comment), the run ends as any forge failure does: exit 3."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, Exit.FORGE)
 
 
 class NotFound(BotError):
