@@ -275,6 +275,37 @@ def _lines_suffice(group: _Group) -> bool:
     return all(at[line] >= n for line, n in carried.items())
 
 
+def _uncross(group: _Group, tokens: TokenMap, matched: dict[int, tuple[_Anchored, str]],
+             taken: set[int]) -> None:
+    """Two copies of a statement, one reformatted: the line map may pair the base copy with the
+    other copy's line (P1), leaving the other base copy's token to land on a taken line. Where
+    each of the two base findings' own tokens lands on the other's head finding, they swap."""
+    free = [b for b in group.base if id(b) not in taken and not b.file_level]
+    if not free:
+        return
+    by_line: dict[int, list[_Anchored]] = defaultdict(list)
+    for h in group.head:
+        by_line[h.f.line].append(h)
+    for b in free:
+        at = tokens.land(b.f.line, b.f.column)
+        if at is None or not at.exact:
+            continue
+        for held in by_line.get(at.line, ()):
+            other, name = matched.get(id(held), (None, ""))
+            if other is None or name != "P1" or held.shape != b.shape:
+                continue
+            back = tokens.land(other.f.line, other.f.column)
+            if back is None or not back.exact:
+                continue
+            loose = next((h for h in by_line.get(back.line, ()) if id(h) not in matched
+                          and h.shape == other.shape), None)
+            if loose is not None:
+                matched[id(held)] = (b, "PT")
+                matched[id(loose)] = (other, "PT")
+                taken.add(id(b))
+                break
+
+
 def _unmatched(group: _Group, matched: dict[int, tuple[_Anchored, str]], taken: set[int]) -> bool:
     return (any(id(h) not in matched for h in group.head)
             and any(id(b) not in taken for b in group.base))
@@ -282,7 +313,9 @@ def _unmatched(group: _Group, matched: dict[int, tuple[_Anchored, str]], taken: 
 
 def _unique_block_pass(group: _Group, matched: dict[int, tuple[_Anchored, str]],
                        taken: set[int]) -> None:
-    """P4 proper: a context block held by exactly one unmatched finding on each side."""
+    """P4 proper: a context block held by exactly one unmatched finding on each side, saying
+    the same kind of thing (message shape): a line rewritten into other code between the same
+    neighbours with another message is another finding."""
     free_b = [b for b in group.base if id(b) not in taken and not b.file_level]
     free_h = [h for h in group.head if id(h) not in matched and not h.file_level]
     count_b: dict[tuple[str, ...], int] = defaultdict(int)
@@ -294,7 +327,7 @@ def _unique_block_pass(group: _Group, matched: dict[int, tuple[_Anchored, str]],
     by_ctx = {b.ctx: b for b in free_b if count_b[b.ctx] == 1}
     for h in free_h:
         partner = by_ctx.get(h.ctx) if count_h[h.ctx] == 1 else None
-        if partner is not None and len("".join(h.ctx)) >= 12:
+        if partner is not None and len("".join(h.ctx)) >= 12 and partner.shape == h.shape:
             matched[id(h)] = (partner, "P4b")
             taken.add(id(partner))
 
@@ -504,6 +537,7 @@ def classify(inputs: Inputs) -> tuple[list[Verdict], list[Verdict], list[str]]:
             _run_pass(g, key_base, key_head, guard, name, matched, taken)
             if name == "P1" and tokens is not None and _unmatched(g, matched, taken):
                 _token_pass(g, tokens, matched, taken, lambda b: True)
+                _uncross(g, tokens, matched, taken)
             if name == "P3":
                 _unique_block_pass(g, matched, taken)
                 _unique_scope_pass(g, matched, taken)

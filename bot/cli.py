@@ -71,9 +71,9 @@ def _in_utf8_mode() -> None:
     not be handed to a tool or opened (each tool failed with an encoding error)."""
     if sys.getfilesystemencoding().lower().replace("-", "") == "utf8":
         return
-    import os
+    from bot import proc
 
-    os.execv(sys.executable, [sys.executable, "-X", "utf8", *sys.orig_argv[1:]])
+    proc.replace([sys.executable, "-X", "utf8", *sys.orig_argv[1:]])
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -304,6 +304,12 @@ def _wait(proc: subprocess.Popen[bytes], argv: Sequence[str], timeout: float,
     return Result(tuple(str(a) for a in argv), proc.returncode, stdout, bytes(err), flag[0], spool)
 
 
+def replace(argv: Sequence[str]) -> None:
+    """Become `argv` (the same process, nothing of ours runs after): for the bot starting
+    itself again with other interpreter flags, before it has started anything."""
+    os.execv(argv[0], list(argv))
+
+
 def handoff(argv: Sequence[str], env: Mapping[str, str]) -> int:
     """Run `argv` with exactly `env` (credentials included: the caller chose it) and our own
     stdio, and return its exit status; SIGTERM and SIGINT sent to us are passed on to it. For

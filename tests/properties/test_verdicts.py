@@ -54,8 +54,9 @@ def test_base_equal_to_head_introduces_nothing(side: tuple[str, list[Finding]]) 
     assert fixed == []
 
 
-@pytest.mark.xfail(strict=True, reason="fails on its generated examples: see "
-                   "test_counterexample_lines_above_turn_introduced_into_changed")
+@pytest.mark.xfail(strict=True, reason="fails on its generated examples where an empty range "
+                   "at 1:1 (a finding about the whole file) is shifted down: the shift makes it "
+                   "a finding on a line, matched another way")
 @settings(max_examples=150, deadline=None, derandomize=True,
           phases=(Phase.explicit, Phase.generate))  # no shrinking of a known failure
 @given(texts_and_findings(), texts_and_findings(), st.integers(1, 5))
@@ -113,9 +114,6 @@ def test_lines_added_above_leave_every_finding_preexisting(
 COMPUTED = "value = compute_something()\n"
 
 
-@pytest.mark.xfail(strict=True, reason="a pure shift changes a verdict: with two untouched lines "
-                   "above, the block context reaches P4b's 12 characters and pairs a finding on "
-                   "a rewritten line with the old one (introduced becomes changed)")
 def test_counterexample_lines_above_turn_introduced_into_changed() -> None:
     base, head = [f("R1", 1, "b `x`")], [f("R1", 1, "a")]
     verdicts, _, _ = classify(build({"a.py": "x = 1\n"}, {"a.py": COMPUTED}, base, head))
@@ -123,7 +121,8 @@ def test_counterexample_lines_above_turn_introduced_into_changed() -> None:
     above = "kept_0 = 0\nkept_1 = 1\n"
     moved, _, _ = classify(build({"a.py": above + "x = 1\n"}, {"a.py": above + COMPUTED},
                                  [shifted(x, 2) for x in base], [shifted(x, 2) for x in head]))
-    assert [v.scope for v in moved] == ["introduced"]  # is: changed (P4b)
+    # P4b pairs a unique block's findings only when they say the same kind of thing.
+    assert [v.scope for v in moved] == ["introduced"]
 
 
 @pytest.mark.xfail(strict=True, reason="one more identical copy adds two introduced: the copy "
