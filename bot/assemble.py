@@ -39,7 +39,10 @@ def assemble(analyses: Sequence[artifact.Analysis], names: Sequence[str]) -> art
     head_files = _union([p.head_files for p in shards], names, "files.head")
     maps = _union([p.maps for p in shards], names, "maps")
     verdicts, fixed, notes = classify(Inputs(
-        base=[f for p in shards for f in p.base], head=[f for p in shards for f in p.head],
+        # A finding two parts both report (a crate's lint seen from a dependent crate's run
+        # too) counts once, as one tool's run keeps it once (runner._outcome).
+        base=list(dict.fromkeys(f for p in shards for f in p.base)),
+        head=list(dict.fromkeys(f for p in shards for f in p.head)),
         pairs=_pairs(merged.result.changes), maps=maps, base_files=base_files,
         head_files=head_files, unbaselined=frozenset(u for p in shards for u in p.unbaselined),
         deleted=frozenset(c.old_path for c in merged.result.changes

@@ -155,11 +155,14 @@ def _shard_plan(opts: ReviewOptions, applicable: Sequence[Analyzer], changes: wo
     """The files each tool checks in this shard (None: every file), and the plan's id."""
     if opts.shard is None:
         return None, ""
-    pairs = changes.pairs()
-    paired = {base for base in pairs.values() if base is not None}
-    keys = sorted({*changes.head_paths(), *(p for p in changes.base_paths() if p not in paired)})
+    # A file pair goes to one shard whole: under its head path (its base path if deleted). The
+    # tools are asked about both paths, so a file renamed to a name no tool takes still has
+    # its base checked (its findings there are fixed).
+    key_of = {base: head for head, base in changes.pairs().items() if base is not None}
+    paths = sorted({*changes.head_paths(), *changes.base_paths()})
     view = DiskView(head_root)
-    shares = {a.name: a.shares(view, keys) for a in applicable}
+    shares = {a.name: [tuple(dict.fromkeys(key_of.get(p, p) for p in share))
+                       for share in a.shares(view, paths)] for a in applicable}
     sizes = {p: sum(len(line) for line in side.lines)
              for files in (changes.base_files, changes.head_files) for p, side in files.items()}
     plan = shards.assign(shards.groups(shares, {a.name: a.defers_to for a in applicable}, sizes),

@@ -78,13 +78,31 @@ def groups(shares: Mapping[str, Sequence[Sequence[str]]], defers: Mapping[str, S
     out = []
     for members in joined.values():
         if len(members) == 1:
-            out += [Group((members[0],), tuple(paths), sum(sizes.get(p, 0) for p in paths))
-                    for paths in shares[members[0]] if paths]
+            out += [Group((members[0],), paths, sum(sizes.get(p, 0) for p in paths))
+                    for paths in disjoint(shares[members[0]])]
             continue
         paths = tuple(sorted({p for m in members for share in shares[m] for p in share}))
         if paths:
             out.append(Group(tuple(members), paths, sum(sizes.get(p, 0) for p in paths)))
     return out
+
+
+def disjoint(shares: Sequence[Sequence[str]]) -> list[tuple[str, ...]]:
+    """`shares` with those that have a path in common joined (a renamed file's base and head
+    paths name one file pair), each sorted, empty ones left out."""
+    owner: dict[str, int] = {}
+    merged: list[set[str] | None] = []
+    for share in shares:
+        mine = set(share)
+        for index in sorted({owner[p] for p in share if p in owner}):
+            other = merged[index]
+            assert other is not None
+            mine |= other
+            merged[index] = None
+        for path in mine:
+            owner[path] = len(merged)
+        merged.append(mine)
+    return [tuple(sorted(m)) for m in merged if m]
 
 
 def assign(work: Sequence[Group], count: int) -> list[list[Group]]:

@@ -138,3 +138,11 @@ def test_the_schema_file_describes_the_shard_fields() -> None:
     schema = json.loads((Path(artifact.__file__).parent / "schemas" / artifact.SCHEMA).read_text())
     assert set(schema["$defs"]["shard"]["required"]) == set(shard_part.PART_KEYS)
     assert set(schema["$defs"]["lineMap"]["required"]) == set(shard_part.MAP_KEYS)
+
+
+def test_shares_of_one_file_pair_are_one_group() -> None:
+    """A renamed file's two paths name one pair: its shares join, and it goes to one shard."""
+    assert shards.disjoint([("new.py",), ("a.py",), ("new.py",), ("b.py", "a.py"), ()]) == [
+        ("new.py",), ("a.py", "b.py")]
+    groups = shards.groups({"ruff": [("new.py",), ("new.py",), ("x.py",)]}, {}, {"new.py": 4})
+    assert [(g.paths, g.size) for g in groups] == [(("new.py",), 4), (("x.py",), 0)]

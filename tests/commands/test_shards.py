@@ -28,6 +28,7 @@ BASE = {
     "src/two.py": "import sys\n\n\ndef two():\n    return sys.argv\n",
     "src/old_name.py": "import json\n\n\ndef named():\n    gone = 1\n    return 2\n",
     "src/deleted.py": "import re\n",
+    "src/away.py": "import glob\n\n\ndef away():\n    return 1\n",
     "web/a.js": "export function a(x) {\n  return x == 1;\n}\n",
     "web/b.js": "export const b = 2;\n",
     "web/c.js": "const c = 3;\nexport { c };\n",
@@ -39,6 +40,9 @@ HEAD = {
     "src/old_name.py": None,
     "src/new_name.py": "import json\n\n\ndef named():\n    gone = 1\n    return 3\n",
     "src/deleted.py": None,
+    # Renamed to a name no linter takes: its finding at the base is fixed, in every shard count.
+    "src/away.py": None,
+    "notes/away.txt": "import glob\n\n\ndef away():\n    return 1\n",
     "web/a.js": "export function a(x) {\n  const y = 2;\n  return x == 1;\n}\n",
     "web/b.js": "export const b = 2;\nconst unusedB = 1;\n",
     "web/c.js": "const c = 4;\nexport { c };\n",
@@ -116,6 +120,7 @@ def test_a_sharded_run_publishes_the_review_an_unsharded_one_does(
     summary = next(b for m, p, b in expected if p.endswith("/comments"))["body"]
     assert "fixed" in summary
     doc = json.loads(whole.read_text())
+    assert ("src/away.py", "F401") in {(f["path"], f["rule"]) for f in doc["result"]["fixed"]}
     # Matched across files: shards must see both files' findings before any verdict.
     [moved] = [f for f in doc["result"]["findings"] if f["path"] == "src/two.py"
                and f["rule"] == "E711"]
@@ -198,3 +203,24 @@ def test_a_bad_shard_is_refused(repo, tmp_path: Path, bad: str,  # type: ignore[
                   "--shard", bad])
     assert exited.value.code == 2
     assert "--shard" in capsys.readouterr().err
+
+
+
+def test_a_finding_two_parts_report_counts_once(
+        opened: tuple[Any, FakeGitHub], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """One tool's run keeps a finding once (a crate's lint seen from a dependent crate's run
+    too): so does the merge of parts."""
+    repo, fake = opened
+    whole = tmp_path / "whole.json"
+    _analyze(repo, whole, monkeypatch)
+    one, two = _parts(repo, tmp_path, monkeypatch, 2)
+    first, second = json.loads(Path(one).read_text()), json.loads(Path(two).read_text())
+    first["shard"]["head"] += [f for f in second["shard"]["head"] if f["tool"] == "ruff"]
+    first["shard"]["files"]["head"].update(second["shard"]["files"]["head"])
+    first["shard"]["files"]["base"].update(second["shard"]["files"]["base"])
+    first["shard"]["maps"].update(second["shard"]["maps"])
+    Path(one).write_text(json.dumps(first))
+    workflow_run(tmp_path, monkeypatch, fake.s.head)
+    in_empty_folder(tmp_path, monkeypatch)
+    assert _published([one, two], fake, capsys) == _published([str(whole)], fake, capsys)
