@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Installs the external tools the bot drives into tools/ (npm packages into tools/node_modules,
 # Go tools into tools/bin) and checks the ones that come with a toolchain (cargo clippy).
-# The Dockerfile runs this same script. Idempotent: re-running only fills what is missing.
+# The Dockerfile runs this same script, one part per build stage. Idempotent: re-running only
+# fills what is missing.
+# Usage: scripts/install-tools.sh [npm] [go] [cargo]   (no argument: all three)
+# REVIEWBOT_OMIT_DEV=1 (the images) skips what only the tests use: npm's devDependencies and
+# the lines of tools/go-tools.txt that end with `# dev`.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 tools="$here/tools"
@@ -17,16 +21,19 @@ install_npm() {
     return 0
   fi
   log "npm packages -> tools/node_modules"
-  # REVIEWBOT_NPM_OMIT_DEV=1 (the Docker image) skips the forge descriptions only tests need.
   local omit=()
-  [ "${REVIEWBOT_NPM_OMIT_DEV:-0}" = "1" ] && omit=(--omit=dev)
+  [ "$omit_dev" = 1 ] && omit=(--omit=dev)
   (cd "$tools" && npm ci --no-audit --no-fund --loglevel=error "${omit[@]}")
   cp "$tools/package-lock.json" "$tools/node_modules/.reviewbot-installed"
 }
 
 install_go() {
-  local spec
-  { grep -v '^\s*\(#\|$\)' "$tools/go-tools.txt" || true; } | while read -r spec; do
+  local spec line
+  { grep -v '^\s*\(#\|$\)' "$tools/go-tools.txt" || true; } | while read -r line; do
+    spec="${line%%#*}"; spec="${spec%"${spec##*[![:space:]]}"}"
+    if [ "$omit_dev" = 1 ] && [[ "$line" =~ \#[[:space:]]*dev[[:space:]]*$ ]]; then
+      continue
+    fi
     if ! command -v go >/dev/null; then
       log "go not found: skipping $spec"
       continue
@@ -53,8 +60,22 @@ check_cargo() {
   fi
 }
 
+# REVIEWBOT_NPM_OMIT_DEV is the older name of REVIEWBOT_OMIT_DEV.
+omit_dev="${REVIEWBOT_OMIT_DEV:-${REVIEWBOT_NPM_OMIT_DEV:-0}}"
+parts=("$@")
+[ "${#parts[@]}" -gt 0 ] || parts=(npm go cargo)
+for part in "${parts[@]}"; do
+  case "$part" in
+    npm|go|cargo) ;;
+    *) log "unknown part '$part' (use npm, go or cargo)"; exit 2 ;;
+  esac
+done
 mkdir -p "$tools/bin"
-install_npm
-install_go
-check_cargo
+for part in "${parts[@]}"; do
+  case "$part" in
+    npm) install_npm ;;
+    go) install_go ;;
+    cargo) check_cargo ;;
+  esac
+done
 log "done"

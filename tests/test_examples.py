@@ -1,9 +1,12 @@
-"""The shipped workflow examples and the action: valid against GitHub's published schemas,
-clean under actionlint, and every use of the action gives only inputs action.yml declares and
-its mode takes."""
+"""The shipped workflow examples, the project's own workflows (CI, the release) and the actions:
+valid against GitHub's published schemas, clean under actionlint with shellcheck on (it lints
+every `run:` script), no expression pasted into a script, and every use of the action gives
+only inputs its action.yml declares and its mode takes."""
 
 from __future__ import annotations
 
+import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +21,8 @@ from tests.conftest import require_tool
 ROOT = Path(__file__).resolve().parent.parent
 CHECK = Path(sys.executable).parent / "check-jsonschema"
 WORKFLOWS = sorted((ROOT / "examples" / "github").glob("*.yml"))
+OWN_WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
+ACTIONS = [*sorted(ROOT.glob("*/action.yml")), ROOT / "action.yml"]
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
 
 
@@ -28,9 +33,9 @@ def test_the_examples_cover_every_flow() -> None:
 
 
 @pytest.mark.parametrize(("schema", "files"), [
-    ("vendor.github-workflows", WORKFLOWS),
-    ("vendor.github-actions", [ROOT / "action.yml"]),
-])
+    ("vendor.github-workflows", WORKFLOWS + OWN_WORKFLOWS),
+    ("vendor.github-actions", ACTIONS),
+], ids=["workflows", "actions"])
 def test_valid_against_the_published_schema(schema: str, files: list[Path]) -> None:
     assert files
     done = subprocess.run([str(CHECK), "--builtin-schema", schema, *map(str, files)],
@@ -38,9 +43,18 @@ def test_valid_against_the_published_schema(schema: str, files: list[Path]) -> N
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+def actionlint(*paths: Path) -> subprocess.CompletedProcess[str]:
+    """actionlint with shellcheck on its PATH: it then lints every `run:` script too (without
+    shellcheck it skips them silently)."""
+    shellcheck = require_tool("shellcheck")
+    env = {**os.environ, "PATH": f"{shellcheck.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    return subprocess.run([str(require_tool("actionlint")), "-no-color", *map(str, paths)],
+                          capture_output=True, text=True, cwd=ROOT, env=env)
+
+
 def test_actionlint_finds_nothing() -> None:
-    done = subprocess.run([str(require_tool("actionlint")), "-no-color", *map(str, WORKFLOWS)],
-                          capture_output=True, text=True, cwd=ROOT)
+    assert len(OWN_WORKFLOWS) >= 2  # ci.yml and release.yml
+    done = actionlint(*WORKFLOWS, *OWN_WORKFLOWS)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -48,25 +62,69 @@ def test_actionlint_would_catch_a_mistake(tmp_path: Path) -> None:
     broken = tmp_path / "broken.yml"
     broken.write_text((ROOT / "examples" / "github" / "code-scanning.yml").read_text()
                       .replace("steps.reviewbot.outputs", "step.reviewbot.outputs"))
-    done = subprocess.run([str(require_tool("actionlint")), "-no-color", str(broken)],
-                          capture_output=True, text=True)
+    done = actionlint(broken)
     assert done.returncode == 1 and "step" in done.stdout
 
 
-def uses_of_the_action(path: Path) -> list[dict[str, Any]]:
+def test_shellcheck_is_on(tmp_path: Path) -> None:
+    """The mistake sweep.yml once had: in a plain YAML scalar ` #` starts a comment, which cut
+    the script inside its quotes; only shellcheck sees it."""
+    broken = tmp_path / "broken.yml"
+    broken.write_text((ROOT / "examples" / "github" / "sweep.yml").read_text().replace(
+        "run: |\n          echo \"::notice::$REGRESSIONS open regression(s) in issue #$ISSUE\"",
+        "run: echo \"::notice::$REGRESSIONS open regression(s) in issue #$ISSUE\""))
+    assert broken.read_text() != (ROOT / "examples" / "github" / "sweep.yml").read_text()
+    done = actionlint(broken)
+    assert done.returncode == 1 and "[shellcheck]" in done.stdout, done.stdout
+
+
+def run_scripts(doc: dict[str, Any]) -> list[str]:
+    """Every `run:` script of a workflow's jobs or a composite action's steps."""
+    steps = [s for job in doc.get("jobs", {}).values() for s in job.get("steps", [])]
+    steps += doc.get("runs", {}).get("steps", [])
+    return [str(s["run"]) for s in steps if "run" in s]
+
+
+@pytest.mark.parametrize("path", [*WORKFLOWS, *OWN_WORKFLOWS, *ACTIONS],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_expression_is_pasted_into_a_script(path: Path) -> None:
+    """Values reach scripts through `env:`: a step output, an input or an event field pasted
+    into the script's text is code injection waiting for a crafted value."""
+    for script in run_scripts(yaml.safe_load(path.read_text())):
+        assert not re.search(r"\$\{\{", script), (path.name, script)
+
+
+def test_the_injection_check_can_fail() -> None:
+    doc = {"jobs": {"a": {"steps": [{"run": "echo ${{ steps.x.outputs.y }}"}]}}}
+    assert any(re.search(r"\$\{\{", s) for s in run_scripts(doc))
+
+
+USES = re.compile(r"OWNER/reviewbot(?:/(?P<folder>[a-z]+))?@\S+")
+
+
+def uses_of_the_action(path: Path) -> list[tuple[dict[str, Any], Path]]:
+    """Each step that uses one of the actions, with the action.yml it runs."""
     doc = yaml.safe_load(path.read_text())
-    return [step for job in doc["jobs"].values() for step in job.get("steps", [])
-            if str(step.get("uses", "")).startswith("OWNER/reviewbot@")]
+    out = []
+    for job in doc["jobs"].values():
+        for step in job.get("steps", []):
+            found = USES.fullmatch(str(step.get("uses", "")))
+            if found:
+                folder = ROOT / found["folder"] if found["folder"] else ROOT
+                out.append((step, folder / "action.yml"))
+    return out
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
 def test_each_use_gives_inputs_its_mode_takes(path: Path) -> None:
     uses = uses_of_the_action(path)
     assert uses
-    for step in uses:
+    for step, action_yml in uses:
+        assert action_yml.is_file(), (path.name, step["uses"])
+        declared = yaml.safe_load(action_yml.read_text())["inputs"]
         given = {k: str(v) for k, v in step.get("with", {}).items()}
-        assert set(given) <= set(ACTION["inputs"]), path.name
-        env = {f"INPUT_{k.upper()}": v for k, v in given.items()}
+        assert set(given) <= set(declared), path.name
+        env = {f"INPUT_{k.upper()}": v for k, v in given.items() if k in ACTION["inputs"]}
         action.command(action.read_inputs(env), "reviewbot.sarif")  # raises on a stray input
 
 

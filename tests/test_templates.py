@@ -187,3 +187,13 @@ def test_shards_divide_the_analysis_and_one_job_publishes(tmp_path: Path) -> Non
     assert _variables(jobs, "reviewbot-shards-publish")["GIT_STRATEGY"] == "none"
     [send] = publish["script"]
     assert send.startswith("reviewbot publish reviewbot-part-*.json ")
+
+
+def test_the_component_s_flavor_picks_an_image_the_release_publishes() -> None:
+    spec, jobs = _component()
+    flavor = spec["spec"]["inputs"]["flavor"]
+    targets = re.findall(r"^FROM \S+ AS (\S+)$", (ROOT / "Dockerfile").read_text(), re.M)
+    assert set(flavor["options"]) == {"python", "node", "go", "rust", "full"} <= set(targets)
+    assert flavor["default"] == "full"
+    name = yaml.safe_load(INPUT.sub(lambda m: m.group(1).upper(), jobs))[".reviewbot"]["image"]["name"]
+    assert name == "IMAGE:VERSION-FLAVOR"  # the release's tag for each flavor (release.yml)

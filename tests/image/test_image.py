@@ -1,6 +1,8 @@
 """The built image, run with buildah (scripts/image-check builds it and runs these with
-REVIEWBOT_IMAGE set): every tool is there and runs as the image's user, the bundled example
-review, `doctor`, `ci --dry-run` on a real pull_request payload and the action's entry point."""
+REVIEWBOT_IMAGE and REVIEWBOT_FLAVOR set): every tool of its flavor is there and runs as the
+image's user and no other language's is, the bundled example review, `doctor`, `ci --dry-run` on
+a real pull_request payload and the action's entry point (the full flavor, which the example
+needs), and a change reviewed in each language the flavor has."""
 
 from __future__ import annotations
 
@@ -20,10 +22,26 @@ from tests.triggers.test_github_actions import examples
 
 ROOT = Path(__file__).resolve().parents[2]
 IMAGE = os.environ.get("REVIEWBOT_IMAGE", "")
+FLAVOR = os.environ.get("REVIEWBOT_FLAVOR", "full")
 UID = 1001  # the image's user (Dockerfile)
+# The tools of each flavor (the Dockerfile's targets); every flavor has the language-neutral ones.
+NEUTRAL = {"hadolint", "shellcheck", "yamllint", "actionlint"}
+LANGUAGES = {
+    "python": {"ruff", "mypy", "basedpyright", "pyright"},
+    "node": {"eslint", "biome", "typescript", "markdownlint", "stylelint"},
+    "go": {"gopls", "golangci-lint"},
+    "rust": {"clippy", "rust-analyzer"},
+}
+HAS = set(LANGUAGES) if FLAVOR == "full" else {FLAVOR}
 
 pytestmark = pytest.mark.skipif(not IMAGE, reason="REVIEWBOT_IMAGE is not set: scripts/image-check "
                                                    "builds the image and runs these tests in it")
+full_only = pytest.mark.skipif(FLAVOR != "full", reason="the bundled example needs Python and "
+                                                         "JavaScript tools: the full flavor")
+
+
+def test_the_flavor_is_one_the_dockerfile_builds() -> None:
+    assert FLAVOR in {*LANGUAGES, "full"}, f"REVIEWBOT_FLAVOR={FLAVOR!r}"
 
 
 def run(*command: str, env: dict[str, str] | None = None, volumes: Sequence[tuple[Path, str]] = (),
@@ -57,12 +75,31 @@ def git(repo: Path, *args: str) -> str:
                           capture_output=True, text=True).stdout.strip()
 
 
+def test_runs_as_the_runner_s_user() -> None:
+    done = run("id", "-u")
+    assert done.returncode == 0 and done.stdout.split() == [str(UID)], done.stderr
+
+
+@pytest.mark.skipif("rust" not in HAS, reason="no Rust in this flavor")
 def test_runs_as_a_user_who_owns_rustup_home() -> None:
     done = run("sh", "-c", 'id -u && test -w "$RUSTUP_HOME" && test -w "$CARGO_HOME" && echo ok')
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == [str(UID), "ok"]
 
 
+def test_no_other_language_s_toolchain_is_in_a_slim_flavor() -> None:
+    """A Python repository must not download Node, Go and Rust (basedpyright's own Node is
+    inside its Python package, not on PATH)."""
+    present = run("sh", "-c", "for c in node go cargo rustc gcc; do "
+                              "command -v $c >/dev/null && echo $c; done; true")
+    assert present.returncode == 0, present.stderr
+    expected = {"node"} if "node" in HAS else set()
+    expected |= {"go", "gcc"} if "go" in HAS else set()
+    expected |= {"cargo", "rustc", "gcc"} if "rust" in HAS else set()
+    assert set(present.stdout.split()) == expected
+
+
+@full_only
 def test_the_bundled_example_review() -> None:
     done = run("example/run", "--quiet", workdir="/opt/reviewbot")
     assert done.returncode == 0, done.stderr  # example/run reports the review's status itself
@@ -72,6 +109,7 @@ def test_the_bundled_example_review() -> None:
     assert "4 introduced, 1 changed, 2 preexisting, 1 fixed | eslint" in out
 
 
+@full_only
 def test_doctor_on_the_example(shop: Path) -> None:
     done = run("reviewbot", "doctor", "--repo", "/work/shop", volumes=[(shop.parent, "/work")])
     assert done.returncode == 0, done.stdout + done.stderr
@@ -117,14 +155,17 @@ def test_every_tool_is_in_the_image_and_runs(tmp_path: Path) -> None:
                volumes=[(tmp_path, "/work")])
     doc = json.loads(done.stdout)
     tools = {t["name"]: t for t in doc["tools"]}
-    assert {"ruff", "mypy", "basedpyright", "pyright", "eslint", "biome", "typescript", "gopls",
-            "golangci-lint", "clippy", "rust-analyzer", "hadolint", "shellcheck",
-            "yamllint", "actionlint"} <= set(tools)
+    mine = NEUTRAL.union(*(LANGUAGES[lang] for lang in HAS))
+    assert set(tools) == NEUTRAL.union(*LANGUAGES.values())
     missing = {name: t["message"] or t["why"] for name, t in tools.items() if not t["executable"]}
-    assert missing == {}
+    assert set(missing) == set(tools) - mine, missing
     unready = {name: t["message"] or t["why"] for name, t in tools.items()
-               if t["applies"] and t["state"] != "ready"}
-    assert unready == {} and done.returncode == 0
+               if name in mine and t["applies"] and t["state"] != "ready"}
+    assert unready == {}
+    # doctor fails closed on the other languages' tools, which apply here but are absent.
+    assert done.returncode == (0 if FLAVOR == "full" else 1)
+    if "rust" not in HAS:
+        return
     # rustup's proxies follow the repository's rust-toolchain.toml.
     clippy = run("cargo", "clippy", "--version", workdir="/work/poly", volumes=[(tmp_path, "/work")])
     assert clippy.returncode == 0 and "clippy 0.1.95" in clippy.stdout, clippy.stderr
@@ -137,6 +178,7 @@ def pull_request_event(repo: Path, head: str, base: str) -> dict[str, Any]:
     return payload
 
 
+@full_only
 def test_ci_dry_run_on_a_pull_request_event(shop: Path) -> None:
     payload = pull_request_event(shop, "feature", "main")
     (shop.parent / "event.json").write_text(json.dumps(payload))
@@ -156,6 +198,7 @@ def test_ci_dry_run_on_a_pull_request_event(shop: Path) -> None:
     assert any("F841" in c["body"] for c in review["body"]["comments"]), review
 
 
+@full_only
 def test_the_action_entry_point_analyzes_without_the_token(shop: Path) -> None:
     outputs = shop.parent / "github_output"
     outputs.touch()
@@ -175,23 +218,39 @@ def test_buildah_is_here() -> None:
     assert shutil.which("buildah"), "scripts/image-check needs buildah"
 
 
-def test_go_and_rust_changes_are_reviewed_in_the_image(tmp_path: Path) -> None:
-    """golangci-lint and clippy really run as the image's user (caches in its home)."""
+# Per language: a change, the tools that review it, and a finding each must report.
+CHANGES = {
+    "go": ({"poly.go": "package poly\n\nfunc F() int { return 1 }\n\nfunc unused() {}\n"},
+           {"golangci-lint": "unused"}),
+    "rust": ({"src/lib.rs": "pub fn f() -> i32 {\n    return 1;\n}\n"},
+             {"clippy": "clippy::needless_return"}),
+    "python": ({"app.py": "import os\n\n\ndef f(x: int) -> int:\n    return x\n"}, {"ruff": "F401"}),
+    "node": ({"eslint.config.mjs": 'export default [{rules: {"no-debugger": "error"}}];\n',
+              "b.js": "debugger;\n"}, {"eslint": "no-debugger"}),
+}
+
+
+@pytest.mark.parametrize("language", sorted(CHANGES))
+def test_a_change_is_reviewed_by_the_flavor_s_tools(language: str, tmp_path: Path) -> None:
+    """The linters really run as the image's user (caches in its home)."""
+    if language not in HAS:
+        pytest.skip(f"no {language} tools in the {FLAVOR} flavor")
+    files, expected = CHANGES[language]
     repo = polyglot(tmp_path)
     git(repo, "checkout", "-q", "-b", "feature")
-    (repo / "poly.go").write_text("package poly\n\nfunc F() int { return 1 }\n\nfunc unused() {}\n")
-    (repo / "src/lib.rs").write_text("pub fn f() -> i32 {\n    return 1;\n}\n")
+    for name, text in files.items():
+        (repo / name).write_text(text)
     git(repo, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qam", "change")
     owned_by_the_image_user(tmp_path)
+    only = [arg for tool in expected for arg in ("--only", tool)]
     done = run("reviewbot", "review", "--repo", "/work/poly", "--base", "main", "--format", "json",
-               "--only", "golangci-lint", "--only", "clippy", "--fail-level", "none",
-               volumes=[(tmp_path, "/work")])
+               *only, "--fail-level", "none", volumes=[(tmp_path, "/work")])
     assert done.returncode == 0, done.stderr
     doc = json.loads(done.stdout)
-    assert {t["name"]: t["status"] for t in doc["tools"]} == {"golangci-lint": "ok", "clippy": "ok"}
+    assert {t["name"]: t["status"] for t in doc["tools"]} == dict.fromkeys(expected, "ok")
     found = {(f["tool"], f["rule"]) for f in doc["findings"] if f["scope"] == "introduced"}
-    assert ("clippy", "clippy::needless_return") in found, doc["findings"]
-    assert any(tool == "golangci-lint" and "unused" in rule for tool, rule in found), doc["findings"]
+    for tool, rule in expected.items():
+        assert any(t == tool and rule in r for t, r in found), (tool, rule, doc["findings"])
 
 
 # Starts a command with the secrets of /work/secrets.json added to its environment, after
@@ -221,10 +280,13 @@ def hostile_run(root: Path, tool: str) -> tuple[dict[str, str], dict[str, Path],
     return given, files, env
 
 
-@pytest.mark.parametrize("tool", ["eslint", "mypy", "clippy"])
-def test_a_hostile_linter_reads_no_secret_and_its_writes_are_undone(tmp_path: Path,
-                                                                     tool: str) -> None:
+@pytest.mark.parametrize(("tool", "language"), [("eslint", "node"), ("mypy", "python"),
+                                               ("clippy", "rust")])
+def test_a_hostile_linter_reads_no_secret_and_its_writes_are_undone(tmp_path: Path, tool: str,
+                                                                     language: str) -> None:
     """An eslint.config.js, a mypy plugin and a build.rs, run by the image's tools as its user."""
+    if language not in HAS:
+        pytest.skip(f"no {tool} in the {FLAVOR} flavor")
     given, files, env = hostile_run(tmp_path, tool)
     done = run("python3", "-c", WITH_SECRETS, "reviewbot", "review", "--repo", "/work/repo",
                "--base", "main", "--only", tool, "--fail-level", "none", env=env,
@@ -233,6 +295,7 @@ def test_a_hostile_linter_reads_no_secret_and_its_writes_are_undone(tmp_path: Pa
                            done.stderr, "bin/reviewbot\nreview")
 
 
+@pytest.mark.skipif("node" not in HAS, reason="the hostile repository's linter is ESLint")
 def test_the_action_entry_point_holds_its_token_out_of_reach(tmp_path: Path) -> None:
     given, files, env = hostile_run(tmp_path, "eslint")
     done = run("python3", "-c", WITH_SECRETS, "python3", "-I", "-m", "bot.action",
