@@ -25,10 +25,15 @@ FROM ${PYTHON_IMAGE} AS system
 ENV REVIEWBOT_TOOLS=/opt/reviewbot/tools \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PYTHONDONTWRITEBYTECODE=1
+# Packages installed from here on leave out their documentation, manual pages and translations
+# (as Debian's slim images do), and apt's downloads and caches leave with the layer.
 # hadolint ignore=DL3008
-RUN apt-get update \
+RUN printf '%s\n' 'path-exclude /usr/share/doc/*' 'path-include /usr/share/doc/*/copyright' \
+      'path-exclude /usr/share/man/*' 'path-exclude /usr/share/info/*' \
+      'path-exclude /usr/share/locale/*' > /etc/dpkg/dpkg.cfg.d/reviewbot-slim \
+ && apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ca-certificates git \
- && rm -rf /var/lib/apt/lists/* \
+ && apt-get clean && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin \
  && useradd --create-home --uid 1001 --user-group reviewbot \
  && git config --system --add safe.directory '*'
 WORKDIR /opt/reviewbot
@@ -38,10 +43,18 @@ RUN --mount=type=cache,target=/root/.cache/pip \
  && python3 -m pip install --root-user-action=ignore -r /tmp/requirements.txt \
  && rm /tmp/requirements.txt
 
-# The Go tools, compiled here: the flavors copy the binaries, never the compiler's caches.
-FROM system AS go-tools
-ENV PATH=/usr/local/go/bin:$PATH
+# Go without what only Go's own development uses: its test suite, API lists, documentation
+# and the testdata folders of the standard library's sources (gopls and golangci-lint read
+# the standard library's sources; no linter reads these).
+FROM system AS go-toolchain
 COPY --from=go-dist /usr/local/go /usr/local/go
+RUN rm -rf /usr/local/go/test /usr/local/go/api /usr/local/go/doc /usr/local/go/misc \
+ && find /usr/local/go/src -type d -name testdata -prune -exec rm -rf {} + \
+ && /usr/local/go/bin/go version
+
+# The Go tools, compiled here: the flavors copy the binaries, never the compiler's caches.
+FROM go-toolchain AS go-tools
+ENV PATH=/usr/local/go/bin:$PATH
 COPY scripts/install-tools.sh scripts/
 COPY tools/go-tools.txt tools/
 RUN --mount=type=cache,target=/root/.cache/go-build \
@@ -121,11 +134,11 @@ FROM system AS cc
 # hadolint ignore=DL3008
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends gcc libc6-dev \
- && rm -rf /var/lib/apt/lists/*
+ && apt-get clean && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin
 
 FROM cc AS go
 ENV PATH=/usr/local/go/bin:$PATH
-COPY --from=go-dist /usr/local/go /usr/local/go
+COPY --from=go-toolchain /usr/local/go /usr/local/go
 COPY --from=go-tools /opt/reviewbot/tools/bin tools/bin/
 COPY --from=bot /opt/reviewbot /opt/reviewbot
 RUN --mount=type=bind,from=bot,source=/opt/wheel,target=/tmp/wheel \
@@ -154,7 +167,7 @@ ENV RUSTUP_HOME=/usr/local/rustup CARGO_HOME=/usr/local/cargo PATH=/usr/local/ca
 COPY --from=rust-toolchain --chown=1001:1001 /usr/local/rustup /usr/local/rustup
 COPY --from=rust-toolchain --chown=1001:1001 /usr/local/cargo /usr/local/cargo
 ENV PATH=/usr/local/go/bin:$PATH
-COPY --from=go-dist /usr/local/go /usr/local/go
+COPY --from=go-toolchain /usr/local/go /usr/local/go
 COPY --from=go-tools /opt/reviewbot/tools/bin tools/bin/
 COPY --from=node-dist /usr/local/bin/node /usr/local/bin/node
 COPY --from=node-dist /usr/local/lib/node_modules /usr/local/lib/node_modules

@@ -240,7 +240,8 @@ def test_a_change_is_reviewed_by_the_flavor_s_tools(language: str, tmp_path: Pat
     git(repo, "checkout", "-q", "-b", "feature")
     for name, text in files.items():
         (repo / name).write_text(text)
-    git(repo, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qam", "change")
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "change")
     owned_by_the_image_user(tmp_path)
     only = [arg for tool in expected for arg in ("--only", tool)]
     done = run("reviewbot", "review", "--repo", "/work/poly", "--base", "main", "--format", "json",
