@@ -79,7 +79,7 @@ class Row:
     setup: float  # build, pull or install
     review: float  # container start (if any) and the review
     status: int
-    published: bool
+    published: tuple[int, bool]  # inline comments, whether the summary was published
 
     @property
     def total(self) -> float:
@@ -153,14 +153,15 @@ def entry_point() -> list[str]:
     return [runs["entrypoint"], *runs["args"]]
 
 
-def review_in(store: Store, image: str, job: Job) -> tuple[float, int, bool]:
-    """A container of `image` runs the action's step on `job`: seconds, status, published."""
+def review_in(store: Store, image: str, job: Job) -> tuple[float, int, tuple[int, bool]]:
+    """A container of `image` runs the action's step on `job`: seconds, status, and what was
+    published (inline comments, whether the summary was)."""
     with FakeGitHub(job.head, job.diff()) as fake:
         start = time.monotonic()
         done = run_in(store, image, entry_point(), action_env(fake, "/github", "INPUT_GITHUB-TOKEN"),
                       [(job.root, "/github")], "/github/workspace")
         seconds = time.monotonic() - start
-        published = bool(fake.bot_comments()) and not fake.errors
+        published = (len(fake.bot_comments()), bool(fake.summaries()) and not fake.errors)
     if done.returncode not in (0, 1, 4):
         print(done.stdout[-3000:], done.stderr[-3000:], file=sys.stderr)
     return seconds, done.returncode, published
@@ -244,7 +245,7 @@ def composite_path(house: Path) -> Row:
         done = subprocess.run(["bash", str(ROOT / "native" / "review.sh")], env=env,
                               cwd=job.workspace, capture_output=True, text=True)
         seconds = time.monotonic() - start
-        published = bool(fake.bot_comments()) and not fake.errors
+        published = (len(fake.bot_comments()), bool(fake.summaries()) and not fake.errors)
     size = sum(p.stat().st_size for p in house.glob("*.whl"))
     return Row("no container (wheelhouse)", f"{size / MB:.0f}", install, seconds, done.returncode,
                published)
@@ -294,14 +295,14 @@ def reviewdog_path() -> Row:
     run = time.monotonic() - start
     size = (release / "reviewdog.tar.gz").stat().st_size
     return Row("reviewdog (set-up + ruff, local)", f"{size / MB:.0f}", setup, run, done.returncode,
-               False)
+               (0, False))
 
 
 def table(rows: list[Row]) -> str:
-    lines = ["| path | downloads (MB) | set-up (s) | start + review (s) | total (s) | exit | published |",
-             "|---|---:|---:|---:|---:|---:|---|"]
+    lines = ["| path | downloads (MB) | set-up (s) | start + review (s) | total (s) | exit "
+             "| inline comments | summary |", "|---|---:|---:|---:|---:|---:|---:|---|"]
     lines += [f"| {r.path} | {r.download} | {r.setup:.1f} | {r.review:.1f} | **{r.total:.1f}** | "
-              f"{r.status} | {'yes' if r.published else 'no'} |" for r in rows]
+              f"{r.status} | {r.published[0]} | {'yes' if r.published[1] else 'no'} |" for r in rows]
     return "\n".join(lines)
 
 
