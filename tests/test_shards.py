@@ -6,6 +6,7 @@ refused."""
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -146,3 +147,65 @@ def test_shares_of_one_file_pair_are_one_group() -> None:
         ("new.py",), ("a.py", "b.py")]
     groups = shards.groups({"ruff": [("new.py",), ("new.py",), ("x.py",)]}, {}, {"new.py": 4})
     assert [(g.paths, g.size) for g in groups] == [(("new.py",), 4), (("x.py",), 0)]
+
+
+def _assembled(repo: GitRepo, count: int, tmp_path: Path, only: tuple[str, ...]
+               ) -> tuple[list[tuple[object, ...]], list[set[str]]]:
+    """The verdicts of `count` parts put together, and each part's files with findings."""
+    from bot.assemble import assemble
+
+    analyses, held = [], []
+    for index in range(1, count + 1):
+        gathered = gather(ReviewOptions(repo=repo.path, base="main", only=only,
+                                        cache_dir=tmp_path / f"c{count}-{index}",
+                                        shard=Shard(index, count)))
+        result = conclude(replace(gathered, base=(), head=()))
+        changes = gathered.changes
+        analyses.append(replace(
+            artifact.build(result, {}, repository=None, number=None, base_sha=result.merge_base,
+                           target_ref="main"),
+            part=shard_part.of(index, count, gathered.plan, gathered.base, gathered.head,
+                               gathered.unbaselined, changes.pairs(), changes.base_files,
+                               changes.head_files, changes.maps)))
+        held.append({f.path for f in (*gathered.base, *gathered.head)})
+    merged = assemble(analyses, [f"part-{i}" for i in range(1, count + 1)])
+    return _verdicts(merged.result), held
+
+
+def _verdicts(result: object) -> list[tuple[object, ...]]:
+    return sorted((v.finding.path, v.finding.line, v.finding.rule, v.scope, v.where,
+                   v.fingerprint) for v in result.findings + result.fixed)  # type: ignore[attr-defined]
+
+
+def test_a_package_scoped_linter_is_divided_by_package(repo: GitRepo, tmp_path: Path) -> None:
+    """golangci-lint over three changed packages: each package is checked whole in one part,
+    and the parts give the unsharded verdicts (moved, new and fixed findings)."""
+    from bot.pipeline import run_review
+
+    require_tool("golangci-lint")
+    config = 'version: "2"\nlinters:\n  default: none\n  enable: [errcheck, misspell]\n'
+    opened = '\tf, _ := os.Open("a")\n\tf.Close()\n'
+    repo.commit({"go.mod": "module example.com/m\n\ngo 1.22\n", ".golangci.yml": config,
+                 "lib/lib.go": "package lib\n\nfunc Name() string { return \"x\" }\n",
+                 "use/use.go": 'package use\n\nimport "os"\n\nfunc U() {\n' + opened + "}\n",
+                 "io/io.go": 'package io\n\nimport "os"\n\nfunc F() {\n' + opened + "}\n"})
+    repo.branch("feat")
+    repo.commit({"lib/lib.go": "package lib\n\n// Name does the recieve side\n"
+                               "func Name() string { return \"x\" }\n",
+                 "use/use.go": "package use\n\nfunc U() {\n}\n",
+                 "io/io.go": 'package io\n\nimport "os"\n\n// F opens\nfunc F() {\n' + opened
+                             + '\tg, _ := os.Open("b")\n\tg.Close()\n}\n'})
+    only = ("golangci-lint",)
+    whole = _verdicts(run_review(ReviewOptions(repo=repo.path, base="main", only=only,
+                                               cache_dir=tmp_path / "whole")))
+    assert [v[:5] for v in whole] == [
+        ("io/io.go", 8, "errcheck", "preexisting", None),
+        ("io/io.go", 10, "errcheck", "introduced", "diff"),
+        ("lib/lib.go", 3, "misspell", "introduced", "diff"),
+        ("use/use.go", 7, "errcheck", "fixed", None)]
+    for count in (2, 3):
+        verdicts, held = _assembled(repo, count, tmp_path, only)
+        assert verdicts == whole, count
+        assert sum(1 for files in held if files) >= 2  # the packages went to different parts
+        for a, b in itertools.combinations(held, 2):
+            assert not a & b  # no file's findings computed twice
