@@ -111,6 +111,10 @@ class LinterSpec:
     units: Callable[[TreeView, Sequence[str]], list[Unit]] = file_units
     # Package-scoped tools: which units (all needing a run) share one invocation.
     group: Callable[[Sequence[Unit]], list[list[Unit]]] = no_grouping
+    # Rules that, in an invocation over several units, come instead of every unit's findings
+    # (golangci-lint's `typecheck`: one package that does not compile, nothing of the others):
+    # when one is reported, each unit of that invocation runs again alone.
+    alone_after: frozenset[str] = frozenset()
     ok_exit_codes: frozenset[int] = frozenset({0, 1})
     version_args: tuple[str, ...] = ("--version",)
     # False for a proxy that may run another toolchain on every call (rustup's cargo): its

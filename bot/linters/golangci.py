@@ -283,6 +283,7 @@ SPEC = LinterSpec(
     scope="package",
     units=units,
     group=group,
+    alone_after=frozenset({"typecheck"}),
     # 0 clean, 1 issues, 5 no Go files in the named packages (all excluded by build tags).
     ok_exit_codes=frozenset({0, 1, 5}),
     # A `go`/`toolchain` line newer than the installed Go fails clearly; nothing is downloaded.

@@ -21,7 +21,7 @@ from bot.model import Finding
 from bot.toolpath import find_executable
 from bot.trees import DiskView
 
-CACHE_SALT = "linters-2"  # bump when the bot's own flags or parsing change what a run yields
+CACHE_SALT = "linters-3"  # bump when the bot's own flags or parsing change what a run yields
 # Findings read per file and per collect: beyond, the file is not checked (failed), never
 # silently cut short, and memory stays bounded whatever a tool prints.
 MAX_PER_FILE = 10_000
@@ -295,27 +295,39 @@ class LinterAnalyzer(Analyzer):
         if todo:
             target.ready()
         for group in spec.group(todo):
-            merged = group[0] if len(group) == 1 else Unit(
-                group[0].cwd, tuple(p for u in group for p in u.paths), group[0].dir,
-                tuple(dict.fromkeys(k for u in group for k in u.key_files)))
-            # A package's unit is not split: its files are checked together or not at all.
-            failed_before = len(run.failed)
-            found = self._execute(spec, exe, merged, target, run)
-            if isinstance(found, Attempt):
-                self._record(run, [Failure(merged.paths, found.message, found.kind == "timeout")])
-                continue
-            run.findings.extend(found)
-            if cache is None or len(run.failed) != failed_before:
-                continue  # a file over a cap: the unit's entry would be incomplete
-            per_unit: dict[Unit, list[Finding]] = {u: [] for u in group}
-            for finding in found:
-                home = owner(group, finding.path)
-                # A finding outside every unit's folder goes with each unit, so a cache hit
-                # returns what the run returned (duplicates are dropped when merging).
-                for unit in [home] if home is not None else group:
-                    per_unit[unit].append(finding)
-            for unit, items in per_unit.items():
-                cache.put(keys[unit], items)
+            self._run_group(spec, exe, target, group, keys, cache, run)
+
+    def _run_group(self, spec: LinterSpec, exe: str, target: Target, group: Sequence[Unit],
+                   keys: dict[Unit, str], cache: FindingsCache | None, run: _Run) -> None:
+        """One invocation over the units of `group`, its findings kept and cached per unit."""
+        merged = group[0] if len(group) == 1 else Unit(
+            group[0].cwd, tuple(p for u in group for p in u.paths), group[0].dir,
+            tuple(dict.fromkeys(k for u in group for k in u.key_files)))
+        # A package's unit is not split: its files are checked together or not at all.
+        failed_before = len(run.failed)
+        found = self._execute(spec, exe, merged, target, run)
+        if isinstance(found, Attempt):
+            self._record(run, [Failure(merged.paths, found.message, found.kind == "timeout")])
+            return
+        if len(group) > 1 and any(f.rule in spec.alone_after for f in found):
+            # The tool said only this about every unit of the run (golangci-lint: the compile
+            # errors of one package, nothing of the others): each unit again, alone.
+            run.kept -= len(found)
+            for unit in group:
+                self._run_group(spec, exe, target, [unit], keys, cache, run)
+            return
+        run.findings.extend(found)
+        if cache is None or len(run.failed) != failed_before:
+            return  # a file over a cap: the unit's entry would be incomplete
+        per_unit: dict[Unit, list[Finding]] = {u: [] for u in group}
+        for finding in found:
+            home = owner(group, finding.path)
+            # A finding outside every unit's folder goes with each unit, so a cache hit
+            # returns what the run returned (duplicates are dropped when merging).
+            for unit in [home] if home is not None else group:
+                per_unit[unit].append(finding)
+        for unit, items in per_unit.items():
+            cache.put(keys[unit], items)
 
     def _prepare(self, resolution: Resolution) -> tuple[LinterSpec, str, str]:
         """The spec for the resolved version, the executable, the cache salt."""

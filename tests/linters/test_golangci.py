@@ -273,3 +273,28 @@ def test_the_nearest_golangci_configuration_decides(tmp_path: Path) -> None:
     (tmp_path / ".golangci.yml").write_text("run:\n  tests: false\n")
     (tmp_path / "mod" / ".golangci.yml").write_text("run:\n  tests: true\n")
     assert golangci.unread(tmp_path, ["mod/x_test.go", "y_test.go"]) == {"y_test.go"}
+
+
+def test_a_package_that_does_not_compile_hides_no_other_packages_findings(
+        repo: GitRepo, tmp_path: Path) -> None:
+    """golangci-lint reports only the compile errors of a run where one package does not
+    compile: the packages of such a grouped run are checked again one by one, so that a
+    broken package never turns another package's findings into `fixed` or hides new ones."""
+    config = 'version: "2"\nlinters:\n  default: none\n  enable: [errcheck]\n'
+    opened = '\tf, _ := os.Open("a")\n\tf.Close()\n'
+    repo.commit({"go.mod": "module example.com/m\n\ngo 1.22\n", ".golangci.yml": config,
+                 "use/use.go": "package use\n\nfunc U() {\n}\n",
+                 "io/io.go": 'package io\n\nimport "os"\n\nfunc F() {\n' + opened + "}\n"})
+    repo.branch("feat")
+    repo.commit({"use/use.go": 'package use\n\nimport "os"\n\nfunc U() {\n}\n',  # os unused
+                 "io/io.go": 'package io\n\nimport "os"\n\n// F opens\nfunc F() {\n' + opened
+                             + '\tg, _ := os.Open("b")\n\tg.Close()\n}\n'})
+    result = run_review(ReviewOptions(repo=repo.path, base="main", only=("golangci-lint",),
+                                      cache_dir=tmp_path / "c"))
+    [run] = result.tools
+    assert run.status == "ok", run.message
+    assert sorted((v.finding.path, v.finding.line, v.finding.rule, v.scope)
+                  for v in (*result.findings, *result.fixed)) == [
+        ("io/io.go", 8, "errcheck", "preexisting"),
+        ("io/io.go", 10, "errcheck", "introduced"),
+        ("use/use.go", 3, "typecheck", "introduced")]
