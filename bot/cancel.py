@@ -30,15 +30,25 @@ class Terminated(BaseException):
 _cancelled = threading.Event()
 
 
+class _Shield:
+    """Clean-ups in progress (in the main thread) and the cancel that waits for them."""
+
+    depth = 0
+    pending: BaseException | None = None
+
+
 def _cancel(signum: int, frame: FrameType | None) -> None:
     if _cancelled.is_set():
         return  # the same signal sent on to the main thread: handled once
     _cancelled.set()
-    # The children run in their own sessions: the signal reached only us.
-    proc.kill_all()
     for each in SIGNALS:
         signal.signal(each, signal.SIG_IGN)  # a second signal must not cut the clean-up short
     cancel = Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+    if _Shield.depth:  # a clean-up is running (its own git included): it ends, then this
+        _Shield.pending = cancel
+        return
+    # The children run in their own sessions: the signal reached only us.
+    proc.kill_all()
     if not proc.defer(cancel):  # else raised as soon as the process being started is tracked
         raise cancel
 
@@ -49,6 +59,21 @@ def _send_on(wakeups: int, main: int) -> None:
         while byte := pipe.read(1):
             if byte[0] in SIGNALS and not _cancelled.is_set():
                 signal.pthread_kill(main, byte[0])
+
+
+@contextlib.contextmanager
+def shielded() -> Iterator[None]:
+    """A clean-up (worktrees and scratch folders removed) that a cancel must not cut short: a
+    SIGTERM or SIGINT arriving inside it is raised when it ends, not in its middle."""
+    _Shield.depth += 1
+    try:
+        yield
+    finally:
+        _Shield.depth -= 1
+        if not _Shield.depth and _Shield.pending is not None:
+            cancel, _Shield.pending = _Shield.pending, None
+            proc.kill_all()
+            raise cancel
 
 
 @contextlib.contextmanager

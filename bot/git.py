@@ -194,8 +194,11 @@ def checkout_paths(worktree: Path, rev: str, paths: list[str]) -> None:
 
 
 def worktree_remove(repo: Path, where: Path) -> None:
-    if git(repo, "worktree", "remove", "--force", str(where), check=False).returncode != 0:
+    # --force twice: also a worktree git still locks because its making was cut short.
+    if git(repo, "worktree", "remove", "--force", "--force", str(where),
+           check=False).returncode != 0:
         # E.g. its folder is gone already: what git still registers for it goes.
+        git(repo, "worktree", "unlock", str(where), check=False)
         git(repo, "worktree", "prune", check=False)
 
 

@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from bot import deps, git, gitcreds, linked, scratch, trees
+from bot import cancel, deps, git, gitcreds, linked, scratch, trees
 from bot.cache import default_dir, file_blob
 from bot.classify import FileSide
 from bot.diff import UNCHANGED, FilePatch, LineMap, hunk_lines, line_map, parse_patch
@@ -279,26 +279,28 @@ class Checkouts:
         self.rev = rev
         self.config_files = list(config_files)
         scratch.prune(rev.repo)  # what runs killed with SIGKILL left behind
-        self.scratch = scratch.make(rev.repo)
+        # Each checkout is listed before it is made: a signal in the middle of its making
+        # (which kills the git making it) must still find it to remove.
         self.made: list[Path] = []
+        self.place: scratch.Place | None = None
+        self.scratch = scratch.make(rev.repo)
         self.lock = threading.Lock()
-        # The repository's own place when no other run holds it, else a new one.
-        self.place = scratch.claim(rev.repo, base_home(rev.repo))
-        self.base_root = self.place.path if self.place else self.scratch / "base"
         # Set by the caller when no tool to be run on the base writes into its files: the
         # base may then share the head's files through hard links (bot.linked).
         self.read_only = False
         self.how = ""  # how the base was made: "linked" or "checkout"
         self.head_root = rev.repo
-        if not _head_is_checkout(rev):
-            self.head_root = self.scratch / "head"
-            try:
-                git.worktree_add(rev.repo, self.head_root, rev.head)
-                self.made.append(self.head_root)
+        try:
+            # The repository's own place when no other run holds it, else a new one.
+            self.place = scratch.claim(rev.repo, base_home(rev.repo))
+            self.base_root = self.place.path if self.place else self.scratch / "base"
+            if not _head_is_checkout(rev):
+                self.head_root = self.scratch / "head"
+                self._add(self.head_root, rev.head)
                 deps.link(rev.repo, self.head_root, self.dependencies)
-            except BaseException:
-                self.close()
-                raise
+        except BaseException:
+            self.close()
+            raise
 
     def base(self) -> Path:
         """The base checkout, carrying the head's configuration; made once, on first call."""
@@ -306,11 +308,20 @@ class Checkouts:
             if self.base_root not in self.made:
                 self.how = "linked" if self.read_only and self._linked_base() else "checkout"
                 if self.how == "checkout":
-                    git.worktree_add(self.rev.repo, self.base_root, self.rev.merge_base)
-                    self.made.append(self.base_root)
+                    self._add(self.base_root, self.rev.merge_base)
                 _carry_config(self.head_root, self.base_root, self.config_files)
                 deps.link(self.rev.repo, self.base_root, self.dependencies)
         return self.base_root
+
+    def _add(self, where: Path, rev: str, checkout: bool = True) -> None:
+        """A worktree at `where`, listed for `close` before git starts making it."""
+        self.made.append(where)
+        try:
+            git.worktree_add(self.rev.repo, where, rev, checkout=checkout)
+        except BotError:  # git refused (a full disk): nothing is made, a later call may retry
+            git.worktree_remove(self.rev.repo, where)
+            self.made.remove(where)
+            raise
 
     @functools.cached_property
     def dependencies(self) -> list[str]:
@@ -326,8 +337,7 @@ class Checkouts:
         """Make the base from the head's files (hard links) and git (the rest); False, with
         nothing left behind, when links are not possible here."""
         repo, base_rev = self.rev.repo, self.rev.merge_base
-        git.worktree_add(repo, self.base_root, base_rev, checkout=False)
-        self.made.append(self.base_root)
+        self._add(self.base_root, base_rev, checkout=False)
         todo = linked.plan(self.base_view.listing(),
                            git.tree_blobs(repo, self.rev.head, [], recursive=True),
                            linked.ALWAYS_COPIED | frozenset(self.config_files))
@@ -355,12 +365,13 @@ class Checkouts:
         return trees.GitView(self.rev.repo, self.rev.merge_base, overlay)
 
     def close(self) -> None:
-        for where in self.made:
-            git.worktree_remove(self.rev.repo, where)
-        shutil.rmtree(self.scratch, ignore_errors=True)
-        if self.place is not None:
-            scratch.vacate(self.rev.repo, self.place.path)
-            self.place.release()
+        with cancel.shielded():  # a cancel arriving now waits until all of it is gone
+            for where in self.made:
+                git.worktree_remove(self.rev.repo, where)
+            shutil.rmtree(self.scratch, ignore_errors=True)
+            if self.place is not None:
+                scratch.vacate(self.rev.repo, self.place.path)
+                self.place.release()
 
 
 @contextlib.contextmanager

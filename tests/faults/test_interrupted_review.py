@@ -56,7 +56,7 @@ def test_a_signal_at_any_point_leaves_nothing_and_the_next_run_is_right(
         # set any handler or made anything (a shell shows it as 128 + signum, the same status).
         assert run.returncode in (1, interrupted, -signum), err.decode()
         assert b"Traceback" not in err
-        assert leftovers(repo, tmp) == ([], [])
+        assert leftovers(repo, tmp) == ([], []), (run.returncode, err.decode())
         tools = [int(p) for p in pids.read_text().split()] if pids.exists() else []
         assert [p for p in tools if not process_gone(p)] == []
         again = review(repo, env)
@@ -82,3 +82,39 @@ def test_ctrl_c_while_the_command_loads_is_an_interruption(
                         lambda name: os.kill(os.getpid(), signal.SIGINT))
     assert cli.main(["review"]) == 130
     assert capsys.readouterr().err == "reviewbot: interrupted\n"
+
+
+@pytest.mark.parametrize("where", ["making the head's worktree", "removing the worktrees"])
+def test_a_signal_at_a_checkout_step_leaves_nothing(
+        repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str) -> None:
+    """The two moments the random delays above found under load, hit on purpose with a real
+    SIGTERM: just as git finished making a worktree the run had not listed yet, and in the
+    middle of the clean-up (which the cancel then cut short)."""
+    import os
+
+    from bot import cancel, git, workspace
+
+    repo.commit({"a.py": "x = 1\n"})
+    repo.branch("feat")
+    repo.commit({"a.py": "x = 2\n"})
+    repo.checkout("main")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmp))
+    monkeypatch.setattr("tempfile.tempdir", None)  # gettempdir() reads TMPDIR again
+    step = "worktree_add" if where.startswith("making") else "worktree_remove"
+    real = getattr(git, step)
+
+    def then_signalled(*args: object, **kwargs: object) -> None:
+        if step == "worktree_remove":
+            os.kill(os.getpid(), signal.SIGTERM)
+        real(*args, **kwargs)
+        if step == "worktree_add":
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    monkeypatch.setattr(git, step, then_signalled)
+    rev = workspace.resolve(repo.path, "main", "feat")
+    with pytest.raises(cancel.Terminated), cancel.cancellable(), \
+            workspace.checkouts(rev, ()) as made:
+        made.base()
+    assert leftovers(repo, tmp) == ([], [])
