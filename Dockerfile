@@ -16,12 +16,12 @@ FROM ${GO_IMAGE} AS go-dist
 FROM ${NODE_IMAGE} AS node-dist
 FROM ${RUST_IMAGE} AS rust-dist
 
-# What every flavor starts from: git, the runtime user, the bot's dependencies and the
-# language-neutral checkers. Debian drops a package's old versions from the archive, so the
-# base image's release is the pin here. Repositories are mounted by the runner under another
-# owner: git must accept them. The images run as `reviewbot`, uid 1001: the user of GitHub's
-# hosted runners, who owns the workspace a Docker action gets (docs/image.md).
-FROM ${PYTHON_IMAGE} AS system
+# What every stage starts from: git and the runtime user. Debian drops a package's old
+# versions from the archive, so the base image's release is the pin here. Repositories are
+# mounted by the runner under another owner: git must accept them. The images run as
+# `reviewbot`, uid 1001: the user of GitHub's hosted runners, who owns the workspace a Docker
+# action gets (docs/image.md).
+FROM ${PYTHON_IMAGE} AS base
 ENV REVIEWBOT_TOOLS=/opt/reviewbot/tools \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PYTHONDONTWRITEBYTECODE=1
@@ -37,16 +37,26 @@ RUN printf '%s\n' 'path-exclude /usr/share/doc/*' 'path-include /usr/share/doc/*
  && useradd --create-home --uid 1001 --user-group reviewbot \
  && git config --system --add safe.directory '*'
 WORKDIR /opt/reviewbot
-COPY pyproject.toml scripts/extras.py ./
+
+# The requirements, read out of pyproject.toml into files of their own: the layers that
+# install them are rebuilt when they change, not at every change of pyproject.toml (its
+# version, the test dependencies).
+FROM base AS requirements
+COPY pyproject.toml scripts/extras.py /tmp/
+RUN mkdir /requirements \
+ && python3 /tmp/extras.py /tmp/pyproject.toml dependencies checkers > /requirements/system.txt \
+ && python3 /tmp/extras.py /tmp/pyproject.toml python-tools > /requirements/python-tools.txt
+
+# What every flavor starts from: the bot's dependencies and the language-neutral checkers.
+FROM base AS system
+COPY --from=requirements /requirements/system.txt /tmp/requirements/
 RUN --mount=type=cache,target=/root/.cache/pip \
-    python3 extras.py pyproject.toml dependencies checkers > /tmp/requirements.txt \
- && python3 -m pip install --root-user-action=ignore -r /tmp/requirements.txt \
- && rm /tmp/requirements.txt
+    python3 -m pip install --root-user-action=ignore -r /tmp/requirements/system.txt
 
 # Go without what only Go's own development uses: its test suite, API lists, documentation
 # and the testdata folders of the standard library's sources (gopls and golangci-lint read
 # the standard library's sources; no linter reads these).
-FROM system AS go-toolchain
+FROM base AS go-toolchain
 COPY --from=go-dist /usr/local/go /usr/local/go
 RUN rm -rf /usr/local/go/test /usr/local/go/api /usr/local/go/doc /usr/local/go/misc \
  && find /usr/local/go/src -type d -name testdata -prune -exec rm -rf {} + \
@@ -62,7 +72,7 @@ RUN --mount=type=cache,target=/root/.cache/go-build \
     CGO_ENABLED=0 REVIEWBOT_OMIT_DEV=1 scripts/install-tools.sh go
 
 # The npm tools (without the forge descriptions only the tests need).
-FROM system AS npm-tools
+FROM base AS npm-tools
 COPY --from=node-dist /usr/local/bin/node /usr/local/bin/node
 COPY --from=node-dist /usr/local/lib/node_modules /usr/local/lib/node_modules
 COPY scripts/install-tools.sh scripts/
@@ -73,7 +83,7 @@ RUN --mount=type=cache,target=/root/.npm \
 
 # Rust with its components, installed as the runtime user so rustup's home stays theirs (a
 # rust-toolchain.toml then installs); no-ops where the components are present.
-FROM system AS rust-toolchain
+FROM base AS rust-toolchain
 ENV RUSTUP_HOME=/usr/local/rustup CARGO_HOME=/usr/local/cargo PATH=/usr/local/cargo/bin:$PATH
 COPY --from=rust-dist --chown=1001:1001 /usr/local/rustup /usr/local/rustup
 COPY --from=rust-dist --chown=1001:1001 /usr/local/cargo /usr/local/cargo
@@ -83,8 +93,8 @@ RUN rustup component add clippy rust-analyzer rust-src \
  && cargo clippy --version && rust-analyzer --version
 
 # The bot itself: a wheel each flavor installs in its last layers, with scripts/ and example/.
-FROM system AS bot
-COPY README.md ./
+FROM base AS bot
+COPY pyproject.toml README.md ./
 COPY bot bot/
 RUN --mount=type=cache,target=/root/.cache/pip \
     python3 -m pip wheel --no-deps --wheel-dir /opt/wheel . \
@@ -98,10 +108,9 @@ COPY --chown=1001:1001 example example/
 # Node (scripts/slim-python-tools).
 FROM system AS python-tools
 COPY scripts/slim-python-tools scripts/
+COPY --from=requirements /requirements/python-tools.txt /tmp/requirements/
 RUN --mount=type=cache,target=/root/.cache/pip \
-    python3 extras.py pyproject.toml python-tools > /tmp/requirements.txt \
- && python3 -m pip install --root-user-action=ignore -r /tmp/requirements.txt \
- && rm /tmp/requirements.txt \
+    python3 -m pip install --root-user-action=ignore -r /tmp/requirements/python-tools.txt \
  && scripts/slim-python-tools
 
 FROM python-tools AS python
@@ -173,10 +182,9 @@ COPY --from=node-dist /usr/local/bin/node /usr/local/bin/node
 COPY --from=node-dist /usr/local/lib/node_modules /usr/local/lib/node_modules
 COPY --from=npm-tools /opt/reviewbot/tools/node_modules tools/node_modules
 COPY scripts/slim-python-tools scripts/
+COPY --from=requirements /requirements/python-tools.txt /tmp/requirements/
 RUN --mount=type=cache,target=/root/.cache/pip \
-    python3 extras.py pyproject.toml python-tools > /tmp/requirements.txt \
- && python3 -m pip install --root-user-action=ignore -r /tmp/requirements.txt \
- && rm /tmp/requirements.txt \
+    python3 -m pip install --root-user-action=ignore -r /tmp/requirements/python-tools.txt \
  && REVIEWBOT_NODE=/usr/local/bin/node scripts/slim-python-tools
 COPY --from=bot /opt/reviewbot /opt/reviewbot
 RUN --mount=type=bind,from=bot,source=/opt/wheel,target=/tmp/wheel \
