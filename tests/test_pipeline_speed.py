@@ -34,8 +34,9 @@ UNUSED = ("bot.forges", "bot.triggers", "bot.chat", "bot.apply", "bot.sweep", "b
 
 # Git processes of a review of N Python files with ruff (the head checked out, a linked base):
 # revisions, configuration, the diff and the blobs, the checkouts, the guard of the user's
-# checkout and the clean-up. Batched, so N does not appear.
-GIT_CALLS = 20
+# checkout (around each tool's version probe too: two per tool) and the clean-up. Batched, so
+# N does not appear.
+GIT_CALLS = 22
 
 
 def _module(i: int, extra: str = "") -> str:
