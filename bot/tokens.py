@@ -83,11 +83,6 @@ def _grammar_for_suffix(suffix: str) -> str | None:
     return found.grammar if found is not None else _EXTRA_GRAMMARS.get(suffix)
 
 
-def tokenize(path: str, lines: Sequence[str]) -> tuple[Token, ...]:
-    """The normalised tokens of a file given as its lines (line ends kept)."""
-    return read(path, lines).tokens
-
-
 def read(path: str, lines: Sequence[str]) -> Code:
     """The normalised tokens of a file given as its lines (line ends kept), and where its
     definitions lie among them (none for a file no grammar covers)."""

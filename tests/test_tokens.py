@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from bot.tokens import read, tokenize
+from bot.tokens import read
 from tests.test_classify import lines
 
 
 def texts(path: str, source: str) -> list[str]:
-    return [t.text for t in tokenize(path, lines(source))]
+    return [t.text for t in read(path, lines(source)).tokens]
 
 
 def test_layout_quotes_trailing_commas_and_semicolons_do_not_count() -> None:
@@ -22,7 +22,8 @@ def test_a_changed_token_still_counts() -> None:
 
 
 def test_columns_count_characters_not_bytes() -> None:
-    found = [(t.line, t.column) for t in tokenize("a.py", lines("s = 'é'; name = 1\n")) if t.text == "name"]
+    tokens = read("a.py", lines("s = 'é'; name = 1\n")).tokens
+    found = [(t.line, t.column) for t in tokens if t.text == "name"]
     assert found == [(1, 10)]  # byte 11
 
 
