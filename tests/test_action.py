@@ -16,7 +16,7 @@ from bot import action
 from bot.errors import BotError
 from tests.conftest import GitRepo
 from tests.forges.fakegithub import FakeGitHub
-from tests.triggers.test_github_actions import examples, opened_pull_request
+from tests.ci.test_github_actions import examples, opened_pull_request
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = ROOT / ".venv" / "bin"

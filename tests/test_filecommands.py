@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bot import filecommands
-from bot.triggers import github_actions
+from bot.ci import github_actions
 
 
 @pytest.fixture

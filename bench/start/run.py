@@ -65,7 +65,7 @@ from containers import (  # noqa: E402
 )
 from fakegithub import FakeGitHub  # noqa: E402
 
-from tests.triggers.test_github_actions import opened_pull_request  # noqa: E402
+from tests.ci.test_github_actions import opened_pull_request  # noqa: E402
 
 FLAVORS = ("python", "node", "go", "rust", "full")
 UID = 1001  # the images' user (Dockerfile), who owns a hosted runner's workspace

@@ -26,7 +26,7 @@ from bot.errors import BotError, Exit
 from bot.forges import gitlab
 from bot.forges.repository import Permission
 from bot.model import Trigger
-from bot.triggers import gitlab_ci
+from bot.ci import gitlab_ci
 
 
 class GitLabHost:

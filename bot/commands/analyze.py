@@ -4,9 +4,9 @@ the fork-safe pair that runs the pull request's code (its linters), so no write 
 reach; it talks to no forge (git may fetch PR commits a shallow checkout lacks).
 
 Inside GitHub Actions on `pull_request` the pull request (number, repository, base and head
-sha, target branch) comes from the event (`bot.triggers.github_actions`); a pull_request event
+sha, target branch) comes from the event (`bot.ci.github_actions`); a pull_request event
 that asks for no review (closed) writes nothing. In a GitLab merge request pipeline it comes
-from the pipeline's variables (`bot.triggers.gitlab_ci`: the iid, the project's path, the
+from the pipeline's variables (`bot.ci.gitlab_ci`: the iid, the project's path, the
 diff's base and the merge request's head, never a merged-result commit). Elsewhere the
 change comes from --base/--head, with no number and the repository read from the `origin`
 remote's URL when it names owner/name (else null).
@@ -30,7 +30,7 @@ from bot.commands.pull_request import ensure_commits
 from bot.errors import BotError, Exit
 from bot.model import ReviewResult
 from bot.pipeline import Gathered, ReviewOptions, conclude, gather
-from bot.triggers import github_actions, gitlab_ci
+from bot.ci import github_actions, gitlab_ci
 
 PR_EVENTS = ("pull_request", "pull_request_target")
 # scheme://[user@]host[:port]/PATH or scp-like user@host:PATH; local paths name no repository.

@@ -1,7 +1,7 @@
 """`reviewbot ci`: inside GitHub Actions or GitLab CI, trigger → action → publish.
 
-The trigger says what the run was started for (`bot.triggers.github_actions`, or
-`bot.triggers.gitlab_ci` when GITLAB_CI=true); the action (`ACTIONS`, `GITLAB_ACTIONS`)
+The trigger says what the run was started for (`bot.ci.github_actions`, or
+`bot.ci.gitlab_ci` when GITLAB_CI=true); the action (`ACTIONS`, `GITLAB_ACTIONS`)
 reviews, runs a comment's commands, acts on the apply label or sweeps the branch. Events with
 nothing to do exit 0 with one line that names the events handled.
 
@@ -25,7 +25,7 @@ from bot.chat import review as chat_review
 from bot.commands import common, deliver, gitlab_chat, gitlab_sweep, label, merge_request, sweep
 from bot.errors import BotError, Exit
 from bot.model import Trigger, TriggerKind
-from bot.triggers.environment import current
+from bot.ci.environment import current
 
 Action = Callable[[argparse.Namespace, Trigger, Mapping[str, str]], int]
 

@@ -23,7 +23,7 @@ from bot.publish import Outcome
 from bot.publish import review as publish_review
 from bot.render import summary
 from bot.review import Policy
-from bot.triggers.environment import Runner, current
+from bot.ci.environment import Runner, current
 
 CHECK_NAME = "reviewbot"
 

@@ -19,7 +19,7 @@ from bot.forges.repository import Repository
 from bot.model import Trigger
 from bot.sweep import flow
 from bot.sweep.dryrun import DryRun
-from bot.triggers import gitlab_ci
+from bot.ci import gitlab_ci
 
 
 class MergeRequests:

@@ -30,7 +30,7 @@ from bot.commands import common, deliver, pull_request
 from bot.errors import Exit
 from bot.forges import gitlab
 from bot.model import Trigger
-from bot.triggers import gitlab_ci
+from bot.ci import gitlab_ci
 
 CHECKOUT_HINT = gitlab_ci.CHECKOUT_HINT
 

@@ -13,7 +13,7 @@ artifact's: that is the word of a job that ran the pull request's code.
 In a GitLab merge request pipeline (a `publish` job that `needs:` the `analyze` job's
 artifact) it publishes to that merge request as `ci` does: diff threads, the summary note and
 the commit status. The artifact must be of this pipeline: its project, its merge request and
-its head are the pipeline's (`bot.triggers.gitlab_ci`), else it is refused (exit 2).
+its head are the pipeline's (`bot.ci.gitlab_ci`), else it is refused (exit 2).
 
 With --dry-run it reads as usual (with the token) and prints, as JSON on stdout, the gate and
 every write it would send (the review, edits, resolutions, the summary, the check run or commit
@@ -47,8 +47,8 @@ from bot.forges.github_repository import GitHubRepository
 from bot.forges.repository import Repository
 from bot.gate import override
 from bot.model import FileChange, GatePolicy, ReviewResult
-from bot.triggers import github_actions, gitlab_ci
-from bot.triggers import payload as payload_file
+from bot.ci import github_actions, gitlab_ci
+from bot.ci import payload as payload_file
 
 DEFAULT_MAX_BYTES = 10_000_000
 

@@ -16,7 +16,7 @@ from bot.errors import BotError, Exit
 from bot.forges import github
 from bot.model import ReviewResult, Trigger
 from bot.pipeline import ReviewOptions, run_review
-from bot.triggers import github_actions
+from bot.ci import github_actions
 
 CHECKOUT_HINT = "use actions/checkout with fetch-depth: 0"
 

@@ -27,7 +27,7 @@ from bot.model import Trigger
 from bot.pipeline import ReviewOptions
 from bot.sweep import flow
 from bot.sweep.dryrun import DryRun, NoPulls
-from bot.triggers import github_actions
+from bot.ci import github_actions
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

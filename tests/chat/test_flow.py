@@ -245,7 +245,7 @@ def test_a_closed_pull_request_or_an_unknown_language_writes_nothing_wrong(world
         world.fake.s.state = "closed"
     world.fake.reset_calls()
     cid = world.fake.comment_by("wes", "/fix")
-    from tests.triggers.test_github_actions import pr_comment
+    from tests.ci.test_github_actions import pr_comment
     payload = pr_comment()
     payload["issue"].update(number=7, state="closed")
     payload["repository"]["full_name"] = "octo/demo"

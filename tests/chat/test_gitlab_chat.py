@@ -21,7 +21,7 @@ from bot.forges import gitlab
 from tests.conftest import GitRepo
 from tests.forges.conftest import Sleeps
 from tests.forges.fakegitlab import BOT, FakeGitLab, Fault
-from tests.triggers import gitlab_hooks
+from tests.ci import gitlab_hooks
 
 BASE = {"pyproject.toml": "[tool.ruff]\nline-length = 100\n",
         "app.py": "import sys\n\n\ndef main():\n    print(sys.argv)\n    return sys.argv\n"}

@@ -18,7 +18,7 @@ from bot.commands import analyze
 from bot.commands.analyze import repository_from_url
 from bot.gate import decide
 from tests.conftest import GitRepo, require_tool
-from tests.triggers.test_github_actions import opened_pull_request
+from tests.ci.test_github_actions import opened_pull_request
 
 RUFF = '[lint]\nselect = ["F"]\n'
 BASE = {"ruff.toml": RUFF,

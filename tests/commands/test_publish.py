@@ -19,7 +19,7 @@ from bot.forges import github
 from tests.forges.conftest import Sleeps
 from tests.forges.fakegithub import FakeGitHub
 from tests.forges.test_ci import BASE, HEAD, open_pr
-from tests.triggers.test_github_actions import examples
+from tests.ci.test_github_actions import examples
 
 DIFF = {"app.py": set(range(1, 8))}
 

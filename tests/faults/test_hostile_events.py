@@ -15,11 +15,11 @@ import pytest
 from bot.cli import main
 from bot.commands import publish
 from bot.errors import BotError, Exit
-from bot.triggers import github_actions, gitlab_ci
+from bot.ci import github_actions, gitlab_ci
 from tests.faults.mutate import Mutation, mutations, named
-from tests.triggers import gitlab_hooks
-from tests.triggers.test_github_actions import examples, pr_comment
-from tests.triggers.test_gitlab_ci import MR
+from tests.ci import gitlab_hooks
+from tests.ci.test_github_actions import examples, pr_comment
+from tests.ci.test_gitlab_ci import MR
 
 ALICE = {"id": 7, "username": "alice", "name": "Alice"}
 HEAD = "a" * 40

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.security import attack
-from tests.triggers.test_github_actions import examples
+from tests.ci.test_github_actions import examples
 
 ROOT = Path(__file__).resolve().parents[2]
 IMAGE = os.environ.get("REVIEWBOT_IMAGE", "")

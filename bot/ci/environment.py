@@ -11,7 +11,7 @@ from typing import Protocol
 
 from bot.forges.base import Annotation
 from bot.model import Trigger, TriggerKind
-from bot.triggers import github_actions, gitlab_ci
+from bot.ci import github_actions, gitlab_ci
 
 
 class Runner(Protocol):

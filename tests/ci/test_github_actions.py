@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from bot.errors import BotError, Exit
-from bot.triggers.github_actions import from_env, parse, unhandled
+from bot.ci.github_actions import from_env, parse, unhandled
 from tests.forges.validate import node_modules
 
 

@@ -16,7 +16,7 @@ from bot import filecommands
 from bot.errors import BotError, Exit
 from bot.forges.base import Annotation
 from bot.model import Severity, Trigger, TriggerKind
-from bot.triggers import payload as payload_file
+from bot.ci import payload as payload_file
 
 SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
 REVIEW_ACTIONS = ("opened", "synchronize", "reopened", "ready_for_review")

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from bot.errors import BotError, Exit
-from bot.triggers import environment, github_actions, gitlab_ci
-from tests.triggers import gitlab_hooks
+from bot.ci import environment, github_actions, gitlab_ci
+from tests.ci import gitlab_hooks
 
 SHA = "1" * 40
 MR = {"GITLAB_CI": "true", "CI_PIPELINE_SOURCE": "merge_request_event",
