@@ -14,9 +14,9 @@ import yaml
 
 from bot import action
 from bot.errors import BotError
+from tests.ci.test_github_actions import examples, opened_pull_request
 from tests.conftest import GitRepo
 from tests.forges.fakegithub import FakeGitHub
-from tests.ci.test_github_actions import examples, opened_pull_request
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = ROOT / ".venv" / "bin"

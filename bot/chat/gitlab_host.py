@@ -21,12 +21,12 @@ from bot import config, git
 from bot.chat.pr import PullRequest
 from bot.chat.session import Session, Side
 from bot.chat.state import Conversation, read
+from bot.ci import gitlab_ci
 from bot.commands import merge_request
 from bot.errors import BotError, Exit
 from bot.forges import gitlab
 from bot.forges.repository import Permission
 from bot.model import Trigger
-from bot.ci import gitlab_ci
 
 
 class GitLabHost:

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Protocol
 
+from bot.ci import github_actions, gitlab_ci
 from bot.forges.base import Annotation
 from bot.model import Trigger, TriggerKind
-from bot.ci import github_actions, gitlab_ci
 
 
 class Runner(Protocol):

@@ -13,10 +13,10 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from bot import filecommands
+from bot.ci import payload as payload_file
 from bot.errors import BotError, Exit
 from bot.forges.base import Annotation
 from bot.model import Severity, Trigger, TriggerKind
-from bot.ci import payload as payload_file
 
 SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
 REVIEW_ACTIONS = ("opened", "synchronize", "reopened", "ready_for_review")

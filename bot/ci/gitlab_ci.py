@@ -18,11 +18,11 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any, TypedDict
 
+from bot.ci import payload as payload_file
 from bot.credentials import is_secret_name
 from bot.errors import BotError, Exit
 from bot.forges.base import Annotation
 from bot.model import Trigger, TriggerKind
-from bot.ci import payload as payload_file
 
 SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
 TOKEN_HINT = ("create a project (or group) access token with the `api` scope and the Developer "

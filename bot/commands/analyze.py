@@ -25,12 +25,12 @@ from pathlib import Path
 
 from bot import artifact, atomic, credentials, git, shards, workspace
 from bot import part as shard_part
+from bot.ci import github_actions, gitlab_ci
 from bot.commands import common
 from bot.commands.pull_request import ensure_commits
 from bot.errors import BotError, Exit
 from bot.model import ReviewResult
 from bot.pipeline import Gathered, ReviewOptions, conclude, gather
-from bot.ci import github_actions, gitlab_ci
 
 PR_EVENTS = ("pull_request", "pull_request_target")
 # scheme://[user@]host[:port]/PATH or scp-like user@host:PATH; local paths name no repository.

@@ -22,10 +22,10 @@ from pathlib import Path
 from bot import credentials
 from bot.chat import flow as chat_flow
 from bot.chat import review as chat_review
+from bot.ci.environment import current
 from bot.commands import common, deliver, gitlab_chat, gitlab_sweep, label, merge_request, sweep
 from bot.errors import BotError, Exit
 from bot.model import Trigger, TriggerKind
-from bot.ci.environment import current
 
 Action = Callable[[argparse.Namespace, Trigger, Mapping[str, str]], int]
 

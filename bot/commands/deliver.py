@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bot.ci.environment import Runner, current
 from bot.commands import common
 from bot.forges import github
 from bot.forges.base import Forge, StatusReport, status_annotations
@@ -23,7 +24,6 @@ from bot.publish import Outcome
 from bot.publish import review as publish_review
 from bot.render import summary
 from bot.review import Policy
-from bot.ci.environment import Runner, current
 
 CHECK_NAME = "reviewbot"
 

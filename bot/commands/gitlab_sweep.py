@@ -11,6 +11,7 @@ import argparse
 import sys
 from collections.abc import Mapping
 
+from bot.ci import gitlab_ci
 from bot.commands import merge_request, sweep
 from bot.errors import Exit
 from bot.forges.github_commits import PullRef
@@ -19,7 +20,6 @@ from bot.forges.repository import Repository
 from bot.model import Trigger
 from bot.sweep import flow
 from bot.sweep.dryrun import DryRun
-from bot.ci import gitlab_ci
 
 
 class MergeRequests:

@@ -26,11 +26,11 @@ from typing import Literal
 from bot import git
 from bot.chat import publishing, session
 from bot.chat.state import read
+from bot.ci import gitlab_ci
 from bot.commands import common, deliver, pull_request
 from bot.errors import Exit
 from bot.forges import gitlab
 from bot.model import Trigger
-from bot.ci import gitlab_ci
 
 CHECKOUT_HINT = gitlab_ci.CHECKOUT_HINT
 

@@ -38,6 +38,8 @@ from bot.assemble import assemble
 from bot.chat.publishing import WithConversation, read_state
 from bot.chat.state import read as read_conversation
 from bot.chat.state import section, without_ignored
+from bot.ci import github_actions, gitlab_ci
+from bot.ci import payload as payload_file
 from bot.commands import common, deliver
 from bot.commands import merge_request as gitlab_merge_request
 from bot.errors import BotError, Exit
@@ -47,8 +49,6 @@ from bot.forges.github_repository import GitHubRepository
 from bot.forges.repository import Repository
 from bot.gate import override
 from bot.model import FileChange, GatePolicy, ReviewResult
-from bot.ci import github_actions, gitlab_ci
-from bot.ci import payload as payload_file
 
 DEFAULT_MAX_BYTES = 10_000_000
 

@@ -11,12 +11,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from bot import git, workspace
+from bot.ci import github_actions
 from bot.commands import common, deliver
 from bot.errors import BotError, Exit
 from bot.forges import github
 from bot.model import ReviewResult, Trigger
 from bot.pipeline import ReviewOptions, run_review
-from bot.ci import github_actions
 
 CHECKOUT_HINT = "use actions/checkout with fetch-depth: 0"
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from bot import atomic, credentials, git
 from bot import cache as findings_cache
 from bot import config as config_mod
+from bot.ci import github_actions
 from bot.commands import common
 from bot.commands.analyze import origin_repository
 from bot.errors import BotError, Exit
@@ -27,7 +28,6 @@ from bot.model import Trigger
 from bot.pipeline import ReviewOptions
 from bot.sweep import flow
 from bot.sweep.dryrun import DryRun, NoPulls
-from bot.ci import github_actions
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -18,9 +18,9 @@ from bot import cli
 from bot.commands import pull_request
 from bot.forges import github
 from tests.chat.fake import ChatGitHub
+from tests.ci.test_github_actions import examples, pr_comment
 from tests.conftest import GitRepo
 from tests.forges.conftest import Sleeps
-from tests.ci.test_github_actions import examples, pr_comment
 
 BASE = {"pyproject.toml": "[tool.ruff]\nline-length = 100\n",
         "app.py": "import sys\n\n\ndef main():\n    print(sys.argv)\n    return sys.argv\n"}

@@ -18,10 +18,10 @@ import pytest
 from bot import cli
 from bot.commands import merge_request
 from bot.forges import gitlab
+from tests.ci import gitlab_hooks
 from tests.conftest import GitRepo
 from tests.forges.conftest import Sleeps
 from tests.forges.fakegitlab import BOT, FakeGitLab, Fault
-from tests.ci import gitlab_hooks
 
 BASE = {"pyproject.toml": "[tool.ruff]\nline-length = 100\n",
         "app.py": "import sys\n\n\ndef main():\n    print(sys.argv)\n    return sys.argv\n"}

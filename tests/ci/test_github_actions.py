@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from bot.errors import BotError, Exit
 from bot.ci.github_actions import from_env, parse, unhandled
+from bot.errors import BotError, Exit
 from tests.forges.validate import node_modules
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.errors import BotError, Exit
 from bot.ci import environment, github_actions, gitlab_ci
+from bot.errors import BotError, Exit
 from tests.ci import gitlab_hooks
 
 SHA = "1" * 40

@@ -17,8 +17,8 @@ from bot.cli import build_parser, main
 from bot.commands import analyze
 from bot.commands.analyze import repository_from_url
 from bot.gate import decide
-from tests.conftest import GitRepo, require_tool
 from tests.ci.test_github_actions import opened_pull_request
+from tests.conftest import GitRepo, require_tool
 
 RUFF = '[lint]\nselect = ["F"]\n'
 BASE = {"ruff.toml": RUFF,

@@ -16,10 +16,10 @@ from bot import artifact, cli
 from bot.chat.state import Conversation, Ignored, Staged, read, section
 from bot.commands import publish
 from bot.forges import github
+from tests.ci.test_github_actions import examples
 from tests.forges.conftest import Sleeps
 from tests.forges.fakegithub import FakeGitHub
 from tests.forges.test_ci import BASE, HEAD, open_pr
-from tests.ci.test_github_actions import examples
 
 DIFF = {"app.py": set(range(1, 8))}
 

@@ -12,14 +12,14 @@ from typing import Any
 
 import pytest
 
+from bot.ci import github_actions, gitlab_ci
 from bot.cli import main
 from bot.commands import publish
 from bot.errors import BotError, Exit
-from bot.ci import github_actions, gitlab_ci
-from tests.faults.mutate import Mutation, mutations, named
 from tests.ci import gitlab_hooks
 from tests.ci.test_github_actions import examples, pr_comment
 from tests.ci.test_gitlab_ci import MR
+from tests.faults.mutate import Mutation, mutations, named
 
 ALICE = {"id": 7, "username": "alice", "name": "Alice"}
 HEAD = "a" * 40

@@ -13,10 +13,10 @@ import pytest
 from bot import cli
 from bot.commands import pull_request
 from bot.forges import github
+from tests.ci.test_github_actions import opened_pull_request
 from tests.forges.conftest import Sleeps
 from tests.forges.fakegithub import FakeGitHub, Fault
 from tests.forges.validate import rest_errors
-from tests.ci.test_github_actions import opened_pull_request
 
 BASE = {"pyproject.toml": "[tool.ruff]\nline-length = 100\n",
         "app.py": "import sys\n\n\ndef main():\n    return sys.argv\n"}

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from tests.security import attack
 from tests.ci.test_github_actions import examples
+from tests.security import attack
 
 ROOT = Path(__file__).resolve().parents[2]
 IMAGE = os.environ.get("REVIEWBOT_IMAGE", "")
