@@ -203,7 +203,7 @@ class Trigger:
     sweep the default branch, or nothing (`ignored`, with `reason`).
     """
 
-    forge: Literal["github", "gitlab"]
+    forge: Literal["github", "gitlab", "gitea"]
     event: str  # the CI's own name for it: pull_request, issue_comment, schedule, ...
     kind: TriggerKind
     action: str = ""  # the event's action: opened, synchronize, labeled, created, ...

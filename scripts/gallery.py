@@ -26,8 +26,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bot.forges import github, gitlab  # noqa: E402
-from bot.forges.gitlab_notes import defuse  # noqa: E402
+from bot.forges.github import change as github  # noqa: E402
+from bot.forges.gitlab import change as gitlab  # noqa: E402
+from bot.forges.gitlab.notes import defuse  # noqa: E402
 from bot.gate import decide  # noqa: E402
 from bot.pipeline import ReviewOptions, run_review  # noqa: E402
 from bot.placement import Dialect, Item, Placed  # noqa: E402

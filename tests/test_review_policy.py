@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.forges.base import Posted, State, status_annotations
-from bot.forges.github import DIALECT
+from bot.forges.github.change import DIALECT
 from bot.model import Severity, Verdict
 from bot.placement import Item
 from bot.publish import reconcile

@@ -25,7 +25,7 @@ from fakegithub import FakeGitHub  # noqa: E402
 
 from bot import artifact  # noqa: E402
 from bot.commands import deliver, publish  # noqa: E402
-from bot.forges.github import GitHubForge, Settings  # noqa: E402
+from bot.forges.github.change import GitHubForge, Settings  # noqa: E402
 from bot.model import ReviewResult  # noqa: E402
 from bot.render.suggestion import split_lines  # noqa: E402
 

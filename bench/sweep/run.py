@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from bot.forges.github_commits import PullRef  # noqa: E402
+from bot.forges.github.commits import PullRef  # noqa: E402
 from bot.forges.repository import Issue  # noqa: E402
 from bot.pipeline import ReviewOptions, run_review  # noqa: E402
 from bot.sweep import flow  # noqa: E402

@@ -24,7 +24,7 @@ from bot.chat.state import Conversation, read
 from bot.ci import gitlab_ci
 from bot.commands import merge_request
 from bot.errors import BotError, Exit
-from bot.forges import gitlab
+from bot.forges.gitlab import change as gitlab
 from bot.forges.repository import Permission
 from bot.model import Trigger
 

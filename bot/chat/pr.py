@@ -21,7 +21,7 @@ from bot.chat import publishing
 from bot.chat.state import Conversation
 from bot.config import DEFAULT_AUTHOR
 from bot.errors import BotError, Exit
-from bot.forges.github_api import Api, NotFound
+from bot.forges.github.api import Api, NotFound
 from bot.forges.repository import Permission
 from bot.model import Trigger
 

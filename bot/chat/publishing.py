@@ -18,7 +18,7 @@ from bot.chat.state import Conversation, read, section, without_ignored
 from bot.commands import deliver
 from bot.config import Config
 from bot.forges.base import Draft, Forge, Posted, Rejected, State, StatusReport
-from bot.forges.github_api import Api
+from bot.forges.github.api import Api
 from bot.gate import Gate
 from bot.model import ReviewResult
 from bot.placement import Dialect

@@ -29,9 +29,9 @@ from bot.chat import publishing
 from bot.chat.state import Conversation, without_ignored
 from bot.commands import pull_request
 from bot.errors import BotError, Exit
-from bot.forges import github
 from bot.forges.base import Forge
-from bot.forges.github_repository import GitHubRepository
+from bot.forges.github import change as github
+from bot.forges.github.repository import GitHubRepository
 from bot.forges.repository import Access, Permission, Repository
 from bot.model import ReviewResult, Trigger
 

@@ -16,8 +16,8 @@ from typing import Any
 
 from bot.ci.environment import Runner, current
 from bot.commands import common
-from bot.forges import github
 from bot.forges.base import Forge, StatusReport, status_annotations
+from bot.forges.github import change as github
 from bot.gate import Gate, decide
 from bot.model import ReviewResult
 from bot.publish import Outcome

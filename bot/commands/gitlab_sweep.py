@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from bot.ci import gitlab_ci
 from bot.commands import merge_request, sweep
 from bot.errors import Exit
-from bot.forges.github_commits import PullRef
-from bot.forges.gitlab import GitLabRepository
+from bot.forges.github.commits import PullRef
+from bot.forges.gitlab.change import GitLabRepository
 from bot.forges.repository import Repository
 from bot.model import Trigger
 from bot.sweep import flow

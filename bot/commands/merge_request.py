@@ -29,7 +29,7 @@ from bot.chat.state import read
 from bot.ci import gitlab_ci
 from bot.commands import common, deliver, pull_request
 from bot.errors import Exit
-from bot.forges import gitlab
+from bot.forges.gitlab import change as gitlab
 from bot.model import Trigger
 
 CHECKOUT_HINT = gitlab_ci.CHECKOUT_HINT

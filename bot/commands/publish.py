@@ -43,9 +43,9 @@ from bot.ci import payload as payload_file
 from bot.commands import common, deliver
 from bot.commands import merge_request as gitlab_merge_request
 from bot.errors import BotError, Exit
-from bot.forges import github
-from bot.forges.github import GitHubForge
-from bot.forges.github_repository import GitHubRepository
+from bot.forges.github import change as github
+from bot.forges.github.change import GitHubForge
+from bot.forges.github.repository import GitHubRepository
 from bot.forges.repository import Repository
 from bot.gate import override
 from bot.model import FileChange, GatePolicy, ReviewResult

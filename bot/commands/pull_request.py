@@ -14,7 +14,7 @@ from bot import git, workspace
 from bot.ci import github_actions
 from bot.commands import common, deliver
 from bot.errors import BotError, Exit
-from bot.forges import github
+from bot.forges.github import change as github
 from bot.model import ReviewResult, Trigger
 from bot.pipeline import ReviewOptions, run_review
 

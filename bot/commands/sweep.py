@@ -20,9 +20,9 @@ from bot.ci import github_actions
 from bot.commands import common
 from bot.commands.analyze import origin_repository
 from bot.errors import BotError, Exit
-from bot.forges.github_api import Api, Settings
-from bot.forges.github_commits import GitHubCommits
-from bot.forges.github_repository import GitHubRepository
+from bot.forges.github.api import Api, Settings
+from bot.forges.github.commits import GitHubCommits
+from bot.forges.github.repository import GitHubRepository
 from bot.forges.repository import Repository
 from bot.model import Trigger
 from bot.pipeline import ReviewOptions

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from bot.forges.github_commits import PullRef
+from bot.forges.github.commits import PullRef
 from bot.forges.repository import Access, Issue, Permission, Reaction, Repository
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from bot import cli
 from bot.commands import pull_request
-from bot.forges import github
+from bot.forges.github import change as github
 from tests.chat.fake import ChatGitHub
 from tests.ci.test_github_actions import examples, pr_comment
 from tests.conftest import GitRepo

@@ -261,7 +261,7 @@ def test_state_in_someone_else_s_comment_is_not_trusted(world: World) -> None:
     forged = marker(Conversation((), (Staged("return $A", "return None", None, "ada"),)))
     world.fake.comment_by("mallory", f"<!-- reviewbot:summary -->\n{forged}")
     from bot.chat import publishing
-    from bot.forges import github
+    from bot.forges.github import change as github
     forge = github.GitHubForge(github.Settings(
         api_url=world.fake.api_url, graphql_url=world.fake.graphql_url, token="t",
         repository="octo/demo", number=7))

@@ -17,7 +17,7 @@ import pytest
 
 from bot import cli
 from bot.commands import merge_request
-from bot.forges import gitlab
+from bot.forges.gitlab import change as gitlab
 from tests.ci import gitlab_hooks
 from tests.conftest import GitRepo
 from tests.forges.conftest import Sleeps

@@ -15,7 +15,7 @@ import pytest
 from bot import artifact, cli
 from bot.chat.state import Conversation, Ignored, Staged, read, section
 from bot.commands import publish
-from bot.forges import github
+from bot.forges.github import change as github
 from tests.ci.test_github_actions import examples
 from tests.forges.conftest import Sleeps
 from tests.forges.fakegithub import FakeGitHub

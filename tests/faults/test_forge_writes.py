@@ -11,7 +11,7 @@ from collections.abc import Callable
 import pytest
 
 from bot.errors import BotError, Exit
-from bot.forges.github import GitHubForge
+from bot.forges.github.change import GitHubForge
 from tests.conftest import GitRepo
 from tests.forges.builders import finding, result, verdict
 from tests.forges.conftest import Sleeps

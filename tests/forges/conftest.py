@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from bot.forges.github import GitHubForge, Settings
+from bot.forges.github.change import GitHubForge, Settings
 from tests.forges.fakegithub import FakeGitHub
 
 HEAD = "a" * 40

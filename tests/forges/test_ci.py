@@ -12,7 +12,7 @@ import pytest
 
 from bot import cli
 from bot.commands import pull_request
-from bot.forges import github
+from bot.forges.github import change as github
 from tests.ci.test_github_actions import opened_pull_request
 from tests.forges.conftest import Sleeps
 from tests.forges.fakegithub import FakeGitHub, Fault

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.forges import github, gitlab
+from bot.forges.github import change as github
+from bot.forges.gitlab import change as gitlab
 from bot.positions import split_lines
 from bot.render.markdown import parse_marker
 from bot.review import place

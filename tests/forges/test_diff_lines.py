@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from bot.forges.github import MAX_FILES, GitHubForge
+from bot.forges.github.change import MAX_FILES, GitHubForge
 from bot.forges.hunks import head_lines
 from tests.forges.fakegithub import FakeGitHub
 

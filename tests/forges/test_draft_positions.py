@@ -4,7 +4,7 @@ from a real git diff's line maps."""
 from __future__ import annotations
 
 from bot import workspace
-from bot.forges import gitlab
+from bot.forges.gitlab import change as gitlab
 from bot.model import FileChange
 from bot.publish import draft
 from bot.review import place

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from bot.forges.github import GitHubForge
+from bot.forges.github.change import GitHubForge
 from bot.gate import Gate
 from bot.model import ReviewResult, Severity
 from bot.publish import Outcome, review

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from bot.forges.base import Uncertain
-from bot.forges.github_api import Settings
-from bot.forges.github_repository import GitHubRepository
+from bot.forges.github.api import Settings
+from bot.forges.github.repository import GitHubRepository
 from bot.forges.repository import Permission
 from tests.forges.conftest import Sleeps
 from tests.forges.fakegithub import FakeGitHub, Fault

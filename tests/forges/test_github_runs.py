@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bot.forges.github import GitHubForge
+from bot.forges.github.change import GitHubForge
 from bot.gate import Gate
 from bot.model import ReviewResult, Severity
 from bot.publish import Outcome, review

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot.forges import gitlab
 from bot.forges.base import Draft, StatusReport, Uncertain
-from bot.forges.gitlab_notes import defuse
+from bot.forges.gitlab import change as gitlab
+from bot.forges.gitlab.notes import defuse
 from tests.conftest import GitRepo
 from tests.forges.conftest import Sleeps
 from tests.forges.fakegitlab import LINE_CODE, FakeGitLab, Fault, quick_actions

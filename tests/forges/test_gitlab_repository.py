@@ -8,8 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot.forges import gitlab
 from bot.forges.base import Uncertain
+from bot.forges.gitlab import change as gitlab
 from bot.forges.repository import Permission
 from tests.conftest import GitRepo
 from tests.forges.conftest import Sleeps

@@ -17,8 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.commands.deliver import check_report
-from bot.forges import github, gitlab
-from bot.forges.gitlab_notes import defuse
+from bot.forges.github import change as github
+from bot.forges.gitlab import change as gitlab
+from bot.forges.gitlab.notes import defuse
 from bot.gate import Gate, decide
 from bot.model import Edit, Finding, Fix, ReviewResult, Severity, Span, ToolRun, Verdict
 from bot.pipeline import ReviewOptions, run_review

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from bot.forges.github import DIALECT
+from bot.forges.github.change import DIALECT
 from bot.gate import Gate
 from bot.placement import Placed
 from bot.positions import split_lines

@@ -81,7 +81,8 @@ def test_notes_and_unchecked_lines_stay_inside_their_quote() -> None:
 
 
 def test_a_truncated_summary_says_where_the_rest_is_on_each_forge() -> None:
-    from bot.forges import github, gitlab
+    from bot.forges.github import change as github
+    from bot.forges.gitlab import change as gitlab
     from bot.model import Finding, Severity, Span, Verdict
 
     found = tuple(Verdict(Finding("ruff", f"R{n}", Severity.ERROR, f"message {n} " + "x" * 150,

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.forges.github_api import Api, Settings
-from bot.forges.github_commits import GitHubCommits
-from bot.forges.github_repository import GitHubRepository
+from bot.forges.github.api import Api, Settings
+from bot.forges.github.commits import GitHubCommits
+from bot.forges.github.repository import GitHubRepository
 from bot.pipeline import ReviewOptions
 from bot.sweep import flow
 from tests.conftest import GitRepo

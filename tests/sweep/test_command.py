@@ -11,9 +11,9 @@ import pytest
 
 from bot import cli
 from bot.commands import sweep as sweep_command
-from bot.forges.github_api import Api, Settings
-from bot.forges.github_commits import GitHubCommits
-from bot.forges.github_repository import GitHubRepository
+from bot.forges.github.api import Api, Settings
+from bot.forges.github.commits import GitHubCommits
+from bot.forges.github.repository import GitHubRepository
 from tests.conftest import GitRepo
 from tests.forges.conftest import Sleeps
 from tests.sweep.conftest import APP, CONFIG, UTIL, Sweeper, commit_as

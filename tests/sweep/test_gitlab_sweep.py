@@ -14,7 +14,7 @@ import pytest
 
 from bot import cli
 from bot.commands import merge_request
-from bot.forges import gitlab
+from bot.forges.gitlab import change as gitlab
 from tests.conftest import GitRepo
 from tests.forges.conftest import Sleeps
 from tests.forges.fakegitlab import FakeGitLab

@@ -27,8 +27,8 @@ import requests
 from bot.errors import BotError, Exit
 from bot.forges.backoff import Failed, Sent, Wait, retry
 from bot.forges.base import Draft, Posted, ReadOnly, Rejected, State, StatusReport, Uncertain
-from bot.forges.gitlab_limits import rate_limit_wait, server_wait
-from bot.forges.gitlab_notes import Version, defuse, position
+from bot.forges.gitlab.limits import rate_limit_wait, server_wait
+from bot.forges.gitlab.notes import Version, defuse, position
 from bot.forges.hunks import head_lines
 from bot.forges.repository import Access, Issue, Permission, Reaction
 from bot.placement import Dialect

@@ -15,7 +15,7 @@ import httpx
 
 from bot.errors import BotError, Exit
 from bot.forges.backoff import Failed, Sent, Wait, retry
-from bot.forges.github_limits import rate_limit_wait, server_wait
+from bot.forges.github.limits import rate_limit_wait, server_wait
 
 RETRIES = 3
 

@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import quote
 
 from bot.errors import BotError, Exit
-from bot.forges.github_api import Api, NotFound, Settings
+from bot.forges.github.api import Api, NotFound, Settings
 from bot.forges.repository import Access, Issue, Permission, Reaction
 
 # The finest grant first: `user.permissions` names maintain and triage, which the legacy

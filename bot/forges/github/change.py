@@ -18,9 +18,9 @@ from github.PullRequest import PullRequest
 from github.PullRequestComment import PullRequestComment
 
 from bot.forges.base import Annotation, Draft, Posted, ReadOnly, Rejected, State, StatusReport, Uncertain
-from bot.forges.github_api import PER_PAGE, RETRIES, Api, NotFound, Refused, Settings
-from bot.forges.github_limits import server_wait
-from bot.forges.graphql import GraphQLError
+from bot.forges.github.api import PER_PAGE, RETRIES, Api, NotFound, Refused, Settings
+from bot.forges.github.graphql import GraphQLError
+from bot.forges.github.limits import server_wait
 from bot.forges.hunks import head_lines
 from bot.model import Severity
 from bot.placement import Dialect

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from bot.forges.github_api import Api, NotFound
+from bot.forges.github.api import Api, NotFound
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,8 @@ from github.Requester import Requester
 from bot.errors import BotError, Exit
 from bot.forges.backoff import Failed, Sent, Wait, retry
 from bot.forges.base import ReadOnly, Uncertain
-from bot.forges.github_limits import rate_limit_wait, server_wait
-from bot.forges.graphql import GraphQL
+from bot.forges.github.graphql import GraphQL
+from bot.forges.github.limits import rate_limit_wait, server_wait
 
 T = TypeVar("T")
 API_VERSION = "2022-11-28"
