@@ -84,6 +84,12 @@ def fetch_deepen(repo: Path, remote: str, ref: str, depth: int) -> bool:
     return git(repo, "fetch", "--quiet", f"--deepen={depth}", remote, ref, check=False).returncode == 0
 
 
+def current_branch(repo: Path) -> str | None:
+    """The branch checked out, or None on a detached head."""
+    result = git(repo, "symbolic-ref", "--quiet", "--short", "HEAD", check=False)
+    return result.out.strip() if result.returncode == 0 and result.out.strip() else None
+
+
 def default_branch(repo: Path) -> str | None:
     """The remote's default branch as `origin/<name>`, if the clone knows it."""
     result = git(repo, "symbolic-ref", "--quiet", "refs/remotes/origin/HEAD", check=False)
@@ -305,10 +311,12 @@ def cat_blobs(repo: Path, specs: list[str]) -> list[bytes | None]:
     return out
 
 
-def fetch(repo: Path, remote: str, ref: str, depth: int | None = None) -> bool:
-    """Fetch one ref or commit (e.g. a PR head missing from a depth-1 checkout)."""
+def fetch(repo: Path, remote: str, ref: str, depth: int | None = None,
+          env: Mapping[str, str] | None = None) -> bool:
+    """Fetch one ref or commit (e.g. a PR head missing from a depth-1 checkout); credentials,
+    when needed, only in `env` for this one process."""
     args = ["fetch", "--quiet", "--no-tags"] + ([f"--depth={depth}"] if depth else []) + [remote, ref]
-    return git(repo, *args, check=False).returncode == 0
+    return git(repo, *args, check=False, env=env).returncode == 0
 
 
 # --- commits made without a checkout (the apply flow) ----------------------------------------

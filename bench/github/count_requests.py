@@ -24,9 +24,13 @@ from builders import change, finding, result, verdict  # noqa: E402
 from fakegithub import FakeGitHub  # noqa: E402
 
 from bot import artifact  # noqa: E402
-from bot.commands import deliver, publish  # noqa: E402
+from bot.ci import github_actions  # noqa: E402
+from bot.commands import publish  # noqa: E402
+from bot.flows import deliver  # noqa: E402
+from bot.forges.github.api import Api  # noqa: E402
 from bot.forges.github.change import GitHubForge, Settings  # noqa: E402
 from bot.model import ReviewResult  # noqa: E402
+from bot.options import Delivery  # noqa: E402
 from bot.render.suggestion import split_lines  # noqa: E402
 
 HEAD = "c" * 40
@@ -50,7 +54,7 @@ def forge_for(fake: FakeGitHub) -> Callable[..., GitHubForge]:
 
 
 def as_ci(fake: FakeGitHub, res: ReviewResult, texts: dict[str, list[str]], _: Path) -> None:
-    deliver.deliver(forge_for(fake)(), res, texts, deliver.Options(), {}, 7)
+    deliver.deliver(forge_for(fake)(), res, texts, Delivery(), github_actions.GitHubActions({}), 7)
 
 
 def as_publish(fake: FakeGitHub, res: ReviewResult, texts: dict[str, list[str]], folder: Path
@@ -58,10 +62,12 @@ def as_publish(fake: FakeGitHub, res: ReviewResult, texts: dict[str, list[str]],
     path = folder / "analysis.json"
     path.write_bytes(artifact.dump(artifact.build(res, texts, repository="octo/demo", number=7,
                                                   base_sha="b" * 40, target_ref="main")))
-    publish._forge = forge_for(fake)  # type: ignore[assignment]
+    github_actions.open_api = lambda settings: Api(  # type: ignore[assignment]
+        Settings(fake.api_url, fake.graphql_url, "t", "octo/demo", 7, timeout=5.0,
+                 write_spacing=0.0), sleep=lambda s: None)
     args = argparse.Namespace(files=[path], token="t", max_bytes=publish.DEFAULT_MAX_BYTES,
                               fail_level=None, tool_errors=None, max_comments=50,
-                              max_file_comments=10, sarif=None)
+                              max_file_comments=10, sarif=None, code_quality=None, dry_run=False)
     publish.run(args, {"GITHUB_REPOSITORY": "octo/demo"})
 
 

@@ -10,15 +10,21 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
 
-from bot import filecommands
+from bot import filecommands, git
 from bot.ci import payload as payload_file
 from bot.errors import BotError, Exit
-from bot.forges.base import Annotation
+from bot.forges.base import Annotation, Connection, Forge, Pulls
+from bot.forges.repository import Repository
 from bot.model import Severity, Trigger, TriggerKind
 
+if TYPE_CHECKING:
+    from bot.forges.github.api import Api, Settings
+
 SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
+CHECKOUT_HINT = "use actions/checkout with fetch-depth: 0"
 REVIEW_ACTIONS = ("opened", "synchronize", "reopened", "ready_for_review")
 WORKFLOW_HINT = ("run it from a workflow with `on: pull_request` "
                  "(types: opened, synchronize, reopened, ready_for_review)")
@@ -205,3 +211,144 @@ def api_urls(env: Mapping[str, str]) -> tuple[str, str]:
     # github.com: api.github.com/graphql; GHES: https://HOST/api/v3 -> https://HOST/api/graphql
     default = api[: -len("/v3")] + "/graphql" if api.endswith("/api/v3") else api + "/graphql"
     return api, env.get("GITHUB_GRAPHQL_URL") or default
+
+
+class GitHubActions:
+    """The GitHub Actions runner (`bot.ci.base.Runner`)."""
+
+    forge: Literal["github"] = "github"
+    change_name = CHANGE
+    enable_comments = ENABLE_COMMENTS
+    checkout_hint = CHECKOUT_HINT
+
+    def __init__(self, env: Mapping[str, str]) -> None:
+        self._env = env
+
+    def trigger(self) -> Trigger:
+        return from_env(self._env)
+
+    def checkout(self, given: Path | None) -> Path:
+        return git.toplevel(given or Path(self._env.get("GITHUB_WORKSPACE") or "."))
+
+    def repository_name(self, trigger: Trigger | None = None) -> str:
+        return self._env.get("GITHUB_REPOSITORY") or (trigger.repository if trigger else None) or ""
+
+    def token(self, given: str | None) -> str:
+        return given or self._env.get("GITHUB_TOKEN") or ""
+
+    def connect(self, trigger: Trigger, token: str | None, *, dry_run: bool = False
+                ) -> Connection:
+        token = self.token(token)
+        name = self.repository_name(trigger)
+        if not token and not dry_run:
+            raise BotError("no GitHub token: pass --token or set GITHUB_TOKEN "
+                           "(env: GITHUB_TOKEN: ${{ github.token }}); --dry-run needs none",
+                           Exit.USAGE)
+        return connect(self._env, name, token, trigger.number, dry_run=dry_run,
+                       head=trigger.head_sha)
+
+    def publishing(self, repository: str | None, number: int | None, head: str) -> Trigger:
+        """The pull request an analysis is published to, checked against this run: the
+        repository it runs in and, on `workflow_run`, the run that triggered it."""
+        name = self.repository_name() or repository
+        if number is None or not name:
+            raise BotError("the analysis names no pull request: run `reviewbot analyze` on a "
+                           "pull_request event", Exit.USAGE)
+        if repository is not None and repository != name:
+            raise BotError(f"the analysis is of {repository}, but this run publishes to {name}",
+                           Exit.USAGE)
+        check_run_event(self._env, head, number)
+        return Trigger("github", self._env.get("GITHUB_EVENT_NAME") or "workflow_run", "review",
+                       repository=name, number=number, head_sha=head)
+
+    def connect_repository(self, name: str, token: str, *, dry_run: bool = False
+                           ) -> Connection:
+        """The repository alone (a sweep run outside of an event)."""
+        return connect(self._env, name, token, None, dry_run=dry_run)
+
+    def unhandled(self, trigger: Trigger, handled: Collection[TriggerKind]) -> str:
+        return unhandled(trigger, handled)
+
+    def annotate(self, annotations: Sequence[Annotation]) -> None:
+        annotate(annotations)
+
+    def job_summary(self, text: str) -> None:
+        job_summary(self._env, text)
+
+    def warn(self, text: str) -> None:
+        warn(text)
+
+
+def connect(env: Mapping[str, str], name: str, token: str, number: int | None, *,
+            dry_run: bool = False, head: str | None = None) -> Connection:
+    """GitHub at the API this run names (GitHub Enterprise Server too); sends no request. A
+    dry run reads with the token when there is one (what it records is what a run would send
+    now), and reads nothing without (what a first run would send)."""
+    # Here, not at the top: reading a trigger (`analyze`) must not load PyGithub.
+    from bot.forges.dryrun import NoPulls, RepositoryDryRun
+    from bot.forges.github.api import Settings
+    from bot.forges.github.change import DryRun, GitHubForge
+    from bot.forges.github.commits import GitHubCommits
+    from bot.forges.github.host import GitHubHost, push_env
+    from bot.forges.github.repository import GitHubRepository
+
+    api_url, graphql_url = api_urls(env)
+    api = open_api(Settings(api_url=api_url, graphql_url=graphql_url, token=token,
+                            repository=name, number=number))
+    reads = bool(token and name)
+    repository: Repository = GitHubRepository(api.settings, api=api)
+    pulls: Pulls = GitHubCommits(api)
+    change = GitHubForge(api.settings, api=api) if number is not None else None
+    forge: Forge | None = change
+    recorded: list[dict[str, Any]] | None = None
+    if dry_run:
+        repository = RepositoryDryRun(repository if reads else None)
+        pulls = pulls if reads else NoPulls()
+        if number is not None:
+            dry = DryRun(name, number, head or "", reads=change if reads else None)
+            forge, recorded = dry, dry.requests
+    host = GitHubHost(api, number, reads=reads) if number is not None else None
+    return Connection(name, repository, pulls, "#", forge, host,
+                      push_env(token, env.get("GITHUB_SERVER_URL") or ""), recorded,
+                      sleep=api.sleep)
+
+
+def open_api(settings: Settings) -> Api:
+    """The one connection of a run (tests tune its timeouts and pacing here)."""
+    from bot.forges.github.api import Api
+
+    return Api(settings)
+
+
+def check_run_event(env: Mapping[str, str], head: str, number: int) -> None:
+    """On `workflow_run`, the artifact must be of the run that triggered this one: its head is
+    the one GitHub names in the (trusted) event payload."""
+    if env.get("GITHUB_EVENT_NAME") != "workflow_run" or not env.get("GITHUB_EVENT_PATH"):
+        return
+    payload: Any = payload_file.read(env["GITHUB_EVENT_PATH"], "the workflow_run event payload")
+    expected, prs = _run_of(payload)
+    if expected != head:
+        raise BotError(f"the analysis is of {head[:12]}, but the workflow run that triggered "
+                       f"this one analysed {str(expected)[:12]}", Exit.USAGE)
+    numbers = {pr["number"] for pr in prs if isinstance(pr, dict)
+               and isinstance(pr.get("number"), int) and not isinstance(pr["number"], bool)}
+    if numbers and number not in numbers:  # empty for fork pull requests
+        raise BotError(f"the analysis is of pull request #{number}, but the workflow run was for "
+                       f"#{', #'.join(str(n) for n in sorted(numbers))}", Exit.USAGE)
+
+
+def _run_of(payload: Any) -> tuple[str, list[Any]]:
+    """The head sha and the pull requests of a workflow_run event; BotError naming the field."""
+    run = payload.get("workflow_run") if isinstance(payload, dict) else None
+    if not isinstance(run, dict):
+        raise BotError("malformed workflow_run event payload: `workflow_run` is missing or not "
+                       "an object", Exit.USAGE)
+    head = run.get("head_sha")
+    if not isinstance(head, str) or not SHA.fullmatch(head):
+        raise BotError("malformed workflow_run event payload: `workflow_run.head_sha` is not a "
+                       "commit sha", Exit.USAGE)
+    prs = run.get("pull_requests")
+    if prs is not None and not isinstance(prs, list):  # GitHub sends [] for a fork's run
+        raise BotError("malformed workflow_run event payload: `workflow_run.pull_requests` is "
+                       "not a list", Exit.USAGE)
+    return head, prs or []

@@ -16,13 +16,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any, TypedDict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
+from bot import git
 from bot.ci import payload as payload_file
 from bot.credentials import is_secret_name
 from bot.errors import BotError, Exit
-from bot.forges.base import Annotation
+from bot.forges.base import Annotation, Connection
+from bot.forges.repository import Repository
 from bot.model import Trigger, TriggerKind
+
+if TYPE_CHECKING:
+    from bot.forges.gitlab.change import GitLabForge, GitLabRepository, RepositorySettings
+    from bot.forges.gitlab.change import Settings as ForgeSettings
 
 SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
 TOKEN_HINT = ("create a project (or group) access token with the `api` scope and the Developer "
@@ -314,3 +321,102 @@ def warn(text: str) -> None:
 CHANGE = "MR !"  # how the job log names a change: PR #7, MR !3
 ENABLE_COMMENTS = ("reviewbot could not write to this merge request, so its findings are in the "
                    "job log only. " + TOKEN_HINT[0].upper() + TOKEN_HINT[1:] + ".")
+
+
+class GitLabCI:
+    """The GitLab CI runner (`bot.ci.base.Runner`)."""
+
+    forge: Literal["gitlab"] = "gitlab"
+    change_name = CHANGE
+    enable_comments = ENABLE_COMMENTS
+    checkout_hint = CHECKOUT_HINT
+
+    def __init__(self, env: Mapping[str, str]) -> None:
+        self._env = env
+
+    def trigger(self) -> Trigger:
+        return from_env(self._env)
+
+    def checkout(self, given: Path | None) -> Path:
+        return git.toplevel(given or Path(self._env.get("CI_PROJECT_DIR") or "."))
+
+    def connect(self, trigger: Trigger, token: str | None, *, dry_run: bool = False
+                ) -> Connection:
+        """A dry run reads with the token too: what it records is what a run would send now."""
+        # Here, not at the top: reading a trigger (`analyze`) must not load python-gitlab.
+        from bot.forges.dryrun import RepositoryDryRun
+        from bot.forges.gitlab.change import RepositorySettings
+        from bot.forges.gitlab.change import Settings as ForgeSettings
+        from bot.forges.gitlab.host import GitLabHost, push_env
+        from bot.forges.gitlab.merge_requests import MergeRequests
+
+        token = self.token(token)
+        url, project = api(self._env)
+        name = trigger.repository or self._env.get("CI_PROJECT_PATH") or ""
+        server = self._env.get("CI_SERVER_URL") or ""
+        users = {trigger.actor: trigger.actor_id} if trigger.actor and trigger.actor_id else {}
+        replies: Literal["merge_requests", "issues"] = (
+            "issues" if trigger.kind == "sweep" else "merge_requests")
+        gitlab_repository = open_repository(RepositorySettings(url, token, project,
+                                                               replies=replies), users)
+        repository: Repository = (RepositoryDryRun(gitlab_repository) if dry_run
+                                  else gitlab_repository)
+        if trigger.number is None or trigger.kind == "sweep":
+            return Connection(name, repository, MergeRequests(gitlab_repository), "!",
+                              push_env=push_env(token, server))
+        forge = open_forge(ForgeSettings(api_url=url, token=token, project=project,
+                                         iid=trigger.number,
+                                         target_url=self._env.get("CI_JOB_URL") or None))
+        if dry_run:
+            forge.record_writes()
+        return Connection(name, repository, MergeRequests(gitlab_repository), "!", forge,
+                          GitLabHost(forge, name, server), push_env(token, server),
+                          forge.requests if dry_run else None)
+
+    def token(self, given: str | None = None) -> str:
+        """GitLab's token is never optional: no token is a usage error naming the variable."""
+        return given or token(self._env)
+
+    def publishing(self, repository: str | None, number: int | None, head: str) -> Trigger:
+        """This pipeline's merge request, which the analysis must be of: its project, its
+        merge request and its head."""
+        trigger = from_env(self._env)
+        if trigger.kind != "review" or trigger.number is None:
+            raise BotError("in GitLab CI, `reviewbot publish` runs in the merge request pipeline "
+                           "whose `analyze` job wrote the artifact (rules: - if: "
+                           "$CI_PIPELINE_SOURCE == \"merge_request_event\")", Exit.USAGE)
+        expected_head = review_head(self._env)
+        for field, found, expected in (("project", repository, trigger.repository),
+                                       ("merge request", number, trigger.number),
+                                       ("head", head, expected_head)):
+            if found != expected:
+                raise BotError(f"the analysis is of {field} {found}, but this pipeline is of "
+                               f"{expected}: publish only the artifact of this pipeline's "
+                               "`analyze` job", Exit.USAGE)
+        return trigger
+
+    def unhandled(self, trigger: Trigger, handled: Collection[TriggerKind]) -> str:
+        return unhandled(trigger, handled)
+
+    def annotate(self, annotations: Sequence[Annotation]) -> None:
+        annotate(annotations)
+
+    def job_summary(self, text: str) -> None:
+        job_summary(self._env, text)
+
+    def warn(self, text: str) -> None:
+        warn(text)
+
+
+def open_forge(settings: ForgeSettings) -> GitLabForge:
+    """The merge request's connection (tests tune its timeouts and pacing here)."""
+    from bot.forges.gitlab.change import GitLabForge
+
+    return GitLabForge(settings)
+
+
+def open_repository(settings: RepositorySettings, users: Mapping[str, int]) -> GitLabRepository:
+    """The project's connection: `users` are ids the event already named."""
+    from bot.forges.gitlab.change import GitLabRepository
+
+    return GitLabRepository(settings, users=users)

@@ -27,8 +27,8 @@ from bot import artifact, atomic, credentials, git, shards, workspace
 from bot import part as shard_part
 from bot.ci import github_actions, gitlab_ci
 from bot.commands import common
-from bot.commands.pull_request import ensure_commits
 from bot.errors import BotError, Exit
+from bot.flows.session import ensure_commits
 from bot.model import ReviewResult
 from bot.pipeline import Gathered, ReviewOptions, conclude, gather
 
@@ -133,7 +133,7 @@ def _change(args: argparse.Namespace, env: Mapping[str, str]) -> Change | None:
         print(f"reviewbot: nothing to analyse: {trigger.reason}", file=sys.stderr)
         return None
     repo = git.toplevel(args.repo or Path(env.get("GITHUB_WORKSPACE") or "."))
-    ensure_commits(repo, (trigger.head_sha, trigger.base_sha))
+    ensure_commits(repo, (trigger.head_sha, trigger.base_sha), github_actions.CHECKOUT_HINT)
     return Change(repo, trigger.base_sha, trigger.head_sha, trigger.repository, trigger.number,
                   trigger.target_ref)
 
@@ -151,7 +151,7 @@ def _merge_request(args: argparse.Namespace, env: Mapping[str, str]) -> Change:
     head = gitlab_ci.review_head(env)
     assert trigger.base_sha is not None
     repo = git.toplevel(args.repo or Path(env.get("CI_PROJECT_DIR") or "."))
-    ensure_commits(repo, (head, trigger.base_sha), hint=gitlab_ci.CHECKOUT_HINT)
+    ensure_commits(repo, (head, trigger.base_sha), gitlab_ci.CHECKOUT_HINT)
     return Change(repo, trigger.base_sha, head, trigger.repository, trigger.number,
                   trigger.target_ref)
 

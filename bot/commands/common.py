@@ -1,20 +1,18 @@
-"""Options and outputs that several commands share, checked the same way everywhere."""
+"""Options that several commands share, checked the same way everywhere, and turned into the
+flows' typed options (`bot.options`)."""
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import json
-import os
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
-from bot import atomic
 from bot import config as config_mod
-from bot.errors import BotError
-from bot.gate import Gate, lines, override
-from bot.model import GatePolicy, ReviewResult
+from bot.model import GatePolicy
+from bot.options import Checks, Delivery
+from bot.outputs import report_gate, writable_output, write_sarif, writing
+
+__all__ = ["report_gate", "writable_output", "write_sarif", "writing"]
 
 
 def positive_seconds(text: str) -> float:
@@ -45,55 +43,37 @@ def add_tool_options(p: argparse.ArgumentParser) -> None:
 
 def policy_override(args: argparse.Namespace) -> Callable[[GatePolicy], GatePolicy]:
     """The command line's gate choices, applied on top of the configured policy."""
-    fail_level, tool_errors = args.fail_level, args.tool_errors
-
-    def apply(policy: GatePolicy) -> GatePolicy:
-        return override(policy, fail_level, tool_errors)
-    return apply
+    return checks(args).policy()
 
 
-def writable_output(path: Path | None, flag: str) -> None:
-    """Refuse an output file that cannot be written before any work is done."""
-    if path is None:
-        return
-    folder = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        raise BotError(f"{flag} {path}: is a folder; name a file")
-    if not folder.is_dir():
-        raise BotError(f"{flag} {path}: the folder {folder} does not exist")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise BotError(f"{flag} {path}: the folder {folder} is not writable")
+def checks(args: argparse.Namespace, *, gate: bool = True) -> Checks:
+    """The tool options, and the gate options when the command has them (`gate`)."""
+    return Checks(args.config, args.timeout, tuple(args.only) if args.only else None,
+                  args.fail_level if gate else None, args.tool_errors if gate else None)
 
 
-@contextlib.contextmanager
-def writing(path: Path, flag: str) -> Iterator[None]:
-    """An output file written inside: a write that fails (after `writable_output` let it
-    through: a full disk, a folder removed meanwhile) is a usage error naming the option."""
+def delivery(args: argparse.Namespace) -> Delivery:
+    """The publishing options (`add_delivery_options`)."""
+    return Delivery(args.max_comments, args.max_file_comments, args.sarif, args.code_quality)
+
+
+def add_delivery_options(p: argparse.ArgumentParser) -> None:
+    """The publishing options of `ci` and `publish`."""
+    p.add_argument("--max-comments", type=_count, default=50, metavar="N",
+                   help="inline comments on the PR; the rest go to the summary (default 50)")
+    p.add_argument("--max-file-comments", type=_count, default=10, metavar="N",
+                   help="file-level comments on the PR (default 10)")
+    p.add_argument("--sarif", type=Path, metavar="FILE", help="also write SARIF 2.1.0 here")
+    p.add_argument("--code-quality", type=Path, metavar="FILE",
+                   help="also write a GitLab Code Quality report here "
+                        "(artifacts:reports:codequality)")
+
+
+def _count(text: str) -> int:
     try:
-        yield
-    except OSError as exc:
-        raise BotError(f"{flag} {path}: cannot write: {exc.strerror or exc}") from exc
-
-
-def write_sarif(path: Path | None, result: ReviewResult) -> None:
-    if path is None:
-        return
-    from bot.render import sarif  # only when asked for: a review without --sarif skips it
-
-    with writing(path, "--sarif"):
-        atomic.write(path, (json.dumps(sarif.to_sarif(result), indent=2) + "\n").encode())
-
-
-def write_code_quality(path: Path | None, result: ReviewResult) -> None:
-    if path is None:
-        return
-    from bot.render import codequality
-
-    with writing(path, "--code-quality"):
-        atomic.write(path, codequality.dumps(result))
-
-
-def report_gate(gate: Gate) -> None:
-    """Say on stderr why the change was not fully checked (stdout may be JSON)."""
-    for line in lines(gate):
-        print(f"reviewbot: {line}", file=sys.stderr)
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, not {value}")
+    return value

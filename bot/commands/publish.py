@@ -26,29 +26,22 @@ why); 3 the GitHub API failed after retries.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from bot import artifact, config, credentials
 from bot.assemble import assemble
-from bot.chat.publishing import WithConversation, read_state
-from bot.chat.state import read as read_conversation
-from bot.chat.state import section, without_ignored
-from bot.ci import github_actions, gitlab_ci
-from bot.ci import payload as payload_file
-from bot.commands import common, deliver
-from bot.commands import merge_request as gitlab_merge_request
+from bot.ci.environment import current
+from bot.commands import common
+from bot.conversation.state import read as read_conversation
+from bot.conversation.state import section, without_ignored
 from bot.errors import BotError, Exit
-from bot.forges.github import change as github
-from bot.forges.github.change import GitHubForge
-from bot.forges.github.repository import GitHubRepository
+from bot.flows.deliver import WithConversation, deliver
 from bot.forges.repository import Repository
 from bot.gate import override
 from bot.model import FileChange, GatePolicy, ReviewResult
+from bot.outputs import writable_output
 
 DEFAULT_MAX_BYTES = 10_000_000
 
@@ -65,7 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--max-bytes", type=_positive, default=DEFAULT_MAX_BYTES, metavar="N",
                    help=f"refuse an artifact larger than this (default {DEFAULT_MAX_BYTES})")
     common.add_gate_options(p)
-    deliver.add_options(p)
+    common.add_delivery_options(p)
     p.add_argument("--dry-run", action="store_true",
                    help="read with the token, then print the writes as JSON instead of sending them")
     p.set_defaults(func=run)
@@ -82,76 +75,31 @@ def _positive(text: str) -> int:
 
 
 def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
-    env = credentials.environ() if env is None else env
-    if gitlab_ci.active(env):
-        return merge_request(args, env)
-    token = args.token or env.get("GITHUB_TOKEN")
+    runner = current(credentials.environ() if env is None else env)
+    writable_output(args.sarif, "--sarif")
+    writable_output(args.code_quality, "--code-quality")
+    files = expand(args.files)
+    analysis = assemble([read(path, args.max_bytes) for path in files], [str(p) for p in files])
+    # The run's own word on which change this is: the artifact must agree with it.
+    trigger = runner.publishing(analysis.repository, analysis.number, analysis.head_sha)
+    assert trigger.number is not None
+    token = runner.token(args.token)
     if not token:
         raise BotError("no GitHub token: pass --token or set GITHUB_TOKEN "
                        "(env: GITHUB_TOKEN: ${{ github.token }})", Exit.USAGE)
-    common.writable_output(args.sarif, "--sarif")
-    files = expand(args.files)
-    analysis = assemble([read(path, args.max_bytes) for path in files], [str(p) for p in files])
-    repository = env.get("GITHUB_REPOSITORY") or analysis.repository
-    if analysis.number is None or not repository:
-        raise BotError("the analysis names no pull request: run `reviewbot analyze` on a "
-                       "pull_request event", Exit.USAGE)
-    if analysis.repository is not None and analysis.repository != repository:
-        raise BotError(f"the analysis is of {analysis.repository}, but this run publishes to "
-                       f"{repository}", Exit.USAGE)
-    check_run_event(env, analysis.head_sha, analysis.number)
-    forge = _forge(repository, analysis.number, token, env)
-    policy = override(trusted_policy(GitHubRepository(forge.api.settings, api=forge.api)),
-                      args.fail_level, args.tool_errors)
+    connection = runner.connect(trigger, token, dry_run=args.dry_run)
+    assert connection.forge is not None and connection.host is not None
+    policy = override(trusted_policy(connection.repository), args.fail_level, args.tool_errors)
     # The conversation (ignored findings, staged rewrites) lives in the summary comment: carry
     # it over. The staged plan needs the files themselves, so the next run with a checkout (a
-    # command, or `ci`) shows it again.
-    talk = replace(read_state(forge.api, analysis.number), shown=None)
+    # command, or `ci`) shows it again. This read is the publish step's first too.
+    talk = replace(read_conversation(connection.host.summary_body(keep=True)), shown=None)
     result = within_diff(replace(without_ignored(analysis.result, talk), policy=policy),
-                         forge.diff_lines())
-    dry = (github.DryRun(repository, analysis.number, analysis.head_sha, reads=forge)
-           if args.dry_run else None)
-    gate, outcome = deliver.deliver(WithConversation(dry or forge, section(talk)), result,
-                                    analysis.texts, deliver.options(args), env, analysis.number,
-                                    recorder=dry)
+                         connection.forge.diff_lines())
+    gate, outcome = deliver(WithConversation(connection.forge, section(talk)), result,
+                            analysis.texts, common.delivery(args), runner, trigger.number,
+                            connection.recorded)
     # The head moved: this analysis is history, and the run of the new head decides.
-    return int(Exit.OK) if outcome.status == "stale" else int(gate.exit)
-
-
-def merge_request(args: argparse.Namespace, env: Mapping[str, str]) -> int:
-    """Publish to the merge request of this GitLab pipeline."""
-    trigger = gitlab_ci.from_env(env)
-    if trigger.kind != "review" or trigger.number is None:
-        raise BotError("in GitLab CI, `reviewbot publish` runs in the merge request pipeline whose "
-                       "`analyze` job wrote the artifact (rules: - if: $CI_PIPELINE_SOURCE == "
-                       "\"merge_request_event\")", Exit.USAGE)
-    token = args.token or gitlab_ci.token(env)
-    common.writable_output(args.sarif, "--sarif")
-    common.writable_output(args.code_quality, "--code-quality")
-    files = expand(args.files)
-    analysis = assemble([read(path, args.max_bytes) for path in files], [str(p) for p in files])
-    head = gitlab_ci.review_head(env)
-    for field, found, expected in (("project", analysis.repository, trigger.repository),
-                                   ("merge request", analysis.number, trigger.number),
-                                   ("head", analysis.head_sha, head)):
-        if found != expected:
-            raise BotError(f"the analysis is of {field} {found}, but this pipeline is of "
-                           f"{expected}: publish only the artifact of this pipeline's "
-                           "`analyze` job", Exit.USAGE)
-    forge = gitlab_merge_request.forge(trigger, token, env)
-    if args.dry_run:
-        forge.record_writes()
-    policy = override(trusted_policy(gitlab_merge_request.repository(token, env, {})),
-                      args.fail_level, args.tool_errors)
-    # The summary note's conversation, as on GitHub; this read is the publish step's too.
-    talk = replace(read_conversation(forge.summary_body(keep=True)), shown=None)
-    result = within_diff(replace(without_ignored(analysis.result, talk), policy=policy),
-                         forge.diff_lines())
-    with contextlib.redirect_stdout(sys.stderr) if args.dry_run else contextlib.nullcontext():
-        gate, outcome = deliver.deliver(WithConversation(forge, section(talk)), result,
-                                        analysis.texts, deliver.options(args), env, trigger.number)
-    if args.dry_run:  # the publish step's log went to stderr: stdout is the JSON
-        deliver.print_dry_run(gate, forge.requests)
     return int(Exit.OK) if outcome.status == "stale" else int(gate.exit)
 
 
@@ -198,40 +146,6 @@ def read(path: Path, max_bytes: int) -> artifact.Analysis:
         raise BotError(f"{path}: {exc}", Exit.USAGE) from exc
 
 
-def check_run_event(env: Mapping[str, str], head: str, number: int) -> None:
-    """On `workflow_run`, the artifact must be of the run that triggered this one: its head is
-    the one GitHub names in the (trusted) event payload."""
-    if env.get("GITHUB_EVENT_NAME") != "workflow_run" or not env.get("GITHUB_EVENT_PATH"):
-        return
-    payload: Any = payload_file.read(env["GITHUB_EVENT_PATH"], "the workflow_run event payload")
-    expected, prs = _run_of(payload)
-    if expected != head:
-        raise BotError(f"the analysis is of {head[:12]}, but the workflow run that triggered "
-                       f"this one analysed {str(expected)[:12]}", Exit.USAGE)
-    numbers = {pr["number"] for pr in prs if isinstance(pr, dict)
-               and isinstance(pr.get("number"), int) and not isinstance(pr["number"], bool)}
-    if numbers and number not in numbers:  # empty for fork pull requests
-        raise BotError(f"the analysis is of pull request #{number}, but the workflow run was for "
-                       f"#{', #'.join(str(n) for n in sorted(numbers))}", Exit.USAGE)
-
-
-def _run_of(payload: Any) -> tuple[str, list[Any]]:
-    """The head sha and the pull requests of a workflow_run event; BotError naming the field."""
-    run = payload.get("workflow_run") if isinstance(payload, dict) else None
-    if not isinstance(run, dict):
-        raise BotError("malformed workflow_run event payload: `workflow_run` is missing or not "
-                       "an object", Exit.USAGE)
-    head = run.get("head_sha")
-    if not isinstance(head, str) or not github_actions.SHA.fullmatch(head):
-        raise BotError("malformed workflow_run event payload: `workflow_run.head_sha` is not a "
-                       "commit sha", Exit.USAGE)
-    prs = run.get("pull_requests")
-    if prs is not None and not isinstance(prs, list):  # GitHub sends [] for a fork's run
-        raise BotError("malformed workflow_run event payload: `workflow_run.pull_requests` is "
-                       "not a list", Exit.USAGE)
-    return head, prs or []
-
-
 def within_diff(result: ReviewResult, commentable: Mapping[str, frozenset[int]]
                 ) -> ReviewResult:
     """The result with its hunks cut to the lines GitHub lets a comment sit on: a file the
@@ -240,9 +154,3 @@ def within_diff(result: ReviewResult, commentable: Mapping[str, frozenset[int]]
         replace(c, hunk_lines=c.hunk_lines & commentable[c.path])
         for c in result.changes if c.path in commentable]
     return replace(result, changes=tuple(changes))
-
-
-def _forge(repository: str, number: int, token: str, env: Mapping[str, str]) -> GitHubForge:
-    api, graphql = github_actions.api_urls(env)
-    return github.GitHubForge(github.Settings(api_url=api, graphql_url=graphql, token=token,
-                                              repository=repository, number=number))

@@ -1,19 +1,27 @@
-"""The Forge protocol: what the forge-neutral publish flow needs from one pull (merge) request.
+"""The protocols every forge package (`github/`, `gitlab/`, `gitea/`) implements, and the
+values they exchange with the flows:
 
-Values in and out are plain dataclasses; SDK objects never leave a forge module. Every
-member is required: a forge that cannot do something does a documented no-op. What a forge
-does outside one pull request (replies, reactions, permissions, labels, issues) is the
-`Repository` protocol in `repository.py`.
+- `Forge`: what the publish step needs from one pull (merge) request;
+- `Host`: the rest of what a conversation needs of that change (where its head is now, when
+  it moved, the bot's own summary, the forge's names for roles);
+- `Repository` (`repository.py`): replies, reactions, permissions, labels, issues;
+- `Pulls`: the change a commit came in with (the sweep's attribution);
+- `Connection`: all of them for one run, built by the CI's runner (`bot.ci`).
+
+Values in and out are plain dataclasses; SDK objects never leave a forge package. Every
+member is required: a forge that cannot do something does a documented no-op.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from bot.errors import BotError, Exit
-from bot.model import ReviewResult, Severity
+from bot.forges.repository import Permission, Repository
+from bot.model import ReviewResult, Severity, Trigger
 from bot.placement import COMMENTED_SCOPES, Dialect, last_line, priority
 
 MESSAGE_LIMIT = 60_000  # characters of a finding's message kept in a status annotation
@@ -163,3 +171,114 @@ class Forge(Protocol):
     def check(self, report: StatusReport) -> bool:
         """Publish the status report; False when the token may not (the caller falls back)."""
         ...
+
+
+@dataclass(frozen=True)
+class PullRequest:
+    """The change as the forge says now (a pull request, or a merge request's latest version)."""
+
+    number: int
+    head: str
+    base: str
+    head_ref: str
+    head_repository: str | None  # None: the fork was deleted
+    clone_url: str | None
+    maintainer_can_modify: bool
+    open: bool
+    repository: str
+
+    @property
+    def fork(self) -> bool:
+        return self.head_repository != self.repository
+
+    @property
+    def can_push(self) -> bool:
+        """Whether the bot may push to the head branch: its own repository's, or a fork's
+        that allows edits by maintainers."""
+        return not self.fork or (self.head_repository is not None and self.maintainer_can_modify)
+
+
+@dataclass(frozen=True)
+class Range:
+    """What a review of the change compares: its base and head, and whether it is open."""
+
+    base: str
+    head: str
+    open: bool
+
+
+class Host(Protocol):
+    """The forge side of a conversation on one change, beyond publishing a review."""
+
+    @property
+    def name(self) -> Literal["github", "gitlab", "gitea"]: ...
+
+    @property
+    def after_push(self) -> str:
+        """What the reply after a push adds: whether the push starts a run of its own."""
+        ...
+
+    @property
+    def author(self) -> str:
+        """The apply commit's author when `apply: {author: …}` names none."""
+        ...
+
+    def review_range(self, trigger: Trigger) -> Range:
+        """The base and head a review of the trigger's change compares (GitHub: the event's;
+        GitLab: the merge request's latest diff version)."""
+        ...
+
+    def load(self) -> PullRequest:
+        """The change as the forge says now (its head, base, branch, and fork)."""
+        ...
+
+    def moved_since(self, pr: PullRequest, trigger: Trigger) -> str | None:
+        """Why `pr.head` is not the head the trigger's comment was written against, or None."""
+        ...
+
+    def head_ref(self, number: int) -> str:
+        """The ref the forge mirrors the change's head to (a fork's head too)."""
+        ...
+
+    def summary_body(self, *, keep: bool = False) -> str | None:
+        """The body of the summary comment the bot's own account wrote, or None. `keep`: the
+        publish step that follows, with nothing written in between, may reuse this read."""
+        ...
+
+    def role(self, permission: Permission) -> str:
+        """The forge's own name for an access level."""
+        ...
+
+
+@dataclass(frozen=True)
+class PullRef:
+    number: int
+    author: str | None  # the login that opened it
+    merged: bool
+
+
+class Pulls(Protocol):
+    def pull_of(self, sha: str) -> PullRef | None:
+        """The change a commit came in with (merged first, then by number), or None (a push
+        straight to the branch)."""
+        ...
+
+
+@dataclass(frozen=True)
+class Connection:
+    """One run's forge, as the CI's runner connected it; sends no request to be built.
+
+    `forge` and `host` exist when the run is about one change. `push_env` holds the
+    credentials for one git process (fetch, push), never written to a config file.
+    `recorded` is set on a dry run: the writes the forge did not send, in order.
+    """
+
+    repository_name: str  # owner/name, or GitLab's project path
+    repository: Repository
+    pulls: Pulls
+    change_prefix: str  # how a change is linked in text: #7, !7
+    forge: Forge | None = None
+    host: Host | None = None
+    push_env: Mapping[str, str] = field(default_factory=dict)
+    recorded: Sequence[Mapping[str, object]] | None = None
+    sleep: Callable[[float], None] = time.sleep  # the forge's own pacing (waits for a new head)

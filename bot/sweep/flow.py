@@ -17,8 +17,7 @@ from typing import Literal, Protocol
 from bot import config as config_mod
 from bot import git, workspace
 from bot.errors import BotError, Exit
-from bot.forges.base import Uncertain
-from bot.forges.github.commits import PullRef
+from bot.forges.base import PullRef, Uncertain
 from bot.forges.repository import Issue, Repository
 from bot.linters.registry import CONFIG_FILES
 from bot.model import Finding, ReviewResult, Verdict

@@ -76,9 +76,9 @@ def test_the_token_variable_can_be_named() -> None:
 
 
 def test_the_ci_is_chosen_by_gitlab_ci() -> None:
-    assert environment.current(MR) is gitlab_ci
-    assert environment.current({**MR, "GITLAB_CI": ""}) is github_actions
-    assert environment.current({}) is github_actions
+    assert isinstance(environment.current(MR), gitlab_ci.GitLabCI)
+    assert isinstance(environment.current({**MR, "GITLAB_CI": ""}), github_actions.GitHubActions)
+    assert isinstance(environment.current({}), github_actions.GitHubActions)
 
 
 # --- webhook pipelines (CI_PIPELINE_SOURCE=trigger, TRIGGER_PAYLOAD) ----------------------

@@ -13,10 +13,9 @@ from typing import Any
 import pytest
 
 from bot import artifact, cli
-from bot.chat.state import Conversation, Ignored, Staged, read, section
-from bot.commands import publish
-from bot.forges.github import change as github
+from bot.conversation.state import Conversation, Ignored, Staged, read, section
 from tests.ci.test_github_actions import examples
+from tests.forges import quick
 from tests.forges.conftest import Sleeps
 from tests.forges.fakegithub import FakeGitHub
 from tests.forges.test_ci import BASE, HEAD, open_pr
@@ -24,21 +23,12 @@ from tests.forges.test_ci import BASE, HEAD, open_pr
 DIFF = {"app.py": set(range(1, 8))}
 
 
-def forge_on(fake: FakeGitHub, sleeps: Sleeps) -> Any:
-    """`publish._forge` pointed at `fake`, with no waits."""
-    def make(repository: str, number: int, token: str, env: Any) -> github.GitHubForge:
-        return github.GitHubForge(github.Settings(
-            api_url=fake.api_url, graphql_url=fake.graphql_url, token=token,
-            repository=repository, number=number, timeout=1.0, write_spacing=0.0), sleep=sleeps)
-    return make
-
-
 @pytest.fixture
 def split(repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
           sleeps: Sleeps) -> Iterator[tuple[Any, FakeGitHub, dict[str, str], Path]]:
     """An open pull request, its analysis (written by `analyze`), and publish's forge."""
     with open_pr(repo, tmp_path, monkeypatch, sleeps, BASE, HEAD, DIFF) as (repo, fake, env):
-        monkeypatch.setattr(publish, "_forge", forge_on(fake, sleeps))
+        quick.github(monkeypatch, sleeps, fake)
         out = tmp_path / "analysis.json"
         analyze(repo, out, monkeypatch, fake)
         yield repo, fake, env, out
@@ -180,7 +170,7 @@ def test_publish_posts_exactly_what_ci_posts(repo, tmp_path: Path,  # type: igno
         out = tmp_path / "analysis.json"
         analyze(repo, out, monkeypatch, fake)
     with FakeGitHub(fake.s.head, DIFF) as other:
-        monkeypatch.setattr(publish, "_forge", forge_on(other, sleeps))
+        quick.github(monkeypatch, sleeps, other)
         monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
         workflow_run(tmp_path, monkeypatch, fake.s.head)
         in_empty_folder(tmp_path, monkeypatch)

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from bot import cli
-from bot.commands import publish
-from tests.commands.test_publish import forge_on, in_empty_folder, workflow_run
+from tests.commands.test_publish import in_empty_folder, workflow_run
+from tests.forges import quick
 from tests.forges.conftest import Sleeps
 from tests.forges.fakegithub import FakeGitHub
 from tests.forges.test_ci import open_pr
@@ -65,7 +65,7 @@ def opened(repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,  # type: ignor
         event = json.loads(Path(tmp_path / "event.json").read_text())
         event["pull_request"]["head"]["sha"] = head
         (tmp_path / "event.json").write_text(json.dumps(event))
-        monkeypatch.setattr(publish, "_forge", forge_on(fake, sleeps))
+        quick.github(monkeypatch, sleeps, fake)
         yield repo, fake
 
 

@@ -14,7 +14,6 @@ import pytest
 
 from bot.ci import github_actions, gitlab_ci
 from bot.cli import main
-from bot.commands import publish
 from bot.errors import BotError, Exit
 from tests.ci import gitlab_hooks
 from tests.ci.test_github_actions import examples, pr_comment
@@ -84,8 +83,9 @@ def test_every_field_of_the_workflow_run_event_publish_checks(
 
         def check(document: Any, head: str = head, number: int = number) -> None:
             # The payload as its file would give it, without writing thousands of files.
-            monkeypatch.setattr(publish.payload_file, "read", lambda path, name: document)
-            publish.check_run_event(env, head, number)
+            monkeypatch.setattr(github_actions.payload_file, "read",
+                                lambda path, name: document)
+            github_actions.check_run_event(env, head, number)
 
         count, broken = refusals([payload], check)
         assert broken == [], "\n".join(broken[:20])

@@ -14,9 +14,8 @@ import jsonschema
 import pytest
 
 from bot import cli
-from bot.commands import merge_request
-from bot.forges.gitlab import change as gitlab
 from tests.conftest import GitRepo
+from tests.forges import quick
 from tests.forges.conftest import Sleeps
 from tests.forges.fakegitlab import FakeGitLab, Fault
 
@@ -88,10 +87,7 @@ def pipeline(repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         for name in ("GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH", "GITHUB_TOKEN"):
             monkeypatch.delenv(name, raising=False)
         line = Pipeline(repo, fake, env, tmp_path)
-        monkeypatch.setattr(merge_request, "forge", lambda trigger, token, e: gitlab.GitLabForge(
-            gitlab.Settings(api_url=e["CI_API_V4_URL"], token=token, project=e["CI_PROJECT_ID"],
-                            iid=int(e["CI_MERGE_REQUEST_IID"]), timeout=1.0,
-                            target_url=e.get("CI_JOB_URL")), sleep=sleeps))
+        quick.gitlab(monkeypatch, sleeps, timeout=1.0)
         yield line
         assert fake.errors == []
 

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.commands.deliver import check_report
+from bot.flows.deliver import check_report
 from bot.forges.github import change as github
 from bot.forges.gitlab import change as gitlab
 from bot.forges.gitlab.notes import defuse

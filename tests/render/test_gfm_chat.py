@@ -1,11 +1,11 @@
 """The replies to slash commands, parsed as GitHub renders them: end to end against the fake
-GitHub and a real origin (tests/chat), each reply checked for structure, raw HTML and pings."""
+GitHub and a real origin (tests/flows), each reply checked for structure, raw HTML and pings."""
 
 from __future__ import annotations
 
 from tests import gfm
-from tests.chat.conftest import World
-from tests.chat.conftest import world as world  # the fixture, shared with tests/chat
+from tests.flows.conftest import World
+from tests.flows.conftest import world as world  # the fixture, shared with tests/flows
 
 
 def _replies(world: World, user: str, body: str) -> list[str]:

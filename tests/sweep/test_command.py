@@ -5,16 +5,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from bot import cli
-from bot.commands import sweep as sweep_command
-from bot.forges.github.api import Api, Settings
-from bot.forges.github.commits import GitHubCommits
-from bot.forges.github.repository import GitHubRepository
 from tests.conftest import GitRepo
+from tests.forges import quick
 from tests.forges.conftest import Sleeps
 from tests.sweep.conftest import APP, CONFIG, UTIL, Sweeper, commit_as
 
@@ -23,13 +19,7 @@ from tests.sweep.conftest import APP, CONFIG, UTIL, Sweeper, commit_as
 def wired(sweeper: Sweeper, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[str, str]:
     """The environment of an Actions run against the fake GitHub (no write spacing)."""
     fake = sweeper.fake
-
-    def quick(env: Any, repository: str, token: str) -> tuple[GitHubRepository, GitHubCommits]:
-        api = Api(Settings(api_url=fake.api_url, graphql_url=fake.graphql_url, token=token,
-                           repository=repository, timeout=1.0, write_spacing=0.0),
-                  sleep=Sleeps())
-        return GitHubRepository(api.settings, api=api), GitHubCommits(api)
-    monkeypatch.setattr(sweep_command, "forge", quick)
+    quick.github(monkeypatch, Sleeps(), fake)
     env = {"GITHUB_REPOSITORY": f"{fake.owner}/{fake.repo}", "GITHUB_TOKEN": "t0ken",
            "GITHUB_API_URL": fake.api_url, "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md")}
     for key, value in env.items():

@@ -13,9 +13,8 @@ from pathlib import Path
 import pytest
 
 from bot import cli
-from bot.commands import merge_request
-from bot.forges.gitlab import change as gitlab
 from tests.conftest import GitRepo
+from tests.forges import quick
 from tests.forges.conftest import Sleeps
 from tests.forges.fakegitlab import FakeGitLab
 from tests.sweep.conftest import APP, CONFIG, LABEL, UTIL, commit_as
@@ -67,10 +66,7 @@ def schedule(repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
             monkeypatch.setenv(key, value)
         for name in ("GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH", "GITHUB_TOKEN"):
             monkeypatch.delenv(name, raising=False)
-        monkeypatch.setattr(merge_request, "repository", lambda token, e, known, replies=(
-            "merge_requests"): gitlab.GitLabRepository(gitlab.RepositorySettings(
-                e["CI_API_V4_URL"], token, e["CI_PROJECT_ID"], timeout=2.0, replies=replies),
-                users=known, sleep=sleeps))
+        quick.gitlab(monkeypatch, sleeps)
         yield Schedule(repo, origin, fake, tmp_path, monkeypatch)
         assert fake.errors == []
 

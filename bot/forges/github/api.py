@@ -67,7 +67,9 @@ class Api:
         self.settings = settings
         self.sleep = sleep
         self.clock = clock
-        self.gh = Github(auth=Auth.Token(settings.token), base_url=settings.api_url,
+        # No token: a dry run that reads nothing (PyGithub refuses an empty one).
+        self.gh = Github(auth=Auth.Token(settings.token) if settings.token else None,
+                         base_url=settings.api_url,
                          timeout=int(max(1, settings.timeout)), retry=None, per_page=PER_PAGE,
                          seconds_between_requests=settings.read_spacing or None,
                          seconds_between_writes=settings.write_spacing or None,

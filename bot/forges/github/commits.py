@@ -3,17 +3,10 @@ the sweep's attribution: merged pull requests first, then by number."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from bot.forges.base import PullRef
 from bot.forges.github.api import Api, NotFound
-
-
-@dataclass(frozen=True)
-class PullRef:
-    number: int
-    author: str | None  # the login that opened it
-    merged: bool
 
 
 class GitHubCommits:

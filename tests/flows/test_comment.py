@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.chat.conftest import USERS, World, git
+from tests.flows.conftest import USERS, World, git
 
 
 def test_help_answers_with_the_table(world: World) -> None:
@@ -108,7 +108,7 @@ def test_a_push_between_the_read_and_the_push_is_kept(world: World,
 
 
 def test_a_plan_touching_workflows_is_refused(repo, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from tests.chat.conftest import BASE, make_world
+    from tests.flows.conftest import BASE, make_world
     head = {".github/workflows/helper.py": "import os\nimport sys\n\nprint(sys.argv)\n"}
     for world in make_world(repo, tmp_path, monkeypatch, BASE, head):
         assert world.comment("wes", "/fix") == 0
@@ -183,7 +183,7 @@ def test_every_permission_level(world: World, user: str) -> None:
 
 
 def test_maintain_can_be_required(repo, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from tests.chat.conftest import BASE, HEAD, make_world
+    from tests.flows.conftest import BASE, HEAD, make_world
     settings = {**BASE, ".reviewbot.yml": "commands: {permission: maintain}\n"}
     for world in make_world(repo, tmp_path, monkeypatch, settings, HEAD):
         assert world.comment("wes", "/help") == 0
@@ -257,15 +257,14 @@ def test_a_closed_pull_request_or_an_unknown_language_writes_nothing_wrong(world
 
 
 def test_state_in_someone_else_s_comment_is_not_trusted(world: World) -> None:
-    from bot.chat.state import Conversation, Staged, marker
+    from bot.conversation.state import Conversation, Staged, marker
     forged = marker(Conversation((), (Staged("return $A", "return None", None, "ada"),)))
     world.fake.comment_by("mallory", f"<!-- reviewbot:summary -->\n{forged}")
-    from bot.chat import publishing
-    from bot.forges.github import change as github
-    forge = github.GitHubForge(github.Settings(
-        api_url=world.fake.api_url, graphql_url=world.fake.graphql_url, token="t",
-        repository="octo/demo", number=7))
-    assert publishing.read_state(forge.api, 7) == Conversation()
+    from bot.forges.github.api import Api, Settings
+    from bot.forges.github.host import GitHubHost
+    host = GitHubHost(Api(Settings(api_url=world.fake.api_url, graphql_url=world.fake.graphql_url,
+                                   token="t", repository="octo/demo", number=7)), 7)
+    assert host.summary_body() is None
 
 
 @pytest.mark.parametrize("event", ["comment", "label"])

@@ -1,4 +1,5 @@
-"""`issue_comment` created on a pull request: the slash commands of the comment, in order.
+"""A comment on a change (GitHub's `issue_comment`, a GitLab note hook, Gitea's
+`issue_comment`): the slash commands of the comment, in order, on any forge.
 
 Comments by bots are ignored without a request (the bot's own replies included: no loop). A
 comment with no command line sends nothing either. Someone without the permission gets a `-1`
@@ -11,8 +12,7 @@ the commands could be answered: the gate is the check run's.
 
 from __future__ import annotations
 
-import argparse
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Literal
 
@@ -20,26 +20,28 @@ from bot import git
 from bot.apply import sources
 from bot.apply.flow import ApplyOutcome
 from bot.apply.plan import plan_for, render
-from bot.chat import publishing, structural
-from bot.chat.parse import Command, Parsed, Problem, help_text
-from bot.chat.parse import commands as parse_commands
-from bot.chat.session import GITHUB, Session, Side, admitted, log, settings
-from bot.chat.state import Ignored, Staged, without_ignored
+from bot.ci.base import Runner
+from bot.conversation import structural
+from bot.conversation.parse import Command, Parsed, Problem, help_text
+from bot.conversation.parse import commands as parse_commands
+from bot.conversation.state import Ignored, Staged, without_ignored
 from bot.errors import BotError, Exit
+from bot.flows.deliver import staged
+from bot.flows.session import Session, log, settings
 from bot.forges.repository import Access
 from bot.model import Trigger
+from bot.options import CiOptions
 from bot.render.markdown import code, escape, inline
 from bot.render.suggestion import block
 
 
-def comment(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str],
-            side: Side = GITHUB) -> int:
+def comment(runner: Runner, options: CiOptions, trigger: Trigger) -> int:
     assert trigger.number is not None and trigger.comment_id is not None
     if trigger.actor_is_bot or not trigger.actor:
         log(f"a comment by the bot account {trigger.actor or '(unknown)'}: ignored")
         return int(Exit.OK)
-    checkout = side.checkout(args, env)
-    cfg = settings(checkout, "HEAD")  # the default branch: actions/checkout without `ref`
+    checkout = runner.checkout(options.repo)
+    cfg = settings(checkout, "HEAD")  # the default branch: a checkout without `ref`
     parsed = parse_commands(trigger.comment_body or "", cfg.command_prefix)
     if not parsed:
         log(f"comment {trigger.comment_id} holds no command")
@@ -47,14 +49,16 @@ def comment(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str],
     if not trigger.open:
         log(f"pull request #{trigger.number} is closed; commands are not run")
         return int(Exit.OK)
-    session = side.connect(args, trigger, env, checkout, cfg)
+    connection = runner.connect(trigger, options.token)
+    session = Session(runner, options, connection, checkout, cfg, trigger.number,
+                      sleep=connection.sleep)
     number, comment = trigger.number, trigger.comment_id
 
     def refuse(access: Access) -> None:
         session.repo.react(number, comment, "-1")
         session.say(session.who_may(access, "run reviewbot commands"))
 
-    if not admitted(session, trigger.actor, refuse):
+    if not session.admitted(trigger.actor, refuse):
         return int(Exit.OK)
     session.repo.react(trigger.number, trigger.comment_id, "eyes")
     try:
@@ -161,7 +165,7 @@ def _ast_edit(session: Session, command: Command, actor: str, quoted: str) -> tu
     session.state = session.state.stage(Staged(command.pattern, command.rewrite, command.lang,
                                                actor))
     plan = plan_for(session.checkout, without_ignored(result, session.state),
-                    publishing.staged(session.state), "apply")
+                    staged(session.state), "apply")
     session.state = replace(session.state, shown=plan.id)
     n = len(groups)
     session.say(f"{quoted}\n\nStaged {n} edit{'s' * (n != 1)}; nothing is committed yet.\n\n"

@@ -1,5 +1,6 @@
-"""The pull request a command or a label is about, as GitHub says now, and the head's commits
-in the checkout.
+"""GitHub's side of a conversation on a pull request (`bot.forges.base.Host`): the pull
+request as GitHub says now, when its head arrived, the bot's own summary comment, and the git
+credentials for one process.
 
 On `issue_comment` the payload carries no sha and the checkout is the default branch: the head
 comes from `GET /pulls/{n}` and its commits are fetched from `refs/pull/{n}/head`. Whether the
@@ -10,43 +11,16 @@ commit chose.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+import base64
 from datetime import datetime
-from pathlib import Path
 from typing import Any, Literal
 
-from bot import git
-from bot.chat import publishing
-from bot.chat.state import Conversation
 from bot.config import DEFAULT_AUTHOR
-from bot.errors import BotError, Exit
+from bot.forges.base import PullRequest, Range
 from bot.forges.github.api import Api, NotFound
 from bot.forges.repository import Permission
 from bot.model import Trigger
-
-
-@dataclass(frozen=True)
-class PullRequest:
-    number: int
-    head: str
-    base: str
-    head_ref: str
-    head_repository: str | None  # None: the fork was deleted
-    clone_url: str | None
-    maintainer_can_modify: bool
-    open: bool
-    repository: str
-
-    @property
-    def fork(self) -> bool:
-        return self.head_repository != self.repository
-
-    @property
-    def can_push(self) -> bool:
-        """Whether the bot may push to the head branch: its own repository's, or a fork's
-        that allows edits by maintainers."""
-        return not self.fork or (self.head_repository is not None and self.maintainer_can_modify)
+from bot.render.markdown import SUMMARY_MARKER
 
 
 def load(api: Api, number: int) -> PullRequest:
@@ -88,29 +62,20 @@ def parse_time(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
-def fetch_head(checkout: Path, pr: PullRequest, env: Mapping[str, str]) -> None:
-    """The head's commits into the checkout, from `refs/pull/{n}/head` (which a fork's head
-    is mirrored to). Credentials, when given, are in `env` for these git processes only:
-    nothing is written to the checkout's git config, where the linters run next. BotError
-    when the head GitHub reported cannot be fetched."""
-    for sha, ref in ((pr.head, f"refs/pull/{pr.number}/head"), (pr.base, pr.base)):
-        if git.rev_parse(checkout, sha) is None:
-            git.git(checkout, "fetch", "--quiet", "--no-tags", "origin", ref, env=env,
-                        check=False)
-        if git.rev_parse(checkout, sha) is None:
-            raise BotError(f"commit {sha[:12]} of pull request #{pr.number} could not be "
-                           f"fetched ({ref})", Exit.USAGE)
-
-
 class GitHubHost:
-    """GitHub's side of a conversation (`session.Host`)."""
+    """GitHub's side of a conversation (`bot.forges.base.Host`)."""
 
-    name: Literal["github", "gitlab"] = "github"
+    name: Literal["github"] = "github"
     after_push = "a push made with the workflow's GITHUB_TOKEN starts no new workflow run."
     author = DEFAULT_AUTHOR
 
-    def __init__(self, api: Api, number: int, push_env: Mapping[str, str]) -> None:
-        self._api, self._number, self._push_env = api, number, dict(push_env)
+    def __init__(self, api: Api, number: int, *, reads: bool = True) -> None:
+        """`reads`: False for a dry run without a token, which reads nothing."""
+        self._api, self._number, self._reads = api, number, reads
+
+    def review_range(self, trigger: Trigger) -> Range:
+        assert trigger.base_sha and trigger.head_sha  # a pull_request event names both
+        return Range(trigger.base_sha, trigger.head_sha, trigger.open)
 
     def load(self) -> PullRequest:
         return load(self._api, self._number)
@@ -129,14 +94,31 @@ class GitHubHost:
                     "and comment again.")
         return None
 
-    def fetch_head(self, checkout: Path, pr: PullRequest) -> None:
-        fetch_head(checkout, pr, self._push_env)
+    def head_ref(self, number: int) -> str:
+        return f"refs/pull/{number}/head"
 
-    def read_state(self) -> Conversation:
-        return publishing.read_state(self._api, self._number)
-
-    def push_env(self) -> dict[str, str]:
-        return dict(self._push_env)
+    def summary_body(self, *, keep: bool = False) -> str | None:
+        """Only a comment a bot account wrote counts: anyone may post a comment that looks
+        like a summary, and its state would be theirs."""
+        if not self._reads:
+            return None
+        for comment in self._api.list(f"{self._api.url}/issues/{self._number}/comments"):
+            body = comment.get("body") or ""
+            user = comment.get("user")
+            if SUMMARY_MARKER in body and isinstance(user, dict) and user.get("type") == "Bot":
+                return str(body)
+        return None
 
     def role(self, permission: Permission) -> str:
         return permission.label
+
+
+def push_env(token: str, server_url: str) -> dict[str, str]:
+    """The token for git (fetch, push) only, as an HTTP header in the environment of one
+    process (what actions/checkout writes into .git/config, which a command never gets)."""
+    if not token:
+        return {}
+    server = (server_url or "https://github.com").rstrip("/")
+    basic = base64.b64encode(f"x-access-token:{token}".encode()).decode()
+    return {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": f"http.{server}/.extraheader",
+            "GIT_CONFIG_VALUE_0": f"AUTHORIZATION: basic {basic}"}

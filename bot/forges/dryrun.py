@@ -8,11 +8,11 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from bot.forges.github.commits import PullRef
+from bot.forges.base import PullRef
 from bot.forges.repository import Access, Issue, Permission, Reaction, Repository
 
 
-class DryRun:
+class RepositoryDryRun:
     def __init__(self, reads: Repository | None) -> None:
         self._reads = reads
         self._issues: dict[int, Issue] = {}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.chat.parse import MAX_COMMANDS, Command, Problem, commands, help_text
+from bot.conversation.parse import MAX_COMMANDS, Command, Problem, commands, help_text
 
 CASES = [
     ("/review", [Command("review", 1)]),

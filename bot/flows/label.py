@@ -1,4 +1,5 @@
-"""`pull_request` `labeled`: the apply label commits the staged plan the summary shows.
+"""The apply label added to a change (GitHub's `pull_request` `labeled`, a GitLab merge
+request hook, Gitea's `label_updated`): it commits the staged plan the summary shows.
 
 Another label: one log line, no request. A label added by a bot: ignored. By someone without
 the permission: the label is removed with one comment saying who may. Otherwise the plan is
@@ -10,23 +11,20 @@ is reviewed in the same run (a push made with GITHUB_TOKEN starts no workflow).
 
 from __future__ import annotations
 
-import argparse
-from collections.abc import Mapping
-
-from bot.chat.flow import reply_outcome
-from bot.chat.session import GITHUB, Side, admitted, log, settings
-from bot.commands import pull_request
+from bot.ci.base import Runner
 from bot.errors import Exit
+from bot.flows.comment import reply_outcome
+from bot.flows.session import Session, ensure_commits, log, settings
 from bot.forges.repository import Access
 from bot.model import Trigger
+from bot.options import CiOptions
 
 
-def label(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str],
-          side: Side = GITHUB) -> int:
+def label(runner: Runner, options: CiOptions, trigger: Trigger) -> int:
     assert trigger.number is not None and trigger.head_sha
-    checkout = side.checkout(args, env)
+    checkout = runner.checkout(options.repo)
     if trigger.base_sha:
-        pull_request.ensure_commits(checkout, (trigger.base_sha,))
+        ensure_commits(checkout, (trigger.base_sha,), runner.checkout_hint)
     # The target's settings (the PR cannot change them): its base when the event names it,
     # else the checkout, which is then the default branch (a GitLab webhook's pipeline).
     cfg = settings(checkout, trigger.base_sha or "HEAD")
@@ -41,14 +39,16 @@ def label(args: argparse.Namespace, trigger: Trigger, env: Mapping[str, str],
     if not trigger.open:
         log(f"pull request #{trigger.number} is closed; the label is not acted on")
         return int(Exit.OK)
-    session = side.connect(args, trigger, env, checkout, cfg)
+    connection = runner.connect(trigger, options.token)
+    session = Session(runner, options, connection, checkout, cfg, trigger.number,
+                      sleep=connection.sleep)
     number = trigger.number
 
     def refuse(access: Access) -> None:
         session.repo.remove_label(number, cfg.apply_label)
         session.say(session.who_may(access, f"have the label `{cfg.apply_label}` acted on"))
 
-    if not admitted(session, trigger.actor, refuse):
+    if not session.admitted(trigger.actor, refuse):
         return int(Exit.OK)
     done = f"The label `{cfg.apply_label}` was removed."
     if session.pr.head != trigger.head_sha:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tests.chat.conftest import World, git
+from tests.flows.conftest import World, git
 
 
 def turn(world: World, title: str, act: Callable[[], int]) -> tuple[int, int]:

@@ -15,11 +15,10 @@ from typing import Any
 import pytest
 
 from bot import cli
-from bot.commands import pull_request
-from bot.forges.github import change as github
-from tests.chat.fake import ChatGitHub
 from tests.ci.test_github_actions import examples, pr_comment
 from tests.conftest import GitRepo
+from tests.flows.fake import ChatGitHub
+from tests.forges import quick
 from tests.forges.conftest import Sleeps
 
 BASE = {"pyproject.toml": "[tool.ruff]\nline-length = 100\n",
@@ -144,12 +143,6 @@ def make_world(repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md")}
         for key, value in env.items():
             monkeypatch.setenv(key, value)
-
-        def quick_forge(repository: str, trigger: Any, token: str, env: Any) -> github.GitHubForge:
-            return github.GitHubForge(github.Settings(
-                api_url=fake.api_url, graphql_url=fake.graphql_url, token=token,
-                repository=repository, number=trigger.number, timeout=2.0, write_spacing=0.0),
-                sleep=sleeps)
-        monkeypatch.setattr(pull_request, "forge", quick_forge)
+        quick.github(monkeypatch, sleeps, timeout=2.0)
         yield World(repo, origin, checkout, fake, tmp_path, monkeypatch, base, head)
         assert fake.errors == []

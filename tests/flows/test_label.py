@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from tests.chat.conftest import World, git
+from tests.flows.conftest import World, git
 
 
 def shown_plan(world: World) -> str:

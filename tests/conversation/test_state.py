@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 
-from bot.chat.state import MAX_STAGED, Conversation, Ignored, Staged, marker, read, section
+from bot.conversation.state import MAX_STAGED, Conversation, Ignored, Staged, marker, read, section
 
 STATE = Conversation((Ignored("0123456789abcdef0123", "alice", "vendored --> <b>x</b>"),),
                      (Staged("print($A)", "log($A)", "python", "bob"),), "3f9a1c2b7d4e")

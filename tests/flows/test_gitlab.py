@@ -16,10 +16,9 @@ from typing import Any
 import pytest
 
 from bot import cli
-from bot.commands import merge_request
-from bot.forges.gitlab import change as gitlab
 from tests.ci import gitlab_hooks
 from tests.conftest import GitRepo
+from tests.forges import quick
 from tests.forges.conftest import Sleeps
 from tests.forges.fakegitlab import BOT, FakeGitLab, Fault
 
@@ -120,13 +119,7 @@ def project(repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> I
             monkeypatch.setenv(key, value)
         for name in ("GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH", "GITHUB_TOKEN"):
             monkeypatch.delenv(name, raising=False)
-        monkeypatch.setattr(merge_request, "forge", lambda trigger, token, e: gitlab.GitLabForge(
-            gitlab.Settings(api_url=e["CI_API_V4_URL"], token=token, project=e["CI_PROJECT_ID"],
-                            iid=trigger.number, timeout=2.0), sleep=sleeps))
-        monkeypatch.setattr(merge_request, "repository", lambda token, e, known, replies=(
-            "merge_requests"): gitlab.GitLabRepository(gitlab.RepositorySettings(
-                e["CI_API_V4_URL"], token, e["CI_PROJECT_ID"], timeout=2.0, replies=replies),
-                users=known, sleep=sleeps))
+        quick.gitlab(monkeypatch, sleeps)
         yield Project(repo, origin, checkout, fake, tmp_path, monkeypatch, head, users)
         assert fake.errors == []
         assert "extraheader" not in (checkout / ".git" / "config").read_text()

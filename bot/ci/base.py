@@ -1,0 +1,70 @@
+"""The CI seam: one `Runner` per CI (GitHub Actions, GitLab CI, Gitea and Forgejo Actions),
+the only place CI variables and credentials are read.
+
+A runner owns the run's trigger, its checkout, its token and the connection to the forge
+(`connect` returns a `bot.forges.base.Connection`: values, no callbacks), and writes what the
+CI shows besides the forge: annotations, the job summary, warnings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from pathlib import Path
+from typing import Literal, Protocol
+
+from bot.forges.base import Annotation, Connection
+from bot.model import Trigger, TriggerKind
+
+
+class Runner(Protocol):
+    @property
+    def forge(self) -> Literal["github", "gitlab", "gitea"]: ...
+
+    @property
+    def change_name(self) -> str:
+        """How the job log names a change: `PR #`, `MR !`."""
+        ...
+
+    @property
+    def enable_comments(self) -> str:
+        """What to do when the token may not write to the change."""
+        ...
+
+    @property
+    def checkout_hint(self) -> str:
+        """How to make the checkout hold the change's commits."""
+        ...
+
+    def trigger(self) -> Trigger:
+        """What this run was started for; BotError (usage) for a malformed event."""
+        ...
+
+    def checkout(self, given: Path | None) -> Path:
+        """The repository's checkout: `given`, else the CI's workspace, else the cwd."""
+        ...
+
+    def token(self, given: str | None) -> str:
+        """The token to use: `given`, else the CI's own variable; "" when there is none (a
+        forge whose token is never optional raises BotError, usage, naming the variable)."""
+        ...
+
+    def publishing(self, repository: str | None, number: int | None, head: str) -> Trigger:
+        """The change an analysis artifact (of `repository`, change `number`, at `head`) is
+        published to, checked against this run; BotError (usage) naming what disagrees."""
+        ...
+
+    def connect(self, trigger: Trigger, token: str | None, *, dry_run: bool = False
+                ) -> Connection:
+        """The forge for `trigger` with `token` (else the CI's own token variable); a dry run
+        records its writes. BotError (usage) when no token is at hand and one is needed."""
+        ...
+
+    def unhandled(self, trigger: Trigger, handled: Collection[TriggerKind]) -> str:
+        """One line: this event needs nothing, and which events do."""
+        ...
+
+    def annotate(self, annotations: Sequence[Annotation]) -> None: ...
+
+    def job_summary(self, text: str) -> None: ...
+
+    def warn(self, text: str) -> None: ...

@@ -1,0 +1,35 @@
+"""A change opened or pushed to: the review of its head against its merge base, published with
+the conversation (ignored findings left out, the staged plan shown) on any forge."""
+
+from __future__ import annotations
+
+from bot.ci.base import Runner
+from bot.conversation.state import read
+from bot.errors import Exit
+from bot.flows.deliver import with_conversation
+from bot.flows.session import ensure_commits, log, settings
+from bot.forges.base import Connection
+from bot.model import Trigger
+from bot.options import CiOptions
+from bot.outputs import writable_output
+from bot.pipeline import run_review
+
+
+def review(runner: Runner, options: CiOptions, trigger: Trigger, connection: Connection) -> int:
+    assert trigger.number is not None and connection.forge and connection.host
+    writable_output(options.delivery.sarif, "--sarif")
+    writable_output(options.delivery.code_quality, "--code-quality")
+    checkout = runner.checkout(options.repo)
+    change = connection.host.review_range(trigger)
+    if not change.open:
+        log(f"{runner.change_name}{trigger.number} is not open; nothing to review")
+        return int(Exit.OK)
+    ensure_commits(checkout, (change.head, change.base), runner.checkout_hint)
+    # The apply label's name and the command prefix as the target branch says.
+    cfg = settings(checkout, change.base)
+    result = run_review(options.checks.review(checkout, change.base, change.head))
+    # Kept: the publish step's first read of the change is this one.
+    state = read(connection.host.summary_body(keep=True))
+    return int(with_conversation(connection.forge, checkout, result, state, cfg,
+                                 options.delivery, runner, trigger.number,
+                                 connection.recorded).gate.exit)

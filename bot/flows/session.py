@@ -1,0 +1,184 @@
+"""One conversation turn on a change: the connection, the change as the forge says now, the
+review at its head (computed once, when a command needs it), the apply engine, and the
+publishing of the result with the conversation's state.
+
+Settings that decide who may do what (`commands:`, `apply:`) are read from a commit the change
+cannot change (the default branch's checkout, or the change's base), never from its head.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Literal
+
+from bot import config, git
+from bot.apply.flow import ApplyOutcome, ApplyRequest
+from bot.apply.flow import run as run_apply
+from bot.ci.base import Runner
+from bot.conversation.state import Conversation, read, without_ignored
+from bot.errors import BotError, Exit
+from bot.flows import deliver
+from bot.forges.base import Connection, Forge, Host, PullRequest
+from bot.forges.repository import Access, Permission, Repository
+from bot.model import ReviewResult, Trigger
+from bot.options import CiOptions
+from bot.pipeline import run_review
+
+HEAD_WAIT = (1.0, 2.0, 4.0, 8.0)  # a forge updates a change's head shortly after a push
+
+
+def log(message: str) -> None:
+    print(f"reviewbot: {message}", file=sys.stderr)
+
+
+def settings(checkout: Path, rev: str) -> config.Config:
+    """`.reviewbot.yml` as committed at `rev` (the working tree never counts)."""
+    for name in config.FILE_NAMES:
+        blob = git.show(checkout, rev, name)
+        if blob is not None:
+            try:
+                return config.parse(blob.decode("utf-8"), name, revision=f"at {git.short(rev)}")
+            except UnicodeDecodeError as exc:
+                raise BotError(f"{name} at {git.short(rev)} is not UTF-8 text") from exc
+    return config.Config()
+
+
+def least(cfg: config.Config) -> Permission:
+    return Permission.MAINTAIN if cfg.command_permission == "maintain" else Permission.WRITE
+
+
+def ensure_commits(checkout: Path, shas: tuple[str, ...], hint: str,
+                   env: dict[str, str] | None = None) -> None:
+    """A CI's checkout holds one commit (a merge commit, a shallow detached head): fetch the
+    change's head and base when missing, keeping a shallow checkout shallow (the workspace
+    deepens it to the merge base later)."""
+    for sha in shas:
+        if git.rev_parse(checkout, sha) is None:
+            git.fetch(checkout, "origin", sha, depth=50 if git.is_shallow(checkout) else None,
+                      env=env)
+        if git.rev_parse(checkout, sha) is None:
+            raise BotError(f"commit {sha[:12]} of the change is not in the checkout and could "
+                           f"not be fetched: {hint}", Exit.USAGE)
+
+
+@dataclass
+class Session:
+    runner: Runner
+    options: CiOptions
+    connection: Connection
+    checkout: Path
+    cfg: config.Config
+    number: int
+    state: Conversation = field(default_factory=Conversation)
+    pull: PullRequest | None = None
+    sleep: Callable[[float], None] = time.sleep
+    _result: ReviewResult | None = None
+
+    @property
+    def forge(self) -> Forge:
+        assert self.connection.forge is not None  # a session is about one change
+        return self.connection.forge
+
+    @property
+    def host(self) -> Host:
+        assert self.connection.host is not None
+        return self.connection.host
+
+    @property
+    def repo(self) -> Repository:
+        return self.connection.repository
+
+    @property
+    def pr(self) -> PullRequest:
+        if self.pull is None:
+            self.pull = self.host.load()
+        return self.pull
+
+    def say(self, body: str) -> None:
+        self.repo.reply(self.number, body)
+
+    def admitted(self, actor: str, refuse: Callable[[Access], None]) -> bool:
+        """Whether `actor` may have the bot act. A bot account never, without a word (loop
+        guard); anyone without the permission gets `refuse` (a reaction or the label removed,
+        one reply)."""
+        access = self.repo.access(actor)
+        if access.bot:
+            log(f"{actor} is a bot account: ignored")
+            return False
+        if access.permission < least(self.cfg):
+            refuse(access)
+            return False
+        return True
+
+    def who_may(self, access: Access, what: str) -> str:
+        roles = [self.host.role(p) for p in sorted(Permission, reverse=True)
+                 if p >= least(self.cfg)]
+        allowed = ", ".join(roles[:-1]) + " or " + roles[-1]
+        return (f"Only people with the {allowed} role on {self.connection.repository_name} may "
+                f"{what}; @{access.login} has {self.host.role(access.permission)}. "
+                "Nothing was done.")
+
+    def fetch_head(self) -> None:
+        """The head's commits (from the ref the forge mirrors it to) and the base's into the
+        checkout; credentials only in the environment of these git processes."""
+        env = dict(self.connection.push_env)
+        for sha, ref in ((self.pr.head, self.host.head_ref(self.number)),
+                         (self.pr.base, self.pr.base)):
+            if git.rev_parse(self.checkout, sha) is None:
+                git.fetch(self.checkout, "origin", ref, env=env)
+            if git.rev_parse(self.checkout, sha) is None:
+                raise BotError(f"commit {sha[:12]} of {self.runner.change_name}{self.number} "
+                               f"could not be fetched ({ref})", Exit.USAGE)
+
+    def read_state(self) -> Conversation:
+        return read(self.host.summary_body())
+
+    def result(self) -> ReviewResult:
+        """The review of the head (ignored findings included: they are left out when
+        published and planned)."""
+        if self._result is None or self._result.head != self.pr.head:
+            ensure_commits(self.checkout, (self.pr.head, self.pr.base), self.runner.checkout_hint)
+            self._result = run_review(self.options.checks.review(self.checkout, self.pr.base,
+                                                                 self.pr.head))
+        return self._result
+
+    @property
+    def author(self) -> str:
+        """The configured apply author, else the forge's own bot identity."""
+        chosen = self.cfg.apply_author
+        return self.host.author if chosen == config.DEFAULT_AUTHOR else chosen
+
+    def moved_since(self, trigger: Trigger) -> str | None:
+        return self.host.moved_since(self.pr, trigger)
+
+    def apply(self, kind: Literal["apply", "fix"], asked_by: str) -> ApplyOutcome:
+        """The engine at the head: the plan shown (`apply`) or the safe fixes (`fix`)."""
+        result = without_ignored(self.result(), self.state)
+        fork = self.pr.fork
+        request = ApplyRequest(
+            self.checkout, (self.pr.clone_url or "origin") if fork else "origin", self.pr.head_ref,
+            result, deliver.staged(self.state) if kind == "apply" else (), kind, asked_by,
+            author=self.author, expected_plan=self.state.shown if kind == "apply" else None,
+            can_push=self.pr.can_push, push_env=dict(self.connection.push_env))
+        return run_apply(request)
+
+    def pushed(self, commit: str) -> None:
+        """After our push: wait until the forge shows `commit` as the head, and review that."""
+        for wait in (0.0, *HEAD_WAIT):
+            self.sleep(wait)
+            self.pull = self.host.load()
+            if self.pull.head == commit:
+                return
+        self.pull = replace(self.pull, head=commit) if self.pull else None
+        log(f"the forge does not show {commit[:12]} as the head yet")
+
+    def publish(self) -> int:
+        published = deliver.with_conversation(self.forge, self.checkout, self.result(),
+                                              self.state, self.cfg, self.options.delivery,
+                                              self.runner, self.number)
+        self.state = published.state
+        return int(published.gate.exit)

@@ -1,0 +1,63 @@
+"""The files and lines a review writes besides the forge, checked the same way everywhere:
+SARIF, the Code Quality report, and why the gate did not pass."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from bot import atomic
+from bot.errors import BotError
+from bot.gate import Gate, lines
+from bot.model import ReviewResult
+
+
+def writable_output(path: Path | None, flag: str) -> None:
+    """Refuse an output file that cannot be written before any work is done."""
+    if path is None:
+        return
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise BotError(f"{flag} {path}: is a folder; name a file")
+    if not folder.is_dir():
+        raise BotError(f"{flag} {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise BotError(f"{flag} {path}: the folder {folder} is not writable")
+
+
+@contextlib.contextmanager
+def writing(path: Path, flag: str) -> Iterator[None]:
+    """An output file written inside: a write that fails (after `writable_output` let it
+    through: a full disk, a folder removed meanwhile) is a usage error naming the option."""
+    try:
+        yield
+    except OSError as exc:
+        raise BotError(f"{flag} {path}: cannot write: {exc.strerror or exc}") from exc
+
+
+def write_sarif(path: Path | None, result: ReviewResult) -> None:
+    if path is None:
+        return
+    from bot.render import sarif  # only when asked for: a review without --sarif skips it
+
+    with writing(path, "--sarif"):
+        atomic.write(path, (json.dumps(sarif.to_sarif(result), indent=2) + "\n").encode())
+
+
+def write_code_quality(path: Path | None, result: ReviewResult) -> None:
+    if path is None:
+        return
+    from bot.render import codequality
+
+    with writing(path, "--code-quality"):
+        atomic.write(path, codequality.dumps(result))
+
+
+def report_gate(gate: Gate) -> None:
+    """Say on stderr why the change was not fully checked (stdout may be JSON)."""
+    for line in lines(gate):
+        print(f"reviewbot: {line}", file=sys.stderr)
