@@ -1,0 +1,55 @@
+"""What a conversation on a Gitea (or Forgejo) pull request needs besides the API, as data:
+role names, what a push from a workflow starts, the apply commit's default author, where a
+pull request's head is fetched from, and the git credentials for one push.
+
+Pure. The conversation's host (`session.Host`) is assembled from these, `change.GiteaChange`
+(`pull`, `moved_since`, `summary_body`) and `chat.pr.fetch_head`-style fetching with
+`HEAD_REFSPEC`.
+"""
+
+from __future__ import annotations
+
+import base64
+
+from bot.forges.repository import Permission
+
+# Gitea's own names (its collaborator access modes); it has no maintain nor triage level.
+ROLES = {Permission.ADMIN: "owner or admin", Permission.MAINTAIN: "admin",
+         Permission.WRITE: "write", Permission.TRIAGE: "read", Permission.READ: "read",
+         Permission.NONE: "no access"}
+
+# A push with the Actions token starts no workflow run (Gitea does not trigger workflows on
+# events its Actions user caused; go-gitea/gitea#32615 reports it up to 1.26.4).
+AFTER_PUSH = ("a push made with the workflow's token (GITEA_TOKEN) starts no new workflow run; "
+              "push again yourself, or run the workflow by hand, to review the new head.")
+
+# Who an Actions token commits as, by its own account (Gitea's and Forgejo's ActionsUser).
+AUTHORS = {"gitea": "Gitea Actions <teabot@gitea.io>",
+           "forgejo": "Forgejo Actions <noreply@forgejo.org>"}
+
+
+def role(permission: Permission) -> str:
+    """Gitea's name for an access level."""
+    return ROLES[permission]
+
+
+def author(forgejo: bool = False) -> str:
+    """The apply commit's author when `apply: {author: …}` names none."""
+    return AUTHORS["forgejo" if forgejo else "gitea"]
+
+
+def head_refspec(number: int) -> str:
+    """The ref Gitea mirrors a pull request's head to, forks included."""
+    return f"refs/pull/{number}/head"
+
+
+def push_env(token: str, server_url: str) -> dict[str, str]:
+    """The token for one git process, as an HTTP header in its environment only (nothing is
+    written to the checkout's git config, where the linters run). Gitea takes any user name
+    with a token as the password."""
+    if not token:
+        return {}
+    server = server_url.rstrip("/")
+    basic = base64.b64encode(f"reviewbot:{token}".encode()).decode()
+    return {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": f"http.{server}/.extraheader",
+            "GIT_CONFIG_VALUE_0": f"AUTHORIZATION: basic {basic}"}
