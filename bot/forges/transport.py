@@ -214,7 +214,7 @@ class Transport:
         def once() -> httpx.Response:
             return self._client.request(
                 request.method, self.base_url + request.path,
-                params=httpx.QueryParams(_params(request.query)),
+                params=_params(request.query),
                 json=request.body if request.body is not None else None)
 
         def verdict(outcome: Sent[httpx.Response] | Failed) -> Wait | None:
@@ -227,13 +227,13 @@ class Transport:
         return Response(answer.status_code, dict(answer.headers), answer.content)
 
 
-def _params(query: Query) -> list[tuple[str, str]]:
+def _params(query: Query) -> tuple[tuple[str, str], ...]:
     out: list[tuple[str, str]] = []
     for key, value in query.items():
         values = [value] if isinstance(value, str | int | bool) else list(value)
         for one in values:
             out.append((key, str(one).lower() if isinstance(one, bool) else str(one)))
-    return out
+    return tuple(out)
 
 
 def pages(sender: Sender, request: Request, *, size: int, page: str = "page",
