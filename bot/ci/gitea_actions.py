@@ -1,0 +1,230 @@
+"""Gitea and Forgejo Actions: the run's variables and event payload as a `Trigger`, and where
+its API and token are.
+
+Both runners (Gitea's act_runner, forgejo-runner) set the GitHub-compatible GITHUB_* variables
+beside their own: GITEA_ACTIONS=true (both), FORGEJO_ACTIONS=true (forgejo-runner 7 and
+later), and GITHUB_API_URL ending in /api/v1. The payload at GITHUB_EVENT_PATH is Gitea's own
+webhook payload (`modules/structs/hook.go`), not GitHub's: a push to a pull request is action
+`synchronized`, a label change is `label_updated` and names no label (only the pull
+request's labels after the change), a comment's payload says `is_pull`.
+
+Pure parsing with messages that say what to change. The runner's outputs (annotations, the
+job summary, warnings) are GitHub's workflow commands, which both runners read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from bot.ci import github_actions
+from bot.ci import payload as payload_file
+from bot.errors import BotError, Exit
+from bot.forges.gitea.limits import ACTIONS_USERS
+from bot.model import Trigger, TriggerKind
+
+SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
+REVIEW_ACTIONS = ("opened", "reopened", "synchronized", "synchronize")
+LABEL_ACTIONS = ("label_updated",)
+WORKFLOW_HINT = ("run it from a workflow with `on: pull_request` "
+                 "(types: opened, synchronize, reopened)")
+TOKENS = ("GITEA_TOKEN", "FORGEJO_TOKEN", "GITHUB_TOKEN")
+# The secret the publish job of an analyze/publish pair passes its write token in.
+PUBLISH_TOKEN = "REVIEWBOT_GITEA_TOKEN"
+
+CHANGE = github_actions.CHANGE
+ENABLE_COMMENTS = (
+    "reviewbot could not write to this pull request, so its findings are in the job log only. "
+    "To get review comments: give the job a token that may write to issues and pull requests "
+    f"(`GITEA_TOKEN: ${{{{ secrets.GITEA_TOKEN }}}}`, or a bot account's token in "
+    f"{PUBLISH_TOKEN}); pull requests from forks get a read-only token.")
+annotate = github_actions.annotate
+job_summary = github_actions.job_summary
+warn = github_actions.warn
+
+
+def active(env: Mapping[str, str]) -> bool:
+    """Whether this run is a Gitea or Forgejo Actions run."""
+    return (env.get("GITEA_ACTIONS") == "true" or env.get("FORGEJO_ACTIONS") == "true"
+            or (env.get("GITHUB_API_URL") or "").rstrip("/").endswith("/api/v1"))
+
+
+def forgejo(env: Mapping[str, str]) -> bool:
+    return env.get("FORGEJO_ACTIONS") == "true"
+
+
+def from_env(env: Mapping[str, str]) -> Trigger:
+    """The trigger of this run: GITHUB_EVENT_NAME and the payload at GITHUB_EVENT_PATH."""
+    name = env.get("GITHUB_EVENT_NAME")
+    path = env.get("GITHUB_EVENT_PATH")
+    if not name:
+        raise BotError("GITHUB_EVENT_NAME is not set: `reviewbot ci` runs inside Gitea or "
+                       f"Forgejo Actions; {WORKFLOW_HINT}", Exit.USAGE)
+    if not path:
+        raise BotError("GITHUB_EVENT_PATH is not set: the event payload is needed", Exit.USAGE)
+    return parse(name, payload_file.read(path, "the event payload"), env)
+
+
+def parse(name: str, payload: Any, env: Mapping[str, str] | None = None) -> Trigger:
+    env = env or {}
+    if not isinstance(payload, dict):
+        raise BotError(f"malformed {name} event: the payload is not an object", Exit.USAGE)
+    if name == "pull_request_target":
+        raise BotError("`reviewbot` refuses pull_request_target: it runs the pull request's "
+                       "linters, which must not see a write token; " + WORKFLOW_HINT,
+                       Exit.USAGE)
+    if name == "pull_request":
+        return _pull_request(payload)
+    if name == "issue_comment":
+        return _issue_comment(payload)
+    if name in ("schedule", "workflow_dispatch"):
+        return _trigger(name, "sweep", repository=env.get("GITHUB_REPOSITORY"),
+                        target_ref=_branch(env.get("GITHUB_REF")), head_sha=env.get("GITHUB_SHA"),
+                        actor=env.get("GITHUB_ACTOR"),
+                        actor_is_bot=(env.get("GITHUB_ACTOR") or "").lower() in ACTIONS_USERS)
+    return _ignored(name, payload, f"`{name}` events need nothing from `reviewbot ci`")
+
+
+def _trigger(event: str, kind: TriggerKind, **fields: Any) -> Trigger:
+    # The forge is Gitea (Forgejo speaks the same API); `Trigger.forge` names it so.
+    return Trigger("gitea", event, kind, **fields)  # type: ignore[arg-type]
+
+
+def _ignored(name: str, payload: dict[str, Any], reason: str) -> Trigger:
+    repo = payload.get("repository")
+    full = repo.get("full_name") if isinstance(repo, dict) else None
+    return _trigger(name, "ignored", action=str(payload.get("action") or ""),
+                    repository=full if isinstance(full, str) else None, reason=reason)
+
+
+def _pull_request(payload: dict[str, Any]) -> Trigger:
+    action = str(payload.get("action") or "")
+    kind: TriggerKind = ("review" if action in REVIEW_ACTIONS
+                         else "label" if action in LABEL_ACTIONS else "ignored")
+    if kind == "ignored":
+        return _ignored("pull_request", payload, f"pull_request `{action or '(none)'}` needs "
+                        "no review")
+    event = "pull_request"
+    pr = _field(payload, "pull_request", dict, event=event)
+    head = _field(pr, "head", dict, "pull_request.", event)
+    base = _field(pr, "base", dict, "pull_request.", event)
+    base_repo = _field(base, "repo", dict, "pull_request.base.", event)
+    head_repo = head.get("repo")
+    sender = payload.get("sender") if isinstance(payload.get("sender"), dict) else {}
+    labels = tuple(str(x["name"]) for x in pr.get("labels") or ()
+                   if isinstance(x, dict) and isinstance(x.get("name"), str))
+    return _trigger(
+        event, kind, action=action,
+        repository=_field(base_repo, "full_name", str, "pull_request.base.repo.", event),
+        number=_field(pr, "number", int, "pull_request.", event),
+        base_sha=_sha(base, "pull_request.base.sha", event),
+        head_sha=_sha(head, "pull_request.head.sha", event),
+        target_ref=_field(base, "ref", str, "pull_request.base.", event),
+        head_ref=_field(head, "ref", str, "pull_request.head.", event),
+        head_repository=str(head_repo["full_name"]) if isinstance(head_repo, dict)
+        and isinstance(head_repo.get("full_name"), str) else None,
+        open=_field(pr, "state", str, "pull_request.", event) == "open",
+        draft=bool(pr.get("draft", False)),
+        actor=_login(sender), actor_is_bot=_is_bot(sender),
+        # Gitea's label_updated names no label: the labels the pull request carries now.
+        added_labels=labels if kind == "label" else (),
+    )
+
+
+def _issue_comment(payload: dict[str, Any]) -> Trigger:
+    event = "issue_comment"
+    action = str(payload.get("action") or "")
+    issue = _field(payload, "issue", dict, event=event)
+    if not (payload.get("is_pull") is True or isinstance(issue.get("pull_request"), dict)):
+        return _ignored(event, payload, "a comment on an issue, not on a pull request")
+    if action != "created":
+        return _ignored(event, payload, f"a comment `{action}`: only new comments count")
+    comment = _field(payload, "comment", dict, event=event)
+    user = comment.get("user") if isinstance(comment.get("user"), dict) else {}
+    repo = _field(payload, "repository", dict, event=event)
+    return _trigger(
+        event, "comment", action=action,
+        repository=_field(repo, "full_name", str, "repository.", event),
+        number=_field(issue, "number", int, "issue.", event),
+        open=issue.get("state") == "open",
+        actor=_login(user), actor_is_bot=_is_bot(user),
+        comment_id=_field(comment, "id", int, "comment.", event),
+        comment_body=str(comment.get("body") or ""),
+        comment_created_at=_field(comment, "created_at", str, "comment.", event),
+    )
+
+
+def _login(user: Any) -> str | None:
+    login = user.get("login") if isinstance(user, dict) else None
+    return login if isinstance(login, str) else None
+
+
+def _is_bot(user: Any) -> bool:
+    # Gitea's API user carries no bot flag; the Actions token's own account is known by name.
+    return (_login(user) or "").lower() in ACTIONS_USERS
+
+
+def _branch(ref: str | None) -> str | None:
+    return ref.removeprefix("refs/heads/") if ref else None
+
+
+def _field(obj: Any, key: str, kind: type, prefix: str = "", event: str = "") -> Any:
+    if not isinstance(obj, dict):
+        raise BotError(f"malformed {event} event: expected an object around `{prefix}{key}`",
+                       Exit.USAGE)
+    value = obj.get(key)
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        raise BotError(f"malformed {event} event: `{prefix}{key}` is missing or not "
+                       f"{'an object' if kind is dict else kind.__name__}", Exit.USAGE)
+    return value
+
+
+def _sha(obj: dict[str, Any], where: str, event: str) -> str:
+    value = obj.get("sha")
+    if not isinstance(value, str) or not SHA.fullmatch(value):
+        raise BotError(f"malformed {event} event: `{where}` is not a commit sha", Exit.USAGE)
+    return value
+
+
+def unhandled(trigger: Trigger, handled: Collection[TriggerKind]) -> str:
+    """One line: this event needs nothing, and which events do."""
+    what = trigger.reason or f"`{trigger.event}` is not handled yet"
+    kinds = {"review": "pull_request (opened, synchronized, reopened)",
+             "label": "pull_request label_updated",
+             "comment": "issue_comment created on a pull request",
+             "sweep": "schedule, workflow_dispatch"}
+    return f"nothing to do: {what}; handled: {'; '.join(kinds[k] for k in handled if k in kinds)}"
+
+
+def api(env: Mapping[str, str]) -> tuple[str, str]:
+    """The REST API's URL (https://HOST/api/v1) and the repository (owner/name)."""
+    url = (env.get("GITHUB_API_URL") or "").rstrip("/")
+    if not url:
+        server = (env.get("GITEA_SERVER_URL") or env.get("FORGEJO_SERVER_URL")
+                  or env.get("GITHUB_SERVER_URL") or "").rstrip("/")
+        url = f"{server}/api/v1" if server else ""
+    if not url.endswith("/api/v1"):
+        raise BotError("GITHUB_API_URL is not a Gitea API URL (https://HOST/api/v1): run "
+                       "inside Gitea or Forgejo Actions, or set it", Exit.USAGE)
+    repository = env.get("GITHUB_REPOSITORY") or ""
+    if "/" not in repository:
+        raise BotError("GITHUB_REPOSITORY is not owner/name", Exit.USAGE)
+    return url, repository
+
+
+def server(env: Mapping[str, str]) -> str:
+    """The server's web URL, where git pushes go."""
+    return (env.get("GITHUB_SERVER_URL") or env.get("GITEA_SERVER_URL")
+            or env.get("FORGEJO_SERVER_URL") or api(env)[0].removesuffix("/api/v1"))
+
+
+def token(env: Mapping[str, str], *, publish: bool = False) -> str:
+    """The API token: the publish job's own secret first when `publish`, then the workflow's
+    (GITEA_TOKEN, FORGEJO_TOKEN, GITHUB_TOKEN as the workflow passes it). BotError when none."""
+    names = ((PUBLISH_TOKEN,) if publish else ()) + TOKENS
+    for name in names:
+        if env.get(name):
+            return env[name]
+    raise BotError(f"no Gitea token: set {' or '.join(names)} in the step's env "
+                   "(`GITEA_TOKEN: ${{ secrets.GITEA_TOKEN }}`)", Exit.USAGE)
