@@ -240,11 +240,13 @@ def pages(sender: Sender, request: Request, *, size: int, page: str = "page",
           limit: str = "limit", max_pages: int | None = None) -> list[Any]:
     """Every item of a list endpoint paged by `page` (1-based) and `limit`.
 
-    The next page is asked for while the answer's Link header names one; without a Link
-    header, while a full page came back and X-Total-Count (when sent) says more exist.
+    The next page is asked for while the answer's Link header names one; from a server that
+    sends no Link header, while a full page came back and X-Total-Count (when sent) says more
+    exist.
     """
     out: list[Any] = []
     number = 1
+    linked = False  # a server that sent Link once leaves it out (or names no next) at the end
     while True:
         response = sender.send(Request(request.method, request.path,
                                        {**request.query, page: number, limit: size}))
@@ -253,8 +255,9 @@ def pages(sender: Sender, request: Request, *, size: int, page: str = "page",
         out += items
         link = response.header("link")
         total = response.header("x-total-count")
-        if link is not None:
-            more = 'rel="next"' in link
+        linked = linked or link is not None
+        if linked:
+            more = link is not None and 'rel="next"' in link
         else:
             more = len(items) >= size and (not total or not total.isdigit()
                                            or len(out) < int(total))

@@ -134,17 +134,24 @@ class Api:
         read as the Gitea version it names, and `forgejo` says so. (0, 0, 0) when unknown."""
         if self._version is None:
             data = self.get("/version")
-            text = str(data.get("version") or "") if isinstance(data, dict) else ""
-            self._forgejo = "+gitea-" in text
-            found = VERSION.search(text.split("+gitea-", 1)[1] if self._forgejo else text)
-            self._version = ((int(found.group(1)), int(found.group(2)), int(found.group(3) or 0))
-                             if found else (0, 0, 0))
+            self._version, self._forgejo = parse_version(
+                str(data.get("version") or "") if isinstance(data, dict) else "")
         return self._version
 
     @property
     def forgejo(self) -> bool:
         self.version()
         return self._forgejo
+
+
+def parse_version(text: str) -> tuple[tuple[int, int, int], bool]:
+    """The Gitea version `GET /version` names, and whether the server is Forgejo (whose
+    `X.Y.Z+gitea-A.B.C` names the Gitea version it is compatible with)."""
+    forgejo = "+gitea-" in text
+    found = VERSION.search(text.split("+gitea-", 1)[1] if forgejo else text)
+    if found is None:
+        return (0, 0, 0), forgejo
+    return (int(found.group(1)), int(found.group(2)), int(found.group(3) or 0)), forgejo
 
 
 def _plausible(request: Request) -> Any:
