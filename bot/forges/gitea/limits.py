@@ -1,8 +1,9 @@
 """Gitea's sizes and its markdown dialect, as data. Pure.
 
-Gitea documents no suggestion block: a suggested fix is shown as a fenced `diff` block that
-people apply by hand (its lines are the replacement, shown as context). Comments sit on one
-line (`new_position` or `old_position` names a single line), so `ranges` is False.
+Gitea renders no suggestion block (go-gitea/gitea#14765 and #29505, open proposals): a
+suggested fix is shown as a fenced `diff` block that people apply by hand (its lines are the
+replacement, shown as context). Comments sit on one line (`new_position` or `old_position`
+names a single line), so `ranges` is False.
 """
 
 from __future__ import annotations

@@ -33,7 +33,8 @@ def line_of(text: str, needle: str) -> int:
 def build(head: str, text: str) -> ReviewResult:
     found = []
     if "x = 1" in text:
-        found.append(verdict(finding("a.py", line_of(text, "x = 1")), "fp-a"))
+        n = line_of(text, "x = 1")
+        found.append(verdict(finding("a.py", n, fix=((n, 1, n + 1, 1, ""),)), "fp-a"))
     found.append(verdict(finding("a.py", line_of(text, "y = 2"), rule="F842"), "fp-b"))
     return result(head, found, [change("a.py", range(1, len(text.splitlines()) + 1))])
 
@@ -65,6 +66,7 @@ def test_three_runs_mark_the_fix_keep_the_reply_and_then_write_nothing(
     assert len(fake.reviews) == 1  # one review holding both comments
     assert fake.invisible() == []
     assert [c.get("position") for c in fake.bot_comments()] == [4, 5]
+    assert "```diff\n```" in str(comments["fp-a"][0]["body"])  # the fix deletes the line
     [summary] = fake.summaries()
     reply = fake.reply(int(comments["fp-a"][0]["id"]), "why is this wrong?")  # type: ignore[call-overload]
 
