@@ -87,8 +87,8 @@ def parse(name: str, payload: Any, env: Mapping[str, str] | None = None) -> Trig
 
 
 def _trigger(event: str, kind: TriggerKind, **fields: Any) -> Trigger:
-    # The forge is Gitea (Forgejo speaks the same API); `Trigger.forge` names it so.
-    return Trigger("gitea", event, kind, **fields)  # type: ignore[arg-type]
+    # Forgejo speaks Gitea's API: one forge for both.
+    return Trigger("gitea", event, kind, **fields)
 
 
 def _ignored(name: str, payload: dict[str, Any], reason: str) -> Trigger:
