@@ -18,8 +18,9 @@ ROLES = {Permission.ADMIN: "owner or admin", Permission.MAINTAIN: "admin",
          Permission.WRITE: "write", Permission.TRIAGE: "read", Permission.READ: "read",
          Permission.NONE: "no access"}
 
-# A push with the Actions token starts no workflow run (Gitea does not trigger workflows on
-# events its Actions user caused; go-gitea/gitea#32615 reports it up to 1.26.4).
+# A push with the Actions token starts no workflow run: Gitea's Actions notifier ignores
+# events whose doer is its Actions user, to avoid cycles (go-gitea/gitea#32615 is the same
+# report against 1.26.4). The same keeps the bot's own comments from starting runs.
 AFTER_PUSH = ("a push made with the workflow's token (GITEA_TOKEN) starts no new workflow run; "
               "push again yourself, or run the workflow by hand, to review the new head.")
 

@@ -29,4 +29,4 @@ def fence(start: int, end: int, anchor: int) -> str:
 
 
 DIALECT = Dialect("gitea", body_limit=BODY_LIMIT, ranges=False, fence=fence,
-                  elsewhere="the commit status or the SARIF file")
+                  elsewhere="the job log or the SARIF file")
