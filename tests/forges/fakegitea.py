@@ -42,7 +42,8 @@ ACTIONS = {"id": -2, "login": "gitea-actions", "full_name": "Gitea Actions",
            "email": "teabot@gitea.io"}
 TOKENS = {"bot-token": BOT, "alice-token": HUMAN}
 NOW = "2026-01-01T00:00:00Z"
-FAULT_KINDS = ("500-before", "500-after", "429", "403", "timeout-before", "timeout-after")
+FAULT_KINDS = ("500-before", "500-after", "429", "403", "404", "timeout-before",
+               "timeout-after")
 
 
 @dataclass
@@ -186,7 +187,7 @@ class FakeGitea:
         if user is None:
             return self._json(401, {"message": "token is required"})
         fault = self._fault(method, path)
-        if fault in ("500-before", "429", "403", "timeout-before"):
+        if fault in ("500-before", "429", "403", "404", "timeout-before"):
             return self._faulted(fault, request)
         status, payload = self._route(method, path, raw_path, query, value, user)
         if fault in ("500-after", "timeout-after"):
@@ -217,6 +218,8 @@ class FakeGitea:
             raise httpx.ReadTimeout("timed out", request=request)
         if kind == "429":
             return self._json(429, {"message": "rate limited"}, {"Retry-After": "3"})
+        if kind == "404":
+            return self._json(404, {"message": "not found"})
         if kind == "403":
             return self._json(403, {"message": "user should have permission to write"})
         return self._json(500, {"message": "internal error"})

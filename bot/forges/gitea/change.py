@@ -133,7 +133,10 @@ class GiteaChange:
             rid = review.get("id")
             if not isinstance(rid, int) or review.get("state") == "PENDING":
                 continue
-            found = self._api.list(f"{self._pull}/reviews/{rid}/comments", paged=False)
+            try:
+                found = self._api.list(f"{self._pull}/reviews/{rid}/comments", paged=False)
+            except NotFound:  # deleted since the list was read
+                continue
             comments += found
             if _user_id(review.get("user")) == mine:
                 self._reviews[rid] = {str(c.get("id")) for c in found}
@@ -330,7 +333,9 @@ class GiteaChange:
                     return
 
     def check(self, report: StatusReport) -> bool:
-        """The report as a commit status on the head (`context` is its name)."""
+        """The report as a commit status on the head (`context` is its name, `description`
+        its title). A status holds no long text: the summary and the annotations are in the
+        summary comment and the job log."""
         data = {"state": STATES[report.conclusion], "context": report.name,
                 "description": clip(report.title, DESCRIPTION_LIMIT)}
         if self._api.settings.target_url:

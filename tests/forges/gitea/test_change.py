@@ -174,6 +174,15 @@ def test_a_duplicate_review_is_deleted_whole_once_all_its_comments_are_duplicate
     assert [p.key for p in forge.load().comments] == ["one", "two"]
 
 
+def test_a_review_deleted_while_being_read_is_skipped(
+        fake: FakeGitea, change_for: Callable[..., GiteaChange]) -> None:
+    forge = change_for()
+    forge.post(forge.load().head, "", [draft("one", 2)])
+    forge.post(forge.load().head, "", [draft("two", 3)])
+    fake.faults.append(Fault(r"GET .*/reviews/\d+/comments", "404"))
+    assert [p.key for p in forge.load().comments] == ["two"]
+
+
 def test_edit_changes_the_review_comment_in_place(
         fake: FakeGitea, change_for: Callable[..., GiteaChange]) -> None:
     forge = change_for()
