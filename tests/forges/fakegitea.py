@@ -11,9 +11,10 @@ Behaviour follows Gitea's handlers: a review comment sits on `new_position` (a h
 `old_position` (a base line); one on a line outside the pull request's diff is stored but
 shown nowhere (`invisible()`). `PATCH /issues/comments/{id}` edits review comments too;
 `DELETE /issues/comments/{id}` answers 204 and leaves a review comment where it is; deleting
-a review deletes its comments. The resolve operations exist only when the fake plays Gitea
-1.26 or later. Diffs come from real git in a real repository. Nulls are left out of answers
-(Swagger 2.0 cannot say a field may be null; the client reads both).
+a review deletes its comments, replies included (a reply is stored in the review it
+answers). The resolve operations exist only when the fake plays Gitea 1.26 or later. Diffs
+come from real git in a real repository. Nulls are left out of answers (Swagger 2.0 cannot
+say a field may be null; the client reads both).
 """
 
 from __future__ import annotations
@@ -146,9 +147,10 @@ class FakeGitea:
 
     def reply(self, comment_id: int, body: str, user: dict[str, Any] = HUMAN) -> dict[str, Any]:
         """A reply in the conversation of `comment_id`, as Gitea's page makes one: a comment
-        on the same line, in a review of the replier's own."""
+        on the same line, stored in the review it answers (services/pull/review.go gives a
+        reply the replied review's id), written by the replier."""
         target = next(c for c in self.comments if c["id"] == comment_id)
-        review = self._new_review(user, "", target["commit_id"])
+        review = next(r for r in self.reviews if r["id"] == target["review"])
         return self._new_comment(review, user, target["path"], body, target.get("position", 0),
                                  target.get("original_position", 0), target["commit_id"])
 

@@ -84,7 +84,7 @@ def test_three_runs_mark_the_fix_keep_the_reply_and_then_write_nothing(
         assert "resolver" not in a
     assert reply in fake.comments and reply["body"] == "why is this wrong?"
     assert [s["id"] for s in fake.summaries()] == [summary["id"]]  # edited in place
-    assert len(fake.reviews) == 2  # ours and the reply's: nothing new posted
+    assert len(fake.reviews) == 1  # the reply sits in our review; nothing new posted
 
     fake.calls.clear()
     third = run(change_for(), build(fake.head_sha, V2), repo, sleeps)
@@ -181,6 +181,21 @@ def test_a_review_deleted_while_being_read_is_skipped(
     forge.post(forge.load().head, "", [draft("two", 3)])
     fake.faults.append(Fault(r"GET .*/reviews/\d+/comments", "404"))
     assert [p.key for p in forge.load().comments] == ["two"]
+
+
+def test_a_duplicate_review_someone_replied_in_is_never_deleted(
+        fake: FakeGitea, change_for: Callable[..., GiteaChange]) -> None:
+    forge = change_for()
+    head = forge.load().head
+    forge.post(head, "", [draft("one", 2), draft("two", 3)])
+    forge.post(head, "", [draft("one", 2), draft("two", 3)])
+    state = forge.load()
+    later = [p for p in state.comments if int(p.id) > int(state.comments[1].id)]
+    reply = fake.reply(int(later[1].id), "this one I answer")
+    for comment in forge.load().comments[2:]:
+        forge.delete(comment)  # what the publish flow would never ask: one was replied to
+    assert len(fake.reviews) == 2 and reply in fake.comments
+    assert [p.key for p in forge.load().comments] == ["one", "two"]
 
 
 def test_edit_changes_the_review_comment_in_place(

@@ -58,12 +58,14 @@ def test_only_the_reviewer_deletes_a_review(fake: FakeGitea) -> None:
                 ).status_code == 403
 
 
-def test_a_reply_is_a_comment_on_the_same_line_in_the_replier_s_review(fake: FakeGitea) -> None:
-    review(fake, {"path": "m.py", "body": "y", "new_position": 2})
+def test_a_reply_is_a_comment_on_the_same_line_in_the_review_it_answers(
+        fake: FakeGitea) -> None:
+    made = review(fake, {"path": "m.py", "body": "y", "new_position": 2}).json()
     [ours] = fake.bot_comments()
     reply = fake.reply(ours["id"], "why?")
     assert (reply["path"], reply["position"], reply["user"]) == ("m.py", 2, HUMAN)
-    assert reply["review"] != ours["review"]
+    listed = send(fake, "GET", f"/pulls/1/reviews/{made['id']}/comments").json()
+    assert [c["user"]["login"] for c in listed] == ["reviewbot", "alice"]
 
 
 def test_1_26_resolves_conversations(fake: FakeGitea) -> None:
