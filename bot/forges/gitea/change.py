@@ -16,7 +16,8 @@ What Gitea does, and what is done about it:
   older Gitea answers 204 without editing: said in the log). `DELETE /issues/comments/{id}`
   answers 204 without deleting a review comment, so a duplicate is removed with its whole
   review (`DELETE /pulls/{index}/reviews/{id}`) once every comment of that review is one to
-  delete; until then its body loses its marker and says it is a duplicate.
+  delete; until then its body loses its marker and says it is a duplicate. Gitea stores a
+  reply in the review it answers, so a review someone answered in is never deleted.
 - `resolve` uses `POST /pulls/{index}/comments/{id}/resolve` (and `/unresolve`) where the
   server has it: Gitea 1.26 and later (`GET /version`). Elsewhere (older Gitea, Forgejo) a
   fixed finding's comment is marked by editing its body: a struck-through "open" and the
