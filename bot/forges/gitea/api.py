@@ -21,6 +21,7 @@ from bot.errors import BotError, Exit
 from bot.forges.backoff import Failed, Sent, Wait
 from bot.forges.gitea.limits import PAGE_SIZE
 from bot.forges.transport import (
+    HTTPError,
     Query,
     Recording,
     Request,
@@ -123,7 +124,14 @@ class Api:
     def me(self) -> dict[str, Any]:
         """The token's account (`GET /user`): the bot's own."""
         if self._me is None:
-            data = self.get("/user")
+            try:
+                data = self.get("/user")
+            except HTTPError as exc:
+                if exc.status == 401:
+                    raise
+                raise BotError(f"Gitea did not say whose token this is ({exc.message}); "
+                               "reviewbot knows its own comments by their author: give the "
+                               "token the read:user scope", Exit.FORGE) from exc
             if not isinstance(data, dict) or not isinstance(data.get("login"), str):
                 raise BotError("Gitea answered GET /user without a user", Exit.FORGE)
             self._me = data

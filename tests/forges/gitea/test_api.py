@@ -9,7 +9,7 @@ import pytest
 
 from bot.errors import BotError, Exit
 from bot.forges.gitea.api import Api, Settings, parse_version
-from tests.forges.fakegitea import FakeGitea
+from tests.forges.fakegitea import FakeGitea, Fault
 
 
 def test_requests_carry_the_token_as_gitea_reads_it(fake: FakeGitea,
@@ -18,6 +18,14 @@ def test_requests_carry_the_token_as_gitea_reads_it(fake: FakeGitea,
     with pytest.raises(BotError) as caught:
         api_for(token="wrong").me()
     assert caught.value.code == Exit.FORGE and "GITEA_TOKEN" in caught.value.message
+
+
+def test_a_token_that_may_not_say_whose_it_is_stops_the_run(
+        fake: FakeGitea, api_for: Callable[..., Api]) -> None:
+    fake.faults.append(Fault(r"GET /user", "403"))
+    with pytest.raises(BotError) as caught:
+        api_for().me()
+    assert caught.value.code == Exit.FORGE and "read:user" in caught.value.message
 
 
 def test_lists_are_read_page_by_page(fake: FakeGitea, api_for: Callable[..., Api]) -> None:
