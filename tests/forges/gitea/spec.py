@@ -1,7 +1,10 @@
 """Requests and answers checked against Gitea's own API description.
 
 `gitea-api-v1-subset.json` is a Swagger 2.0 cut of Gitea's `templates/swagger/v1_json.tmpl`
-(MIT, see its `info`); `gitea-1.26-resolve.json` adds the two operations Gitea 1.26 added
+(MIT, see its `info`) at go-gitea/gitea 67ce9ca11034c00ea81f36f0e574529079534071, a pre-1.23
+API: the operations a review bot uses (30 paths, 44 operations), each path item copied
+unchanged, with the definitions and responses they reach. `gitea-1.26-resolve.json` adds the
+two operations Gitea 1.26 added
 (go-gitea/gitea#36441: resolve and unresolve a review comment), described as that pull
 request describes them, for a fake that plays a 1.26 server.
 
