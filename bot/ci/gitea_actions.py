@@ -15,14 +15,20 @@ job summary, warnings) are GitHub's workflow commands, which both runners read.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping
-from typing import Any
+from collections.abc import Collection, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
 
+from bot import git
 from bot.ci import github_actions
 from bot.ci import payload as payload_file
 from bot.errors import BotError, Exit
+from bot.forges.base import Annotation, Connection
 from bot.forges.gitea.limits import ACTIONS_USERS
 from bot.model import Trigger, TriggerKind
+
+if TYPE_CHECKING:
+    from bot.forges.gitea.api import Api, Settings
 
 SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
 REVIEW_ACTIONS = ("opened", "reopened", "synchronized", "synchronize")
@@ -228,3 +234,95 @@ def token(env: Mapping[str, str], *, publish: bool = False) -> str:
             return env[name]
     raise BotError(f"no Gitea token: set {' or '.join(names)} in the step's env "
                    "(`GITEA_TOKEN: ${{ secrets.GITEA_TOKEN }}`)", Exit.USAGE)
+
+
+class GiteaActions:
+    """The Gitea and Forgejo Actions runner (`bot.ci.base.Runner`). Its outputs are GitHub's
+    workflow commands and job summary file, which both runners read."""
+
+    forge: Literal["gitea"] = "gitea"
+    change_name = CHANGE
+    enable_comments = ENABLE_COMMENTS
+    checkout_hint = github_actions.CHECKOUT_HINT
+
+    def __init__(self, env: Mapping[str, str]) -> None:
+        self._env = env
+
+    def trigger(self) -> Trigger:
+        return from_env(self._env)
+
+    def checkout(self, given: Path | None) -> Path:
+        return git.toplevel(given or Path(self._env.get("GITHUB_WORKSPACE") or "."))
+
+    def token(self, given: str | None) -> str:
+        """`given`, else the publish job's own secret, else the workflow's token; "" when none."""
+        for name in (PUBLISH_TOKEN, *TOKENS):
+            if self._env.get(name):
+                return given or self._env[name]
+        return given or ""
+
+    def publishing(self, repository: str | None, number: int | None, head: str) -> Trigger:
+        """The pull request of this run (the publish job runs in the workflow of the analysis,
+        `needs:` it): the analysis must be of its repository, number and head."""
+        trigger = self.trigger()
+        if trigger.kind != "review" or trigger.number is None:
+            raise BotError("on Gitea, `reviewbot publish` runs in the pull_request workflow whose "
+                           "`analyze` job wrote the artifact (a second job that `needs:` it)",
+                           Exit.USAGE)
+        for field, found, expected in (("repository", repository, trigger.repository),
+                                       ("pull request", number, trigger.number),
+                                       ("head", head, trigger.head_sha)):
+            if found != expected:
+                raise BotError(f"the analysis is of {field} {found}, but this run is of "
+                               f"{expected}: publish only the artifact of this run's `analyze` "
+                               "job", Exit.USAGE)
+        return trigger
+
+    def connect(self, trigger: Trigger, token: str | None, *, dry_run: bool = False
+                ) -> Connection:
+        """A dry run reads with the token (what it records is what a run would send now)."""
+        # Here, not at the top: reading a trigger (`analyze`) must not load httpx.
+        from bot.forges.gitea.api import Settings
+        from bot.forges.gitea.change import GiteaChange
+        from bot.forges.gitea.host import GiteaHost, push_env
+        from bot.forges.gitea.pulls import GiteaPulls
+        from bot.forges.gitea.repository import GiteaRepository
+
+        token = self.token(token)
+        if not token:
+            raise BotError(f"no Gitea token: set {' or '.join((PUBLISH_TOKEN, *TOKENS))} in the "
+                           "step's env (`GITEA_TOKEN: ${{ secrets.GITEA_TOKEN }}`)", Exit.USAGE)
+        url, name = api(self._env)
+        number = trigger.number if trigger.kind != "sweep" else None
+        api_ = open_api(Settings(url, token, name, number, target_url=self._run_url()))
+        recorded = api_.record_writes().requests if dry_run else None
+        change = GiteaChange(api_.settings, api=api_) if number is not None else None
+        return Connection(name, GiteaRepository(api_.settings, api=api_), GiteaPulls(api_), "#",
+                          change,
+                          GiteaHost(change, forgejo=forgejo(self._env)) if change else None,
+                          push_env(token, server(self._env)), recorded, sleep=api_.sleep)
+
+    def _run_url(self) -> str | None:
+        run = self._env.get("GITHUB_RUN_ID")
+        repository = self._env.get("GITHUB_REPOSITORY")
+        base = (self._env.get("GITHUB_SERVER_URL") or "").rstrip("/")
+        return f"{base}/{repository}/actions/runs/{run}" if run and repository and base else None
+
+    def unhandled(self, trigger: Trigger, handled: Collection[TriggerKind]) -> str:
+        return unhandled(trigger, handled)
+
+    def annotate(self, annotations: Sequence[Annotation]) -> None:
+        github_actions.annotate(annotations)
+
+    def job_summary(self, text: str) -> None:
+        github_actions.job_summary(self._env, text)
+
+    def warn(self, text: str) -> None:
+        github_actions.warn(text)
+
+
+def open_api(settings: Settings) -> Api:
+    """The one connection of a run (tests point it at the fake Gitea here)."""
+    from bot.forges.gitea.api import Api
+
+    return Api(settings)

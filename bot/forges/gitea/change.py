@@ -35,7 +35,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpx
 
@@ -45,6 +45,7 @@ from bot.forges.base import (
     Draft,
     Forge,
     Posted,
+    PullRequest,
     ReadOnly,
     Rejected,
     State,
@@ -56,9 +57,6 @@ from bot.forges.gitea.limits import DESCRIPTION_LIMIT, DIALECT, RESOLVE_SINCE
 from bot.forges.transport import NotFound, Refused, Request, server_wait
 from bot.placement import Dialect
 from bot.render.markdown import SUMMARY_MARKER, clip, parse_marker
-
-if TYPE_CHECKING:
-    from bot.chat.pr import PullRequest
 
 RETRIES = 3
 STATES = {"success": "success", "failure": "failure", "neutral": "success"}
@@ -112,9 +110,6 @@ class GiteaChange:
 
     def pull(self) -> PullRequest:
         """The pull request as Gitea says now: head, base, branch, fork."""
-        # The conversation's value: bot.chat sits above the forges, which import it late.
-        from bot.chat.pr import PullRequest
-
         data = self._get_pull()
         head, base = data["head"], data.get("base") or {}
         repo = head.get("repo") if isinstance(head.get("repo"), dict) else None

@@ -2,16 +2,19 @@
 role names, what a push from a workflow starts, the apply commit's default author, where a
 pull request's head is fetched from, and the git credentials for one push.
 
-Pure. The conversation's host (`session.Host`) is assembled from these, `change.GiteaChange`
-(`pull`, `moved_since`, `summary_body`) and `chat.pr.fetch_head`-style fetching with
-`HEAD_REFSPEC`.
+`GiteaHost` is Gitea's side of a conversation (`bot.forges.base.Host`), over the pull request's
+connection (`change.GiteaChange`).
 """
 
 from __future__ import annotations
 
 import base64
+from typing import Literal
 
+from bot.forges.base import PullRequest, Range
+from bot.forges.gitea.change import GiteaChange
 from bot.forges.repository import Permission
+from bot.model import Trigger
 
 # Gitea's own names (its collaborator access modes); it has no maintain nor triage level.
 ROLES = {Permission.ADMIN: "owner or admin", Permission.MAINTAIN: "admin",
@@ -21,8 +24,7 @@ ROLES = {Permission.ADMIN: "owner or admin", Permission.MAINTAIN: "admin",
 # A push with the Actions token starts no workflow run: Gitea's Actions notifier ignores
 # events whose doer is its Actions user, to avoid cycles (go-gitea/gitea#32615 is the same
 # report against 1.26.4). The same keeps the bot's own comments from starting runs.
-AFTER_PUSH = ("a push made with the workflow's token (GITEA_TOKEN) starts no new workflow run; "
-              "push again yourself, or run the workflow by hand, to review the new head.")
+AFTER_PUSH = "a push made with the workflow's token starts no new workflow run."
 
 # Who an Actions token commits as, by its own account (Gitea's and Forgejo's ActionsUser).
 AUTHORS = {"gitea": "Gitea Actions <teabot@gitea.io>",
@@ -54,3 +56,34 @@ def push_env(token: str, server_url: str) -> dict[str, str]:
     basic = base64.b64encode(f"reviewbot:{token}".encode()).decode()
     return {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": f"http.{server}/.extraheader",
             "GIT_CONFIG_VALUE_0": f"AUTHORIZATION: basic {basic}"}
+
+
+class GiteaHost:
+    """Gitea's (and Forgejo's) side of a conversation (`bot.forges.base.Host`)."""
+
+    name: Literal["gitea"] = "gitea"
+    after_push = AFTER_PUSH
+
+    def __init__(self, change: GiteaChange, *, forgejo: bool = False, reads: bool = True) -> None:
+        """`reads`: False for a dry run without a token, which reads nothing."""
+        self._change, self._reads = change, reads
+        self.author = author(forgejo)
+
+    def review_range(self, trigger: Trigger) -> Range:
+        assert trigger.base_sha and trigger.head_sha  # a pull_request event names both
+        return Range(trigger.base_sha, trigger.head_sha, trigger.open)
+
+    def load(self) -> PullRequest:
+        return self._change.pull()
+
+    def moved_since(self, pr: PullRequest, trigger: Trigger) -> str | None:
+        return self._change.moved_since(pr, trigger.comment_created_at)
+
+    def head_ref(self, number: int) -> str:
+        return head_refspec(number)
+
+    def summary_body(self, *, keep: bool = False) -> str | None:
+        return self._change.summary_body() if self._reads else None
+
+    def role(self, permission: Permission) -> str:
+        return role(permission)
