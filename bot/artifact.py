@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from bot import codec, excerpt
 from bot import part as shard_part
-from bot.errors import BotError, Exit
+from bot.errors import ArtifactError, CodecError
 from bot.excerpt import Excerpt
 from bot.model import FileChange, Finding, ReviewResult, ToolRun, Verdict
 from bot.workspace import SIZE_LIMIT
@@ -46,15 +46,6 @@ TOP_KEYS = ("kind", "version", "repository", "number", "base_sha", "head_sha", "
 TOP_OPTIONAL = ("shard",)  # only in a shard's part (bot.part)
 EXCERPT_KEYS = ("line_count", "lines")
 T = TypeVar("T")
-
-
-class ArtifactError(BotError):
-    """An artifact that cannot be used: `field` names the part, `why` what is wrong (exit 2)."""
-
-    def __init__(self, field: str, why: str) -> None:
-        super().__init__(f"invalid analysis artifact: {field}: {why}", Exit.USAGE)
-        self.field = field
-        self.why = why
 
 
 @dataclass(frozen=True)
@@ -165,7 +156,7 @@ def _decode(raw: object, *, schema: bool) -> Analysis:
                             _sha(top.text("head_sha"), "head_sha"), top.text("target_ref"), result,
                             texts, shard)
         merge_base = _sha(top.text("merge_base"), "merge_base")
-    except codec.CodecError as exc:
+    except CodecError as exc:
         raise ArtifactError(exc.path, exc.why) from None
     _check_result(analysis, raw["result"])
     if merge_base != result.merge_base:

@@ -18,6 +18,7 @@ import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
+from bot.errors import CodecError
 from bot.model import (
     Edit,
     FileChange,
@@ -58,15 +59,6 @@ CHANGE_KEYS = ("path", "old_path", "status", "changed_lines", "hunk_lines", "bin
 POLICY_KEYS = ("fail_level", "tool_errors")
 RESULT_KEYS = ("base_ref", "merge_base", "head", "tools", "findings", "fixed", "changes", "notes",
                "unbaselined", "unchecked", "policy")
-
-
-class CodecError(ValueError):
-    """`path` names the field (`findings[3].line`), `why` what is wrong with it."""
-
-    def __init__(self, path: str, why: str) -> None:
-        super().__init__(f"{path}: {why}")
-        self.path = path
-        self.why = why
 
 
 # --- encoding ------------------------------------------------------------------------------

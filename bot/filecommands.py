@@ -17,6 +17,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot.errors import Tampered
+
 GITHUB = ("GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT", "GITHUB_STATE", "GITHUB_STEP_SUMMARY")
 # What the action's entry point watches around the command it starts: that command writes
 # the job summary itself and watches it.
@@ -61,14 +63,6 @@ def _restore(path: Path, content: bytes | None) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
     with os.fdopen(fd, "wb") as handle:
         handle.write(content)
-
-
-class Tampered(Exception):
-    """A file command changed behind the bot's back: restored; `names` says which."""
-
-    def __init__(self, names: Sequence[str]) -> None:
-        self.names = tuple(names)
-        super().__init__(", ".join(self.names))
 
 
 class Watch:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot import proc
-from bot.errors import BotError
+from bot.errors import BotError, MissingBinary, Timeout
 
 GIT_TIMEOUT = 600.0
 
@@ -24,9 +24,9 @@ def git(repo: Path, *args: str, check: bool = True, stdin: bytes | None = None,
     try:
         result = proc.run(argv, cwd=repo, timeout=GIT_TIMEOUT, stdin=stdin, env=env,
                           hint="install git (apt-get install git)")
-    except proc.MissingBinary as exc:
+    except MissingBinary as exc:
         raise BotError(f"git is not installed: {exc}") from exc
-    except proc.Timeout as exc:
+    except Timeout as exc:
         raise BotError(f"git {' '.join(args[:2])} timed out after {exc.seconds:g}s") from exc
     if check and result.returncode != 0:
         raise BotError(f"git {' '.join(args)} failed: {result.err_tail(5) or result.out.strip()}")

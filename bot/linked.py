@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from bot import git
+from bot.errors import CannotLink
 
 # Files a package manager or build tool may rewrite in place: never shared with the head.
 ALWAYS_COPIED = frozenset({
@@ -42,10 +43,6 @@ def plan(base: Mapping[str, str], head: Mapping[str, str], copied: frozenset[str
         else:
             out.writes.append(path)
     return out
-
-
-class CannotLink(Exception):
-    """Hard links are not possible here (another file system, no permission)."""
 
 
 def materialize(rev: str, head_root: Path, where: Path, todo: Plan) -> None:

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Iterator, Mapping, Sequence
 
 from bot import credentials, filecommands, orphans, proc, selfproc
-from bot.errors import BotError, Exit
+from bot.errors import BotError, Exit, Tampered, Unprotected
 
 TOKEN_FLAGS = ("--token",)
 
@@ -32,7 +32,7 @@ def _protect(secrets: Mapping[str, str]) -> None:
         return
     try:
         selfproc.make_undumpable()
-    except selfproc.Unprotected as exc:
+    except Unprotected as exc:
         raise BotError(f"security: cannot protect the bot from the tools it runs: {exc}",
                        Exit.SECURITY) from None
 
@@ -71,10 +71,10 @@ def engaged(names: Sequence[str] = filecommands.GITHUB,
                 # Innermost: what the tools left running is killed before the last check.
                 with orphans.adopted(_tracked):
                     yield
-            except filecommands.Tampered as exc:  # seen before one of the bot's own writes
+            except Tampered as exc:  # seen before one of the bot's own writes
                 raise tampered(exc.names) from None
             finally:
                 try:
                     watch.check()
-                except filecommands.Tampered as exc:
+                except Tampered as exc:
                     raise tampered(exc.names) from None

@@ -20,6 +20,7 @@ from typing import Any
 from bot import codec
 from bot.classify import FileSide
 from bot.diff import ADDED, MODIFIED, UNCHANGED, WS_CHANGED, LineMap
+from bot.errors import CodecError
 from bot.model import Finding
 from bot.positions import split_lines
 
@@ -98,7 +99,7 @@ def decode(raw: object, path: str, max_lines: int) -> Part:
     head_files = _files(files.raw["head"], files.at("head"), max_lines)
     maps_raw = obj.raw["maps"]
     if not isinstance(maps_raw, dict):
-        raise codec.CodecError(obj.at("maps"), "expected an object")
+        raise CodecError(obj.at("maps"), "expected an object")
     maps = {p: _map(v, f"{obj.at('maps')}[{p[:200]!r}]", head_files.get(p), max_lines)
             for p, v in maps_raw.items()}
     unbaselined = frozenset(_pair(item, where) for item, where in obj.items("unbaselined"))
@@ -109,37 +110,37 @@ def decode(raw: object, path: str, max_lines: int) -> Part:
 
 def _bounded(value: object, field: str, top: int) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= top:
-        raise codec.CodecError(field, f"expected an integer from 1 to {top}")
+        raise CodecError(field, f"expected an integer from 1 to {top}")
     return value
 
 
 def _files(raw: object, field: str, max_lines: int) -> dict[str, FileSide]:
     if not isinstance(raw, dict):
-        raise codec.CodecError(field, "expected an object")
+        raise CodecError(field, "expected an object")
     out = {}
     for path, text in raw.items():
         if not isinstance(text, str):
-            raise codec.CodecError(f"{field}[{path[:200]!r}]", "expected the file's text")
+            raise CodecError(f"{field}[{path[:200]!r}]", "expected the file's text")
         lines = split_lines(text)
         if len(lines) > max_lines:
-            raise codec.CodecError(f"{field}[{path[:200]!r}]", f"more than {max_lines} lines")
+            raise CodecError(f"{field}[{path[:200]!r}]", f"more than {max_lines} lines")
         out[path] = FileSide(tuple(lines))
     return out
 
 
 def _pair(raw: object, field: str) -> tuple[str, str]:
     if not isinstance(raw, list) or len(raw) != 2 or not all(isinstance(x, str) for x in raw):
-        raise codec.CodecError(field, "expected a [tool, path] pair")
+        raise CodecError(field, "expected a [tool, path] pair")
     return raw[0], raw[1]
 
 
 def _map(raw: object, field: str, head: FileSide | None, max_lines: int) -> LineMap:
     obj = codec.Fields(raw, field, MAP_KEYS)
     if head is None:  # its size is what bounds the map's
-        raise codec.CodecError(field, "a line map without its head file in files.head")
+        raise CodecError(field, "a line map without its head file in files.head")
     count = obj.raw["head_count"]
     if count != len(head.lines) or isinstance(count, bool):
-        raise codec.CodecError(obj.at("head_count"), "expected the head file's line count")
+        raise CodecError(obj.at("head_count"), "expected the head file's line count")
 
     def line(value: object, where: str, top: int = max_lines) -> int:
         return _bounded(value, where, max(top, 1))
@@ -147,19 +148,19 @@ def _map(raw: object, field: str, head: FileSide | None, max_lines: int) -> Line
     lm = LineMap(count)
     for item, where in obj.items("same"):
         if not isinstance(item, list) or len(item) != 3:
-            raise codec.CodecError(where, "expected [base line, head line, count]")
+            raise CodecError(where, "expected [base line, head line, count]")
         b, h = line(item[0], f"{where}[0]"), line(item[1], f"{where}[1]", count)
         n = line(item[2], f"{where}[2]", count - h + 1)
         lm.base_to_head.update((b + k, h + k) for k in range(n))
     for item, where in obj.items("modified"):
         if not isinstance(item, list) or len(item) != 2:
-            raise codec.CodecError(where, "expected [base line, head line]")
+            raise CodecError(where, "expected [base line, head line]")
         lm.base_to_head_mod[line(item[0], f"{where}[0]")] = line(item[1], f"{where}[1]", count)
     for item, where in obj.items("status"):
         if not isinstance(item, list) or len(item) != 2:
-            raise codec.CodecError(where, "expected [head line, status]")
+            raise CodecError(where, "expected [head line, status]")
         if item[1] not in STATUSES:
-            raise codec.CodecError(f"{where}[1]", f"expected one of {', '.join(STATUSES)}")
+            raise CodecError(f"{where}[1]", f"expected one of {', '.join(STATUSES)}")
         lm.status[line(item[0], f"{where}[0]", count)] = item[1]
     lm.gaps = [line(item, where, count + 1) for item, where in obj.items("gaps")]
     return lm

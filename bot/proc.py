@@ -21,31 +21,13 @@ from pathlib import Path
 from typing import BinaryIO
 
 from bot import credentials, filecommands
+from bot.errors import Cancelled, MissingBinary, Timeout
 
 DEFAULT_TIMEOUT = 300.0
 OUTPUT_CAP = 64 * 1024 * 1024  # bytes kept per stream in memory; the rest is dropped and flagged
 # With `run(spill=True)` stdout goes to an anonymous temporary file instead (nothing on disk to
 # clean up, whatever happens), read back as a stream; beyond this it is dropped and flagged.
 SPILL_CAP = 1024 * 1024 * 1024
-
-
-class ProcError(Exception):
-    """Base of the errors raised here."""
-
-
-class MissingBinary(ProcError):
-    def __init__(self, program: str, hint: str = "") -> None:
-        self.program = program
-        self.hint = hint
-        super().__init__(f"{program}: not found" + (f" (install: {hint})" if hint else ""))
-
-
-class Timeout(ProcError):
-    def __init__(self, argv: Sequence[str], seconds: float, stderr: bytes) -> None:
-        self.argv = list(argv)
-        self.seconds = seconds
-        self.stderr = stderr
-        super().__init__(f"{Path(argv[0]).name}: no result after {seconds:g}s; process group killed")
 
 
 @dataclass(frozen=True)
@@ -133,11 +115,6 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
     with contextlib.suppress(ProcessLookupError):
         proc.kill()
-
-
-class Cancelled(ProcError):
-    """The run is being cancelled (`kill_all`): no new process starts, except for the
-    cancelling thread's own clean-up."""
 
 
 # Every live process group we started: children run in their own session, so a signal sent

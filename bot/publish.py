@@ -13,7 +13,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from bot.forges.base import Draft, Forge, Posted, ReadOnly, Rejected, State, Uncertain
+from bot.errors import ReadOnly, Uncertain
+from bot.forges.base import Draft, Forge, Posted, Rejected, State
 from bot.gate import Gate
 from bot.model import ReviewResult
 from bot.placement import Item, Placed

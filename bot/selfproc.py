@@ -16,15 +16,13 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from bot.errors import Unprotected
+
 _PR_GET_DUMPABLE = 3
 _PR_SET_DUMPABLE = 4
 # Fields of /proc/PID/stat, counted from 1 as proc(5) does: where the initial argument and
 # environment blocks are in this process's memory.
 _ARG_START, _ARG_END, _ENV_START, _ENV_END = 48, 49, 50, 51
-
-
-class Unprotected(Exception):
-    """The kernel did not make this process non-dumpable."""
 
 
 def available() -> bool:

@@ -22,7 +22,7 @@ from bot import cancel, deps, git, gitcreds, linked, scratch, trees
 from bot.cache import default_dir, file_blob
 from bot.classify import FileSide
 from bot.diff import UNCHANGED, FilePatch, LineMap, hunk_lines, line_map, parse_patch
-from bot.errors import BotError
+from bot.errors import BotError, CannotLink
 from bot.model import FileChange, FileStatus
 from bot.positions import split_lines
 
@@ -343,7 +343,7 @@ class Checkouts:
                            linked.ALWAYS_COPIED | frozenset(self.config_files))
         try:
             linked.materialize(base_rev, self.head_root, self.base_root, todo)
-        except (linked.CannotLink, BotError):  # BotError: git refused the partial checkout
+        except (CannotLink, BotError):  # BotError: git refused the partial checkout
             git.worktree_remove(repo, self.base_root)
             self.made.remove(self.base_root)
             shutil.rmtree(self.base_root, ignore_errors=True)

@@ -36,7 +36,7 @@ from bot.ci.environment import current
 from bot.commands import common
 from bot.conversation.state import read as read_conversation
 from bot.conversation.state import section, without_ignored
-from bot.errors import BotError, Exit
+from bot.errors import ArtifactError, BotError, Exit
 from bot.flows.deliver import WithConversation, deliver
 from bot.forges.repository import Repository
 from bot.gate import override
@@ -142,7 +142,7 @@ def read(path: Path, max_bytes: int) -> artifact.Analysis:
         raise BotError(f"cannot read {path}: {exc.strerror or exc}", Exit.USAGE) from exc
     try:
         return artifact.load(data, max_bytes=max_bytes)
-    except artifact.ArtifactError as exc:
+    except ArtifactError as exc:
         raise BotError(f"{path}: {exc}", Exit.USAGE) from exc
 
 

@@ -19,7 +19,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-from bot.errors import BotError, Exit
 from bot.forges.repository import Permission, Repository
 from bot.model import ReviewResult, Severity, Trigger
 from bot.placement import COMMENTED_SCOPES, Dialect, last_line, priority
@@ -115,23 +114,6 @@ def status_annotations(result: ReviewResult) -> tuple[Annotation, ...]:
         out.append(Annotation(f.path, f.span.line, max(f.span.line, last_line(verdict)), f.severity,
                               title[:TITLE_LIMIT], f.message[:MESSAGE_LIMIT]))
     return tuple(out)
-
-
-class ReadOnly(BotError):
-    """The token may read the pull request but not write to it (fork PRs, missing permission)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, Exit.FORGE)
-
-
-class Uncertain(BotError):
-    """A write failed in a way that may or may not have taken effect (5xx, timeout).
-
-    The caller re-reads the state before writing again, so a retry never duplicates.
-    """
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, Exit.FORGE)
 
 
 class Forge(Protocol):

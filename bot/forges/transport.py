@@ -23,9 +23,8 @@ from urllib.parse import quote
 
 import httpx
 
-from bot.errors import BotError, Exit
+from bot.errors import BotError, Exit, HTTPError, NotFound, ReadOnly, Refused, Uncertain
 from bot.forges.backoff import Failed, Sent, Wait, retry
-from bot.forges.base import ReadOnly, Uncertain
 
 RETRIES = 4
 SERVER_WAIT = 1.0
@@ -72,22 +71,6 @@ class Response:
 
     def header(self, name: str) -> str | None:
         return header(self.headers, name)
-
-
-class HTTPError(BotError):
-    """The forge answered with an error no retry fixes; `status` is its HTTP status."""
-
-    def __init__(self, message: str, status: int) -> None:
-        super().__init__(message, Exit.FORGE)
-        self.status = status
-
-
-class NotFound(HTTPError):
-    pass
-
-
-class Refused(HTTPError):
-    """The forge validated the request and refused it (400, 409, 422)."""
 
 
 class Sender(Protocol):

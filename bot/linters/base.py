@@ -16,6 +16,7 @@ from typing import Any, BinaryIO, Literal
 
 from bot import proc
 from bot.analyzer import Target, TreeView
+from bot.errors import GarbageOutput
 from bot.model import Finding
 
 LinterScope = Literal["file", "package", "crate", "project"]
@@ -26,10 +27,6 @@ ARGV_CEILING = 2 * 1024 * 1024
 ARGV_FALLBACK = 32_767
 # Per argument beyond its bytes: its NUL, its pointer in argv, and a "./" a command may add.
 ARGV_OVERHEAD = 16
-
-
-class GarbageOutput(Exception):
-    """The linter printed something that is not its documented output format."""
 
 
 @dataclass(frozen=True)

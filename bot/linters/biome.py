@@ -16,7 +16,8 @@ from typing import Any
 
 from bot import proc
 from bot.analyzer import Target
-from bot.linters.base import GarbageOutput, LinterSpec, Unit, build, json_events, relpath
+from bot.errors import GarbageOutput, MissingBinary, Timeout
+from bot.linters.base import LinterSpec, Unit, build, json_events, relpath
 from bot.linters.eslint import JS_EXTENSIONS, has_config
 from bot.model import Edit, Finding, Fix, Severity, Span
 from bot.toolpath import npm_version
@@ -89,7 +90,7 @@ def _safe_output(exe: str, path: str, target: Target) -> tuple[str, str] | None:
         result = proc.run([exe, "lint", "--write", "--colors=off", f"--stdin-file-path={path}"],
                           cwd=target.root, timeout=min(target.timeout, 60.0),
                           stdin=text.encode("utf-8"))
-    except (OSError, UnicodeDecodeError, proc.Timeout, proc.MissingBinary):
+    except (OSError, UnicodeDecodeError, Timeout, MissingBinary):
         return None
     if result.returncode not in (0, 1) or result.truncated or (text and not result.out):
         return None

@@ -14,7 +14,8 @@ from typing import Any
 
 from bot import proc
 from bot.analyzer import Target, TreeView
-from bot.linters.base import GarbageOutput, LinterSpec, Unit, relpath
+from bot.errors import GarbageOutput
+from bot.linters.base import LinterSpec, Unit, relpath
 from bot.model import Edit, Finding, Fix, Severity, Span
 from bot.trees import nearest_dir_with
 

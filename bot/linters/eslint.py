@@ -11,8 +11,8 @@ from typing import Any
 
 from bot import proc
 from bot.analyzer import Target
+from bot.errors import GarbageOutput
 from bot.linters.base import (
-    GarbageOutput,
     LinterSpec,
     Unit,
     build,

@@ -16,7 +16,8 @@ from typing import Any
 
 from bot import proc
 from bot.analyzer import Target, TreeView
-from bot.linters.base import GarbageOutput, LinterSpec, Unit, relpath, version_tuple
+from bot.errors import GarbageOutput
+from bot.linters.base import LinterSpec, Unit, relpath, version_tuple
 from bot.lsp import goenv
 from bot.model import Edit, Finding, Fix, Severity, Span
 from bot.positions import byte_offset_to_position, byte_to_column

@@ -17,7 +17,8 @@ from typing import Any
 from bot import proc
 from bot.analyzer import Target, TreeView
 from bot.deps import VENVS
-from bot.linters.base import GarbageOutput, LinterSpec, Unit, json_lines, relpath, version_tuple
+from bot.errors import GarbageOutput
+from bot.linters.base import LinterSpec, Unit, json_lines, relpath, version_tuple
 from bot.model import Finding, Severity, Span
 
 CONFIG_FILES = ("mypy.ini", ".mypy.ini", "pyproject.toml")

@@ -21,7 +21,8 @@ from typing import Any
 
 from bot import proc
 from bot.analyzer import Target
-from bot.linters.base import GarbageOutput, LinterSpec, Unit, relpath
+from bot.errors import GarbageOutput
+from bot.linters.base import LinterSpec, Unit, relpath
 from bot.linters.formats import Context, severity
 from bot.model import Edit, Finding, Fix, Severity, Span
 from bot.positions import offset_to_position, split_lines, utf16_to_column

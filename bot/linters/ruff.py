@@ -8,7 +8,8 @@ from pathlib import Path
 
 from bot import proc
 from bot.analyzer import Target
-from bot.linters.base import GarbageOutput, LinterSpec, Unit, json_lines, relpath
+from bot.errors import GarbageOutput
+from bot.linters.base import LinterSpec, Unit, json_lines, relpath
 from bot.model import Edit, Finding, Fix, Severity, Span
 
 CONFIG_FILES = ("ruff.toml", ".ruff.toml", "pyproject.toml")

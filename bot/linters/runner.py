@@ -14,7 +14,8 @@ from typing import Literal
 from bot import proc
 from bot.analyzer import Analyzer, Outcome, Resolution, Target, TreeView
 from bot.cache import FindingsCache, binary_stamp, blobs_hash, make_key
-from bot.linters.base import GarbageOutput, LinterSpec, Unit, named_back, owner, parse_version
+from bot.errors import GarbageOutput, MissingBinary, Timeout
+from bot.linters.base import LinterSpec, Unit, named_back, owner, parse_version
 from bot.linters.bisect import Attempt, Failure, isolate
 from bot.linters.messages import explain
 from bot.model import Finding
@@ -124,7 +125,7 @@ class LinterAnalyzer(Analyzer):
         try:
             result = proc.run([exe, *self.spec.version_args], cwd=root, timeout=60,
                               env=self.spec.env)
-        except (proc.MissingBinary, proc.Timeout) as exc:
+        except (MissingBinary, Timeout) as exc:
             return Resolution(None, install_hint=self.spec.install_hint, message=str(exc))
         if result.returncode != 0:  # e.g. `cargo clippy` where cargo has no clippy
             return Resolution(None, install_hint=self.spec.install_hint,
@@ -139,7 +140,7 @@ class LinterAnalyzer(Analyzer):
         try:
             result = proc.run(argv, cwd=target.root / unit.cwd, timeout=target.timeout,
                               env=spec.env, spill=True)
-        except proc.Timeout as exc:
+        except Timeout as exc:
             return Attempt("timeout", f"timed out after {exc.seconds:g}s on {len(unit.paths)} "
                                       "file(s); process group killed")
         if result.returncode not in spec.ok_exit_codes:

@@ -17,13 +17,14 @@ from typing import TYPE_CHECKING
 from bot import proc
 from bot.analyzer import Analyzer, Outcome, Resolution, Target
 from bot.cache import FindingsCache
+from bot.errors import ProcError, SessionError
 from bot.lsp import memo, servers
 from bot.lsp.diagnostics import findings_for, setup_notes
 from bot.lsp.servers import ServerSpec
 from bot.model import Finding, ToolStatus
 
 if TYPE_CHECKING:
-    from bot.lsp.session import SessionError, SessionResult
+    from bot.lsp.session import SessionResult
 
 
 def project_root(checkout: Path, rel: str, spec: ServerSpec) -> Path | None:
@@ -107,7 +108,7 @@ class LspAnalyzer(Analyzer):
             try:
                 out.take(session.run(launch, target.root, project, rels + importing, deadline),
                          importing)
-            except session.SessionError as exc:
+            except SessionError as exc:
                 out.fail(exc, rels + importing)
         return out.outcome()
 
@@ -152,7 +153,7 @@ class LspAnalyzer(Analyzer):
                     pair = session.run_pair(launch, head.root, project, files, texts, deadline,
                                             hidden)
                     taken = list(zip(outs, keys, pair, strict=True))
-            except session.SessionError as exc:
+            except SessionError as exc:
                 for out in outs if known is None else outs[1:]:
                     out.fail(exc, files)
                 continue
@@ -327,7 +328,7 @@ def _probe(spec: ServerSpec, executable: str) -> Resolution:
     """Run the binary once: a tool that is found but cannot run is not offered."""
     try:
         result = proc.run([executable, *(spec.probe or ())], timeout=30)
-    except proc.ProcError as exc:
+    except ProcError as exc:
         return Resolution(None, install_hint=spec.install_hint, message=str(exc))
     if result.returncode != 0:
         return Resolution(None, install_hint=spec.install_hint,

@@ -19,7 +19,8 @@ from typing import Any
 from lsprotocol import types as T
 
 from bot import proc
-from bot.lsp.rpc import Connection, RequestTimeout, RpcError, ServerGone
+from bot.errors import RequestTimeout, RpcError, ServerGone
+from bot.lsp.rpc import Connection
 
 RETRYABLE = {int(T.LSPErrorCodes.ServerCancelled), int(T.LSPErrorCodes.ContentModified)}
 LOG_LINES = 200

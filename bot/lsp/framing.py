@@ -16,15 +16,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.errors import FramingError
+
 # A header block: header lines, then an empty line. Lenient on `\r\r\n` (text-mode servers).
 _HEADER_NAME = re.compile(rb"content-length[ \t]*:", re.IGNORECASE)
 _BLOCK_END = re.compile(rb"\r?\r?\n\r?\r?\n")
 _LENGTH = re.compile(rb"content-length[ \t]*:[ \t]*(\d+)", re.IGNORECASE)
 MAX_BODY = 256 * 1024 * 1024  # a larger claimed length is garbage, not a message
-
-
-class FramingError(Exception):
-    """A body that is not JSON (the caller decides whether that is fatal)."""
 
 
 def encode(message: dict[str, Any]) -> bytes:

@@ -24,36 +24,12 @@ from typing import Any
 from lsprotocol.types import ErrorCodes
 
 from bot import proc
+from bot.errors import FramingError, RequestTimeout, RpcError, ServerGone
 from bot.lsp import framing
 
 RequestHandler = Callable[[Any], Any]
 NotificationHandler = Callable[[str, Any], None]
 STDERR_LINES = 200
-
-
-class RpcError(Exception):
-    """The server answered a request with an error object."""
-
-    def __init__(self, method: str, code: int, message: str, data: Any = None) -> None:
-        super().__init__(f"{method}: error {code}: {message}")
-        self.method = method
-        self.code = code
-        self.data = data
-
-
-class ServerGone(Exception):
-    """The server's output ended (it exited or crashed); `detail` holds what it said last."""
-
-    def __init__(self, detail: str) -> None:
-        super().__init__(detail)
-        self.detail = detail
-
-
-class RequestTimeout(Exception):
-    def __init__(self, method: str, seconds: float) -> None:
-        super().__init__(f"{method}: no answer after {seconds:g}s")
-        self.method = method
-        self.seconds = seconds
 
 
 class Connection:
@@ -190,7 +166,7 @@ class Connection:
     def _dispatch(self, body: bytes) -> None:
         try:
             message = framing.decode(body)
-        except framing.FramingError as exc:
+        except FramingError as exc:
             self._stderr.append(f"[reviewbot] dropped a message: {exc}\n")
             return
         method = message.get("method")

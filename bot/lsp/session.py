@@ -16,24 +16,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bot import positions, proc
+from bot import positions
+from bot.errors import MissingBinary, RequestTimeout, RpcError, ServerGone, SessionError
 from bot.lsp import servers
 from bot.lsp.client import LspClient, ServerState
 from bot.lsp.diagnostics import from_tsserver
-from bot.lsp.rpc import RequestTimeout, RpcError, ServerGone
 from bot.lsp.servers import Launch, ServerSpec
-from bot.model import ToolStatus
 
 MAX_PER_FILE = 2000  # more diagnostics than this for one file is a flood, not a review
 FLYCHECK = "rust-analyzer/flycheck"
 FLYCHECK_ROUNDS = 3  # checks requested at most (each after the workspace is loaded again)
-
-
-class SessionError(Exception):
-    def __init__(self, status: ToolStatus, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
 
 
 @dataclass
@@ -119,7 +111,7 @@ def _run(launch: Launch, env: dict[str, str], checkout: Path, project: Path,
     try:
         client = LspClient(launch.argv, project, positions.path_to_uri(project),
                            launch.settings, env=env)
-    except proc.MissingBinary as exc:
+    except MissingBinary as exc:
         raise SessionError("failed", str(exc)) from exc
     try:
         client.initialize(clock.left(spec.start_timeout), spec.pull, launch.init_options)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot import proc
-from bot.errors import BotError, Exit
+from bot.errors import BotError, Exit, ProcError
 from bot.structural import lang as langs
 from bot.structural.lang import Lang
 
@@ -27,7 +27,7 @@ def _git_files(directory: Path) -> list[Path] | None:
     try:
         res = proc.run(["git", "ls-files", "-co", "--exclude-standard", "-z", "--", "."],
                        cwd=directory, timeout=120)
-    except proc.ProcError:
+    except ProcError:
         return None
     if res.returncode != 0:
         return None
@@ -50,7 +50,7 @@ def _walk(directory: Path) -> list[Path]:
 def repo_root(cwd: Path) -> Path:
     try:
         res = proc.run(["git", "rev-parse", "--show-toplevel"], cwd=cwd, timeout=30)
-    except proc.ProcError:
+    except ProcError:
         return cwd
     return Path(res.out.strip()) if res.returncode == 0 and res.out.strip() else cwd
 

@@ -16,8 +16,8 @@ from typing import Literal, Protocol
 
 from bot import config as config_mod
 from bot import git, workspace
-from bot.errors import BotError, Exit
-from bot.forges.base import PullRef, Uncertain
+from bot.errors import BotError, Exit, Uncertain
+from bot.forges.base import PullRef
 from bot.forges.repository import Issue, Repository
 from bot.linters.registry import CONFIG_FILES
 from bot.model import Finding, ReviewResult, Verdict

@@ -17,11 +17,10 @@ from typing import Any
 
 import httpx
 
-from bot.errors import BotError, Exit
+from bot.errors import BotError, Exit, HTTPError
 from bot.forges.backoff import Failed, Sent, Wait
 from bot.forges.gitea.limits import PAGE_SIZE
 from bot.forges.transport import (
-    HTTPError,
     Query,
     Recording,
     Request,

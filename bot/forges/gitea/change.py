@@ -40,21 +40,19 @@ from typing import Any
 import httpx
 
 from bot.diff import parse_patch
-from bot.errors import BotError, Exit
+from bot.errors import BotError, Exit, NotFound, ReadOnly, Refused, Uncertain
 from bot.forges.base import (
     Draft,
     Forge,
     Posted,
     PullRequest,
-    ReadOnly,
     Rejected,
     State,
     StatusReport,
-    Uncertain,
 )
 from bot.forges.gitea.api import Api, Settings
 from bot.forges.gitea.limits import DESCRIPTION_LIMIT, DIALECT, RESOLVE_SINCE
-from bot.forges.transport import NotFound, Refused, Request, server_wait
+from bot.forges.transport import Request, server_wait
 from bot.placement import Dialect
 from bot.render.markdown import SUMMARY_MARKER, clip, parse_marker
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.errors import NotFound
 from bot.forges.base import PullRef
 from bot.forges.gitea.api import Api
-from bot.forges.transport import NotFound
 
 
 class GiteaPulls:

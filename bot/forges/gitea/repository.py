@@ -15,11 +15,11 @@ from typing import Any
 
 import httpx
 
-from bot.errors import BotError, Exit
+from bot.errors import BotError, Exit, NotFound
 from bot.forges.gitea.api import Api, Settings
 from bot.forges.gitea.limits import ACTIONS_USERS
 from bot.forges.repository import Access, Issue, Permission, Reaction, Repository
-from bot.forges.transport import NotFound, segment
+from bot.forges.transport import segment
 
 # Gitea's reaction names (its default [ui] REACTIONS) for the protocol's.
 REACTIONS: Mapping[Reaction, str] = {"eyes": "eyes", "rocket": "rocket", "confused": "confused",

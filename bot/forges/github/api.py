@@ -21,9 +21,8 @@ from github import Auth, Github, GithubException
 from github.Repository import Repository as PyRepository
 from github.Requester import Requester
 
-from bot.errors import BotError, Exit
+from bot.errors import BotError, Exit, NotFound, ReadOnly, Refused, Uncertain
 from bot.forges.backoff import Failed, Sent, Wait, retry
-from bot.forges.base import ReadOnly, Uncertain
 from bot.forges.github.graphql import GraphQL
 from bot.forges.github.limits import rate_limit_wait, server_wait
 
@@ -44,19 +43,6 @@ class Settings:
     read_spacing: float = 0.0
     write_spacing: float = 1.0  # GitHub: "wait at least one second between mutative requests"
     max_wait: float = 300.0  # the longest rate-limit wait we accept before giving up
-
-
-class Refused(BotError):
-    """GitHub validated the request and refused it (422). Where no caller can do without the
-    write (the summary comment), the run ends as any forge failure does: exit 3."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, Exit.FORGE)
-
-
-class NotFound(BotError):
-    def __init__(self, message: str) -> None:
-        super().__init__(message, Exit.FORGE)
 
 
 class Api:

@@ -17,9 +17,9 @@ from github.IssueComment import IssueComment
 from github.PullRequest import PullRequest
 from github.PullRequestComment import PullRequestComment
 
-from bot.forges.base import Annotation, Draft, Posted, ReadOnly, Rejected, State, StatusReport, Uncertain
-from bot.forges.github.api import PER_PAGE, RETRIES, Api, NotFound, Refused, Settings
-from bot.forges.github.graphql import GraphQLError
+from bot.errors import GraphQLError, NotFound, ReadOnly, Refused, Uncertain
+from bot.forges.base import Annotation, Draft, Posted, Rejected, State, StatusReport
+from bot.forges.github.api import PER_PAGE, RETRIES, Api, Settings
 from bot.forges.github.limits import server_wait
 from bot.forges.hunks import head_lines
 from bot.model import Severity

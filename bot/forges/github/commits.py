@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.errors import NotFound
 from bot.forges.base import PullRef
-from bot.forges.github.api import Api, NotFound
+from bot.forges.github.api import Api
 
 
 class GitHubCommits:

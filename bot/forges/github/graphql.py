@@ -13,16 +13,11 @@ from typing import Any
 
 import httpx
 
-from bot.errors import BotError, Exit
+from bot.errors import GraphQLError
 from bot.forges.backoff import Failed, Sent, Wait, retry
 from bot.forges.github.limits import rate_limit_wait, server_wait
 
 RETRIES = 3
-
-
-class GraphQLError(BotError):
-    def __init__(self, message: str) -> None:
-        super().__init__(message, Exit.FORGE)
 
 
 class GraphQL:

@@ -16,8 +16,9 @@ from datetime import datetime
 from typing import Any, Literal
 
 from bot.config import DEFAULT_AUTHOR
+from bot.errors import NotFound
 from bot.forges.base import PullRequest, Range
-from bot.forges.github.api import Api, NotFound
+from bot.forges.github.api import Api
 from bot.forges.repository import Permission
 from bot.model import Trigger
 from bot.render.markdown import SUMMARY_MARKER

@@ -14,8 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
 
-from bot.errors import BotError, Exit
-from bot.forges.github.api import Api, NotFound, Settings
+from bot.errors import BotError, Exit, NotFound
+from bot.forges.github.api import Api, Settings
 from bot.forges.repository import Access, Issue, Permission, Reaction
 
 # The finest grant first: `user.permissions` names maintain and triage, which the legacy

@@ -24,9 +24,9 @@ from urllib.parse import quote
 import gitlab
 import requests
 
-from bot.errors import BotError, Exit
+from bot.errors import BotError, Exit, NotFound, ReadOnly, Refused, Uncertain
 from bot.forges.backoff import Failed, Sent, Wait, retry
-from bot.forges.base import Draft, Posted, ReadOnly, Rejected, State, StatusReport, Uncertain
+from bot.forges.base import Draft, Posted, Rejected, State, StatusReport
 from bot.forges.gitlab.limits import rate_limit_wait, server_wait
 from bot.forges.gitlab.notes import Version, defuse, position
 from bot.forges.hunks import head_lines
@@ -53,18 +53,6 @@ def fence(start: int, end: int, anchor: int) -> str:
 # Notes are "Limited to 1,000,000 characters" (GitLab's notes API).
 DIALECT = Dialect("gitlab", body_limit=1_000_000, ranges=False, fence=fence,
                   elsewhere="the Code Quality report or the SARIF file")
-
-
-class Refused(BotError):
-    """GitLab validated the request and refused it (400, 409, 422)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, Exit.FORGE)
-
-
-class NotFound(BotError):
-    def __init__(self, message: str) -> None:
-        super().__init__(message, Exit.FORGE)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from xml.etree import ElementTree
 
 from bot import proc
-from bot.linters.base import GarbageOutput
+from bot.errors import GarbageOutput
 from bot.linters.formats import Context, severity
 from bot.model import Finding, Severity, Span
 

@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from bot import proc
-from bot.linters.base import GarbageOutput, build, json_events, json_lines
+from bot.errors import GarbageOutput
+from bot.linters.base import build, json_events, json_lines
 from bot.linters.formats import Context, severity
 from bot.model import Edit, Finding, Fix, Severity, Span
 

@@ -15,7 +15,8 @@ from typing import Any
 from urllib.parse import unquote, urljoin
 
 from bot import proc
-from bot.linters.base import GarbageOutput, build, json_events
+from bot.errors import GarbageOutput
+from bot.linters.base import build, json_events
 from bot.linters.formats import Context
 from bot.model import Edit, Finding, Fix, Severity, Span
 

@@ -1,0 +1,108 @@
+"""The layering of the package, as a test: every import of every module under `bot/` (lazy
+ones inside functions too) read from its syntax tree and held against the rules below."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1] / "bot"
+# What a forge is spoken to with: only forge packages may import these.
+SDKS = ("github", "gitlab", "httpx", "requests", "graphql")
+# The forge protocols and the values they exchange: what anyone may import of `bot.forges`.
+PROTOCOLS = ("bot.forges.base", "bot.forges.repository")
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports(path: Path) -> Iterator[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    package = module_name(path).rsplit(".", 1)[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # relative: resolved against the module's package
+                base = ".".join([*package.split(".")[: len(package.split(".")) - node.level + 1],
+                                 *([base] if base else [])])
+            yield base
+            # `from bot.forges import github` imports the module bot.forges.github
+            yield from (f"{base}.{alias.name}" for alias in node.names)
+
+
+def within(name: str, *prefixes: str) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def layer(module: str) -> str:
+    for prefix in ("bot.commands", "bot.flows", "bot.ci", "bot.forges", "bot.conversation"):
+        if within(module, prefix):
+            return prefix.removeprefix("bot.")
+    return "front" if within(module, "bot.cli", "bot.action") else "core"
+
+
+def broken(module: str, imported: str) -> str | None:
+    """Why `module` may not import `imported`, or None."""
+    where = layer(module)
+    if where in ("core", "conversation"):
+        if within(imported, "bot.ci", "bot.commands", "bot.flows"):
+            return "the core and the conversation never import the CI, commands or flows"
+        if within(imported, "bot.forges") and not within(imported, *PROTOCOLS) \
+                and imported != "bot.forges":
+            return "the core reaches a forge only through its protocols (forges.base, .repository)"
+        if where == "conversation" and within(imported, "bot.forges"):
+            return "the conversation is pure: no forge"
+    if where == "forges" and within(imported, "bot.flows", "bot.commands", "bot.ci"):
+        return "a forge never imports the flows, the commands or the CI"
+    if where == "flows":
+        if within(imported, *SDKS):
+            return "a flow never imports a forge's SDK"
+        if within(imported, "bot.forges") and not within(imported, *PROTOCOLS) \
+                and imported != "bot.forges":
+            return "a flow speaks to a forge through its protocols only"
+        if within(imported, "bot.commands"):
+            return "the flows never import the commands"
+    if where == "ci" and within(imported, "bot.flows", "bot.commands"):
+        return "the CI runners never import the flows or the commands"
+    if where == "commands" and within(imported, *SDKS):
+        return "a command never imports a forge's SDK"
+    if where not in ("forges", "ci") and within(imported, *SDKS) and where != "front":
+        return "only the forge packages import a forge's SDK"
+    return None
+
+
+def modules() -> list[Path]:
+    return sorted(ROOT.rglob("*.py"))
+
+
+def test_the_rules_see_every_layer() -> None:
+    seen = {layer(module_name(p)) for p in modules()}
+    assert seen == {"core", "conversation", "commands", "flows", "ci", "forges", "front"}
+
+
+@pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_imports_follow_the_layers(path: Path) -> None:
+    module = module_name(path)
+    wrong = sorted({f"{module} imports {name}: {why}" for name in imports(path)
+                    if (why := broken(module, name))})
+    assert wrong == []
+
+
+@pytest.mark.parametrize("module,imported", [
+    ("bot.pipeline", "bot.ci.github_actions"),
+    ("bot.conversation.state", "bot.forges.base"),
+    ("bot.forges.github.change", "bot.flows.deliver"),
+    ("bot.flows.review", "github"),
+    ("bot.flows.review", "bot.forges.github.change"),
+    ("bot.publish", "bot.forges.gitlab.change"),
+    ("bot.ci.gitlab_ci", "bot.flows.review"),
+])
+def test_a_wrong_import_is_caught(module: str, imported: str) -> None:
+    assert broken(module, imported) is not None
