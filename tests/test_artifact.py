@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot import artifact, workspace
-from bot.artifact import Analysis, ArtifactError
-from bot.errors import Exit
+from bot.artifact import Analysis
+from bot.errors import ArtifactError, Exit
 from bot.excerpt import Excerpt
 from bot.gate import decide
 from bot.model import FileChange, Finding, ReviewResult, Severity, Span, ToolRun, Verdict

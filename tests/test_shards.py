@@ -16,7 +16,7 @@ import pytest
 
 from bot import artifact, shards
 from bot import part as shard_part
-from bot.artifact import ArtifactError
+from bot.errors import ArtifactError
 from bot.pipeline import ReviewOptions, conclude, gather
 from bot.shards import Group, Shard
 from tests.conftest import GitRepo, require_tool

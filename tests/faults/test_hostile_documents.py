@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from bot import artifact
-from bot.artifact import Analysis, ArtifactError
+from bot.artifact import Analysis
 from bot.cli import main
-from bot.errors import BotError, Exit
+from bot.errors import ArtifactError, BotError, Exit
 from bot.structural import api
 from bot.structural import plan as planmod
 from tests.faults.mutate import Mutation, dotted, mutations

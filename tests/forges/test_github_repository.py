@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.forges.base import Uncertain
+from bot.errors import Uncertain
 from bot.forges.github.api import Settings
 from bot.forges.github.repository import GitHubRepository
 from bot.forges.repository import Permission

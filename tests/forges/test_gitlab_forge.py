@@ -7,7 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot.forges.base import Draft, StatusReport, Uncertain
+from bot.errors import Uncertain
+from bot.forges.base import Draft, StatusReport
 from bot.forges.gitlab import change as gitlab
 from bot.forges.gitlab.notes import defuse
 from tests.conftest import GitRepo

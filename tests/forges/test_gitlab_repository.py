@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot.forges.base import Uncertain
+from bot.errors import Uncertain
 from bot.forges.gitlab import change as gitlab
 from bot.forges.repository import Permission
 from tests.conftest import GitRepo

@@ -9,17 +9,8 @@ from collections.abc import Callable
 import httpx
 import pytest
 
-from bot.errors import BotError
-from bot.forges.base import ReadOnly, Uncertain
-from bot.forges.transport import (
-    NotFound,
-    Recording,
-    Refused,
-    Request,
-    Transport,
-    judge,
-    pages,
-)
+from bot.errors import BotError, NotFound, ReadOnly, Refused, Uncertain
+from bot.forges.transport import Recording, Request, Transport, judge, pages
 
 Handler = Callable[[httpx.Request], httpx.Response]
 

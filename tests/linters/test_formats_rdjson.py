@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.linters.base import GarbageOutput
+from bot.errors import GarbageOutput
 from bot.model import Severity, Span
 from tests.linters.formats_helpers import read
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from bot.linters.base import GarbageOutput
+from bot.errors import GarbageOutput
 from bot.model import Severity, Span
 from tests.linters.formats_helpers import read
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.forges.base import Uncertain
+from bot.errors import Uncertain
 from bot.sweep import state
 from tests.forges.fakegithub import Fault
 from tests.sweep.conftest import APP, CONFIG, OWNERS, UTIL, Sweeper, commit_as

@@ -8,8 +8,8 @@ from collections.abc import Callable
 
 import pytest
 
-from bot.errors import BotError
-from bot.forges.base import Draft, Forge, StatusReport, Uncertain
+from bot.errors import BotError, Uncertain
+from bot.forges.base import Draft, Forge, StatusReport
 from bot.forges.gitea.change import FIXED_MARKER, GiteaChange
 from bot.gate import Gate
 from bot.model import ReviewResult

@@ -7,8 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from bot.errors import BotError, Exit
-from bot.forges.base import ReadOnly
+from bot.errors import BotError, Exit, ReadOnly
 from bot.forges.gitea.api import Api
 from bot.forges.gitea.host import ROLES, author, head_refspec, push_env, role
 from bot.forges.gitea.repository import GiteaRepository
