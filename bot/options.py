@@ -4,7 +4,7 @@ command line, and no `argparse.Namespace` goes further."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.gate import override
@@ -52,5 +52,5 @@ class CiOptions:
     repo: Path | None = None
     token: str | None = None
     dry_run: bool = False
-    checks: Checks = Checks()
-    delivery: Delivery = Delivery()
+    checks: Checks = field(default_factory=Checks)
+    delivery: Delivery = field(default_factory=Delivery)

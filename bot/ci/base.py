@@ -12,7 +12,7 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Literal, Protocol
 
-from bot.forges.base import Annotation, Connection
+from bot.forges.base import Annotation, Connection, Range
 from bot.model import Trigger, TriggerKind
 
 
@@ -37,6 +37,21 @@ class Runner(Protocol):
 
     def trigger(self) -> Trigger:
         """What this run was started for; BotError (usage) for a malformed event."""
+        ...
+
+    def in_change_event(self) -> bool:
+        """Whether this run was started for a change (a pull or merge request event): then
+        `analyze` takes the change from it, else from --base/--head."""
+        ...
+
+    def analysed_range(self, trigger: Trigger) -> Range:
+        """The change's base and head as the run names them, without the API: what `analyze`,
+        which holds no token, reviews."""
+        ...
+
+    def exposed_token(self) -> str | None:
+        """The name of a write token's variable set in this job, if any (`analyze` runs the
+        change's code and should see none)."""
         ...
 
     def checkout(self, given: Path | None) -> Path:

@@ -23,7 +23,7 @@ from bot import git
 from bot.ci import github_actions
 from bot.ci import payload as payload_file
 from bot.errors import BotError, Exit
-from bot.forges.base import Annotation, Connection
+from bot.forges.base import Annotation, Connection, Range
 from bot.forges.gitea.limits import ACTIONS_USERS
 from bot.model import Trigger, TriggerKind
 
@@ -253,6 +253,16 @@ class GiteaActions:
 
     def checkout(self, given: Path | None) -> Path:
         return git.toplevel(given or Path(self._env.get("GITHUB_WORKSPACE") or "."))
+
+    def in_change_event(self) -> bool:
+        return self._env.get("GITHUB_EVENT_NAME") in github_actions.PR_EVENTS
+
+    def analysed_range(self, trigger: Trigger) -> Range:
+        assert trigger.base_sha and trigger.head_sha
+        return Range(trigger.base_sha, trigger.head_sha, trigger.open)
+
+    def exposed_token(self) -> str | None:
+        return PUBLISH_TOKEN if self._env.get(PUBLISH_TOKEN) else None
 
     def token(self, given: str | None) -> str:
         """`given`, else the publish job's own secret, else the workflow's token; "" when none."""

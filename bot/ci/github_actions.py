@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from bot import filecommands, git
 from bot.ci import payload as payload_file
 from bot.errors import BotError, Exit
-from bot.forges.base import Annotation, Connection, Forge, Pulls
+from bot.forges.base import Annotation, Connection, Forge, Pulls, Range
 from bot.forges.repository import Repository
 from bot.model import Severity, Trigger, TriggerKind
 
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
 CHECKOUT_HINT = "use actions/checkout with fetch-depth: 0"
+PR_EVENTS = ("pull_request", "pull_request_target")
 REVIEW_ACTIONS = ("opened", "synchronize", "reopened", "ready_for_review")
 WORKFLOW_HINT = ("run it from a workflow with `on: pull_request` "
                  "(types: opened, synchronize, reopened, ready_for_review)")
@@ -229,6 +230,16 @@ class GitHubActions:
 
     def checkout(self, given: Path | None) -> Path:
         return git.toplevel(given or Path(self._env.get("GITHUB_WORKSPACE") or "."))
+
+    def in_change_event(self) -> bool:
+        return self._env.get("GITHUB_EVENT_NAME") in PR_EVENTS
+
+    def analysed_range(self, trigger: Trigger) -> Range:
+        assert trigger.base_sha and trigger.head_sha
+        return Range(trigger.base_sha, trigger.head_sha, trigger.open)
+
+    def exposed_token(self) -> str | None:
+        return None  # the job's own GITHUB_TOKEN is what its `permissions:` make it
 
     def repository_name(self, trigger: Trigger | None = None) -> str:
         return self._env.get("GITHUB_REPOSITORY") or (trigger.repository if trigger else None) or ""

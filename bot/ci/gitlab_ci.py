@@ -23,7 +23,7 @@ from bot import git
 from bot.ci import payload as payload_file
 from bot.credentials import is_secret_name
 from bot.errors import BotError, Exit
-from bot.forges.base import Annotation, Connection
+from bot.forges.base import Annotation, Connection, Range
 from bot.forges.repository import Repository
 from bot.model import Trigger, TriggerKind
 
@@ -339,6 +339,17 @@ class GitLabCI:
 
     def checkout(self, given: Path | None) -> Path:
         return git.toplevel(given or Path(self._env.get("CI_PROJECT_DIR") or "."))
+
+    def in_change_event(self) -> bool:
+        return merge_request_pipeline(self._env)
+
+    def analysed_range(self, trigger: Trigger) -> Range:
+        """The diff's base and the merge request's head, never a merged-result commit."""
+        assert trigger.base_sha is not None
+        return Range(trigger.base_sha, review_head(self._env), trigger.open)
+
+    def exposed_token(self) -> str | None:
+        return token_in_reach(self._env)
 
     def connect(self, trigger: Trigger, token: str | None, *, dry_run: bool = False
                 ) -> Connection:

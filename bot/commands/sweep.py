@@ -14,9 +14,9 @@ from pathlib import Path
 from bot import credentials
 from bot.ci.github_actions import GitHubActions
 from bot.commands import common
-from bot.commands.analyze import origin_repository
 from bot.errors import BotError, Exit
 from bot.flows import sweep as sweeps
+from bot.flows.analyze import origin_repository
 from bot.outputs import writable_output
 
 

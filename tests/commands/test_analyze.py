@@ -15,7 +15,7 @@ import pytest
 from bot import artifact
 from bot.cli import build_parser, main
 from bot.commands import analyze
-from bot.commands.analyze import repository_from_url
+from bot.flows.analyze import repository_from_url
 from bot.gate import decide
 from tests.ci.test_github_actions import opened_pull_request
 from tests.conftest import GitRepo, require_tool
@@ -149,7 +149,7 @@ def test_event_errors_exit_2(change: tuple[GitRepo, str, str], tmp_path: Path,
     out = str(tmp_path / "a.json")
     pull_request_event(tmp_path, monkeypatch, base, head)
     assert main(["analyze", "--repo", str(repo.path), "--base", "main", "--out", out]) == 2
-    assert "come from the pull_request event" in capsys.readouterr().err
+    assert "come from the change's event" in capsys.readouterr().err
     monkeypatch.setenv("GITHUB_EVENT_NAME", "pull_request_target")
     assert main(["analyze", "--repo", str(repo.path), "--out", out]) == 2
     assert "refuses pull_request_target" in capsys.readouterr().err

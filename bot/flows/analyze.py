@@ -1,0 +1,136 @@
+"""`reviewbot analyze`'s work: review a change and write the analysis artifact
+(`bot.artifact`) that `reviewbot publish` posts from another job. Needs no token and reads
+none: it is the half of the fork-safe pair that runs the change's code (its linters), so no
+write token may be in reach; it talks to no forge (git may fetch commits a shallow checkout
+lacks).
+
+Inside a CI run for a change (`Runner.in_change_event`) the change (number, repository, base
+and head, target branch) comes from the run, without the API (`Runner.analysed_range`); an event
+that asks for no review (closed) writes nothing. Elsewhere the change comes from --base/--head,
+with no number and the repository read from the `origin` remote's URL when it names owner/name
+(else null).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from bot import artifact, atomic, git, shards, workspace
+from bot import part as shard_part
+from bot.ci.base import Runner
+from bot.errors import BotError, Exit
+from bot.flows.session import ensure_commits, log
+from bot.model import ReviewResult
+from bot.options import Checks
+from bot.outputs import writable_output, writing
+from bot.pipeline import Gathered, ReviewOptions, conclude, gather
+
+# scheme://[user@]host[:port]/PATH or scp-like user@host:PATH; local paths name no repository.
+REMOTE_URL = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*://(?:[^@/]*@)?[^/@]+/|[^@/:]+@[^/:]+:)"
+                        r"(?P<path>[^?#]+?)(?:\.git)?/?")
+
+
+@dataclass(frozen=True)
+class Options:
+    out: Path
+    repo: Path | None = None
+    base: str | None = None
+    head: str | None = None
+    shard: shards.Shard | None = None
+    checks: Checks = field(default_factory=Checks)
+
+
+@dataclass(frozen=True)
+class Change:
+    """What to analyse and what the artifact says it is."""
+
+    repo: Path
+    base: str | None
+    head: str
+    repository: str | None
+    number: int | None
+    target_ref: str | None  # None: what --base resolved to (the result's base_ref)
+
+
+def analyze(runner: Runner, options: Options) -> int:
+    writable_output(options.out, "--out")
+    change = _change(runner, options)
+    if change is None:
+        return int(Exit.OK)
+    gathered = gather(ReviewOptions(repo=change.repo, base=change.base, head=change.head,
+                                    config=options.checks.config, timeout=options.checks.timeout,
+                                    only=options.checks.only, shard=options.shard))
+    if options.shard is None:
+        result = conclude(gathered)
+        texts = workspace.texts(change.repo, result.head,
+                                [v.finding.path for v in result.findings])
+    else:  # verdicts wait for every part: publish gives them
+        result = conclude(replace(gathered, base=(), head=()))
+        texts = {}
+    base_sha = git.rev_parse(change.repo, change.base or result.base_ref) or result.merge_base
+    analysis = artifact.build(result, texts, repository=change.repository, number=change.number,
+                              base_sha=base_sha, target_ref=change.target_ref or result.base_ref)
+    if options.shard is not None:
+        analysis = replace(analysis, part=_part(gathered, options.shard))
+    data = artifact.dump(analysis)
+    with writing(options.out, "--out"):
+        atomic.write(options.out, data)
+    what = (f"shard {options.shard}: {len(gathered.head)} finding(s) at the head, "
+            f"{len(gathered.base)} at the merge base" if options.shard is not None
+            else _counts(result))
+    print(f"reviewbot: wrote {options.out} ({len(data)} bytes): {what}"
+          + (f" for {change.repository}#{change.number}" if change.number else ""), file=sys.stderr)
+    return int(Exit.OK)
+
+
+def _part(gathered: Gathered, shard: shards.Shard) -> shard_part.Part:
+    changes = gathered.changes
+    return shard_part.of(shard.index, shard.count, gathered.plan, gathered.base, gathered.head,
+                         gathered.unbaselined, changes.pairs(), changes.base_files,
+                         changes.head_files, changes.maps)
+
+
+def _change(runner: Runner, options: Options) -> Change | None:
+    """What to analyse; None for an event that asks for no review (closed, ...)."""
+    if not runner.in_change_event():
+        repo = git.toplevel(options.repo or Path.cwd())
+        return Change(repo, options.base, options.head or "HEAD", origin_repository(repo), None,
+                      None)
+    if options.base or options.head:
+        raise BotError("--base and --head come from the change's event here; drop them (or run "
+                       "outside the CI event to analyse other revisions)", Exit.USAGE)
+    trigger = runner.trigger()  # refuses pull_request_target
+    if trigger.kind != "review" or trigger.number is None:
+        log(f"nothing to analyse: {trigger.reason}")
+        return None
+    exposed = runner.exposed_token()
+    if exposed:
+        log(f"warning: {exposed} is set in this job, which runs the change's code: give it only "
+            "to the publish job (docs/security.md)")
+    change = runner.analysed_range(trigger)
+    repo = runner.checkout(options.repo)
+    ensure_commits(repo, (change.head, change.base), runner.checkout_hint)
+    return Change(repo, change.base, change.head, trigger.repository, trigger.number,
+                  trigger.target_ref)
+
+
+def repository_from_url(url: str) -> str | None:
+    """owner/name (or a GitLab group path) from a remote URL; None for local paths."""
+    found = REMOTE_URL.fullmatch(url.strip())
+    if found is None:
+        return None
+    path = found.group("path").strip("/")
+    return path if artifact.REPOSITORY.fullmatch(path) else None
+
+
+def origin_repository(repo: Path) -> str | None:
+    result = git.git(repo, "remote", "get-url", "origin", check=False)
+    return repository_from_url(result.out) if result.returncode == 0 else None
+
+
+def _counts(result: ReviewResult) -> str:
+    return ", ".join(f"{result.count(s)} {s}" for s in ("introduced", "changed", "preexisting",
+                                                         "fixed", "unclassified"))
