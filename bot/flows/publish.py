@@ -1,0 +1,141 @@
+"""`reviewbot publish`'s work: publish analyses that `reviewbot analyze` wrote, from a job that
+holds a write token (normally on `workflow_run`).
+
+It checks out, imports and runs nothing of the pull request, and works in an empty folder.
+The artifacts are untrusted data: capped in bytes before they are read, schema-checked, every
+path clean, every inline position checked against the pull request's diff as GitHub reports it
+(a finding whose line is not there goes to the summary, never to a refused review), and the
+analysed head checked against the pull request's current head (if it moved, nothing is posted
+inline and the exit status is 0). Several files (shards of one analysis) publish as one review.
+The gate's policy is the default branch's `.reviewbot.yml`, read through the API, never the
+artifact's: that is the word of a job that ran the pull request's code.
+
+In a GitLab merge request pipeline (a `publish` job that `needs:` the `analyze` job's
+artifact) it publishes to that merge request as `ci` does: diff threads, the summary note and
+the commit status. The artifact must be of this pipeline: its project, its merge request and
+its head are the pipeline's (`bot.ci.gitlab_ci`), else it is refused (exit 2). On Gitea it
+runs in a second job of the pull request's own workflow, with a token only that job is given
+(`bot.ci.gitea_actions`). Which change the artifact must be of is the runner's word
+(`Runner.publishing`).
+
+With --dry-run it reads as usual (with the token) and prints, as JSON on stdout, the gate and
+every write it would send (the review, edits, resolutions, the summary, the check run or commit
+status); it sends none.
+
+Exit statuses: the gate (0, 1, 4); 2 a bad artifact or usage (the message says which field and
+why); 3 the GitHub API failed after retries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from bot import artifact, config
+from bot.assemble import assemble
+from bot.ci.base import Runner
+from bot.conversation.state import read as read_conversation
+from bot.conversation.state import section, without_ignored
+from bot.errors import ArtifactError, BotError, Exit
+from bot.flows.deliver import WithConversation, deliver
+from bot.forges.repository import Repository
+from bot.gate import override
+from bot.model import FileChange, GatePolicy, ReviewResult
+from bot.options import Delivery
+from bot.outputs import writable_output
+
+DEFAULT_MAX_BYTES = 10_000_000
+
+
+@dataclass(frozen=True)
+class Options:
+    files: tuple[Path, ...]
+    max_bytes: int = DEFAULT_MAX_BYTES
+    token: str | None = None
+    dry_run: bool = False
+    fail_level: str | None = None
+    tool_errors: str | None = None
+    delivery: Delivery = field(default_factory=Delivery)
+
+
+def publish(runner: Runner, options: Options) -> int:
+    writable_output(options.delivery.sarif, "--sarif")
+    writable_output(options.delivery.code_quality, "--code-quality")
+    files = expand(options.files)
+    analysis = assemble([read(path, options.max_bytes) for path in files], [str(p) for p in files])
+    # The run's own word on which change this is: the artifact must agree with it.
+    trigger = runner.publishing(analysis.repository, analysis.number, analysis.head_sha)
+    assert trigger.number is not None
+    token = runner.token(options.token)
+    if not token:
+        raise BotError("no GitHub token: pass --token or set GITHUB_TOKEN "
+                       "(env: GITHUB_TOKEN: ${{ github.token }})", Exit.USAGE)
+    connection = runner.connect(trigger, token, dry_run=options.dry_run)
+    assert connection.forge is not None and connection.host is not None
+    policy = override(trusted_policy(connection.repository), options.fail_level,
+                      options.tool_errors)
+    # The conversation (ignored findings, staged rewrites) lives in the summary comment: carry
+    # it over. The staged plan needs the files themselves, so the next run with a checkout (a
+    # command, or `ci`) shows it again. This read is the publish step's first too.
+    talk = replace(read_conversation(connection.host.summary_body(keep=True)), shown=None)
+    result = within_diff(replace(without_ignored(analysis.result, talk), policy=policy),
+                         connection.forge.diff_lines())
+    gate, outcome = deliver(WithConversation(connection.forge, section(talk)), result,
+                            analysis.texts, options.delivery, runner, trigger.number,
+                            connection.recorded)
+    # The head moved: this analysis is history, and the run of the new head decides.
+    return int(Exit.OK) if outcome.status == "stale" else int(gate.exit)
+
+
+def trusted_policy(repository: Repository) -> GatePolicy:
+    """The gate's policy from the default branch's settings, where this workflow runs from.
+    The artifact's own policy is the word of a job that ran the pull request's code."""
+    for name in config.FILE_NAMES:
+        blob = repository.read_file(name)
+        if blob is not None:
+            text = blob.decode("utf-8", errors="replace")
+            return config.parse(text, name, revision="on the default branch").policy
+    return GatePolicy()
+
+
+def expand(paths: Sequence[Path]) -> list[Path]:
+    """The artifact files: a folder stands for the .json files in it, by name."""
+    out: list[Path] = []
+    for path in paths:
+        if not path.is_dir():
+            out.append(path)
+            continue
+        found = sorted(p for p in path.glob("*.json") if p.is_file())
+        if not found:
+            raise BotError(f"{path}: a folder with no .json file in it: nothing to publish",
+                           Exit.USAGE)
+        out += found
+    return out
+
+
+def read(path: Path, max_bytes: int) -> artifact.Analysis:
+    """One artifact, refused before it is read when it is over the cap."""
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise BotError(f"{path}: {size} bytes, over the cap of {max_bytes} (--max-bytes)",
+                           Exit.USAGE)
+        with path.open("rb") as handle:
+            data = handle.read(max_bytes + 1)  # the file may grow after the stat
+    except OSError as exc:
+        raise BotError(f"cannot read {path}: {exc.strerror or exc}", Exit.USAGE) from exc
+    try:
+        return artifact.load(data, max_bytes=max_bytes)
+    except ArtifactError as exc:
+        raise BotError(f"{path}: {exc}", Exit.USAGE) from exc
+
+
+def within_diff(result: ReviewResult, commentable: Mapping[str, frozenset[int]]
+                ) -> ReviewResult:
+    """The result with its hunks cut to the lines GitHub lets a comment sit on: a file the
+    pull request does not show is dropped (its findings go to the summary)."""
+    changes: Sequence[FileChange] = [
+        replace(c, hunk_lines=c.hunk_lines & commentable[c.path])
+        for c in result.changes if c.path in commentable]
+    return replace(result, changes=tuple(changes))
