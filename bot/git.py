@@ -84,6 +84,21 @@ def fetch_deepen(repo: Path, remote: str, ref: str, depth: int) -> bool:
     return git(repo, "fetch", "--quiet", f"--deepen={depth}", remote, ref, check=False).returncode == 0
 
 
+def init_bare(where: Path, origin: str) -> Path:
+    """A new bare repository at `where` whose `origin` is `origin`: where a job that runs
+    nothing of a change fetches its commits as data."""
+    where.mkdir(parents=True, exist_ok=True)
+    git(where, "init", "--quiet", "--bare")
+    git(where, "remote", "add", "origin", origin)
+    return where
+
+
+def fetch_branches(repo: Path, remote: str, env: Mapping[str, str] | None = None) -> bool:
+    """Every branch of `remote` as `refs/remotes/<remote>/*` (a change's base is on one)."""
+    return git(repo, "fetch", "--quiet", "--no-tags", remote,
+               f"+refs/heads/*:refs/remotes/{remote}/*", check=False, env=env).returncode == 0
+
+
 def current_branch(repo: Path) -> str | None:
     """The branch checked out, or None on a detached head."""
     result = git(repo, "symbolic-ref", "--quiet", "--short", "HEAD", check=False)

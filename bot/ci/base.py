@@ -12,6 +12,7 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Literal, Protocol
 
+from bot.errors import BotError, Exit
 from bot.forges.base import Annotation, Connection, Range
 from bot.model import Trigger, TriggerKind
 
@@ -44,9 +45,10 @@ class Runner(Protocol):
         `analyze` takes the change from it, else from --base/--head."""
         ...
 
-    def analysed_range(self, trigger: Trigger) -> Range:
-        """The change's base and head as the run names them, without the API: what `analyze`,
-        which holds no token, reviews."""
+    def analysed_range(self, trigger: Trigger) -> Range | None:
+        """The change's base and head as the run names them, without the API: what `analyze`
+        reviews. None when the event does not say (a GitHub comment): then the forge is asked,
+        with the job's read-only token."""
         ...
 
     def exposed_token(self) -> str | None:
@@ -68,6 +70,10 @@ class Runner(Protocol):
         published to, checked against this run; BotError (usage) naming what disagrees."""
         ...
 
+    def clone_url(self, repository: str) -> str:
+        """Where git fetches and pushes `repository` (owner/name or a project path)."""
+        ...
+
     def connect(self, trigger: Trigger, token: str | None, *, dry_run: bool = False
                 ) -> Connection:
         """The forge for `trigger` with `token` (else the CI's own token variable); a dry run
@@ -83,3 +89,24 @@ class Runner(Protocol):
     def job_summary(self, text: str) -> None: ...
 
     def warn(self, text: str) -> None: ...
+
+
+
+
+
+def answered(trigger: Trigger, repository: str | None, number: int | None, head: str) -> Trigger:
+    """`trigger`, the event an analysis artifact (of `repository`, change `number`, at `head`)
+    must answer: a review, a comment's commands or a label on that change. A comment names no
+    head: its session checks the artifact's head against the change's head now."""
+    if trigger.kind not in ("review", "comment", "label") or trigger.number is None:
+        raise BotError(f"`reviewbot publish` has nothing to publish for this event: "
+                       f"{trigger.reason or trigger.event}", Exit.USAGE)
+    expected_head = trigger.head_sha if trigger.kind != "comment" else head
+    for field, found, expected in (("repository", repository, trigger.repository),
+                                   ("change", number, trigger.number),
+                                   ("head", head, expected_head)):
+        if found != expected:
+            raise BotError(f"the analysis is of {field} {found}, but this run's event is of "
+                           f"{expected}: publish only the artifact of this run's `analyze` job",
+                           Exit.USAGE)
+    return trigger

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from bot import git
 from bot.ci import github_actions
 from bot.ci import payload as payload_file
+from bot.ci.base import answered
 from bot.errors import BotError, Exit
 from bot.forges.base import Annotation, Connection, Range
 from bot.forges.gitea.limits import ACTIONS_USERS
@@ -257,8 +258,9 @@ class GiteaActions:
     def in_change_event(self) -> bool:
         return self._env.get("GITHUB_EVENT_NAME") in github_actions.PR_EVENTS
 
-    def analysed_range(self, trigger: Trigger) -> Range:
-        assert trigger.base_sha and trigger.head_sha
+    def analysed_range(self, trigger: Trigger) -> Range | None:
+        if not (trigger.base_sha and trigger.head_sha):  # a comment names no commit
+            return None
         return Range(trigger.base_sha, trigger.head_sha, trigger.open)
 
     def exposed_token(self) -> str | None:
@@ -272,21 +274,12 @@ class GiteaActions:
         return given or ""
 
     def publishing(self, repository: str | None, number: int | None, head: str) -> Trigger:
-        """The pull request of this run (the publish job runs in the workflow of the analysis,
-        `needs:` it): the analysis must be of its repository, number and head."""
-        trigger = self.trigger()
-        if trigger.kind != "review" or trigger.number is None:
-            raise BotError("on Gitea, `reviewbot publish` runs in the pull_request workflow whose "
-                           "`analyze` job wrote the artifact (a second job that `needs:` it)",
-                           Exit.USAGE)
-        for field, found, expected in (("repository", repository, trigger.repository),
-                                       ("pull request", number, trigger.number),
-                                       ("head", head, trigger.head_sha)):
-            if found != expected:
-                raise BotError(f"the analysis is of {field} {found}, but this run is of "
-                               f"{expected}: publish only the artifact of this run's `analyze` "
-                               "job", Exit.USAGE)
-        return trigger
+        """The event of this run (the publish job runs in the workflow of the analysis, `needs:`
+        it): the analysis must be of its repository, change and head."""
+        return answered(self.trigger(), repository, number, head)
+
+    def clone_url(self, repository: str) -> str:
+        return clone_url(self._env, repository)
 
     def connect(self, trigger: Trigger, token: str | None, *, dry_run: bool = False
                 ) -> Connection:
@@ -329,6 +322,11 @@ class GiteaActions:
 
     def warn(self, text: str) -> None:
         github_actions.warn(text)
+
+
+def clone_url(env: Mapping[str, str], repository: str) -> str:
+    """The repository's git URL on this server (tests point it at a local repository)."""
+    return f"{server(env).rstrip('/')}/{repository}.git"
 
 
 def open_api(settings: Settings) -> Api:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from bot import filecommands, git
 from bot.ci import payload as payload_file
+from bot.ci.base import answered
 from bot.errors import BotError, Exit
 from bot.forges.base import Annotation, Connection, Forge, Pulls, Range
 from bot.forges.repository import Repository
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
 SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
 CHECKOUT_HINT = "use actions/checkout with fetch-depth: 0"
-PR_EVENTS = ("pull_request", "pull_request_target")
+PR_EVENTS = ("pull_request", "pull_request_target", "issue_comment")  # what `analyze` answers
 REVIEW_ACTIONS = ("opened", "synchronize", "reopened", "ready_for_review")
 WORKFLOW_HINT = ("run it from a workflow with `on: pull_request` "
                  "(types: opened, synchronize, reopened, ready_for_review)")
@@ -234,8 +235,9 @@ class GitHubActions:
     def in_change_event(self) -> bool:
         return self._env.get("GITHUB_EVENT_NAME") in PR_EVENTS
 
-    def analysed_range(self, trigger: Trigger) -> Range:
-        assert trigger.base_sha and trigger.head_sha
+    def analysed_range(self, trigger: Trigger) -> Range | None:
+        if not (trigger.base_sha and trigger.head_sha):  # a comment names no commit
+            return None
         return Range(trigger.base_sha, trigger.head_sha, trigger.open)
 
     def exposed_token(self) -> str | None:
@@ -268,9 +270,15 @@ class GitHubActions:
         if repository is not None and repository != name:
             raise BotError(f"the analysis is of {repository}, but this run publishes to {name}",
                            Exit.USAGE)
+        if self._env.get("GITHUB_EVENT_NAME") in ("issue_comment", "pull_request"):
+            # The second job of the event's own workflow: the artifact answers this event.
+            return answered(self.trigger(), name, number, head)
         check_run_event(self._env, head, number)
         return Trigger("github", self._env.get("GITHUB_EVENT_NAME") or "workflow_run", "review",
                        repository=name, number=number, head_sha=head)
+
+    def clone_url(self, repository: str) -> str:
+        return clone_url(self._env, repository)
 
     def connect_repository(self, name: str, token: str, *, dry_run: bool = False
                            ) -> Connection:
@@ -322,6 +330,11 @@ def connect(env: Mapping[str, str], name: str, token: str, number: int | None, *
     return Connection(name, repository, pulls, "#", forge, host,
                       push_env(token, env.get("GITHUB_SERVER_URL") or ""), recorded,
                       sleep=api.sleep)
+
+
+def clone_url(env: Mapping[str, str], repository: str) -> str:
+    """The repository's git URL on this server (tests point it at a local repository)."""
+    return f"{(env.get('GITHUB_SERVER_URL') or 'https://github.com').rstrip('/')}/{repository}.git"
 
 
 def open_api(settings: Settings) -> Api:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from bot import git
 from bot.ci import payload as payload_file
+from bot.ci.base import answered
 from bot.credentials import is_secret_name
 from bot.errors import BotError, Exit
 from bot.forges.base import Annotation, Connection, Range
@@ -343,8 +344,15 @@ class GitLabCI:
     def in_change_event(self) -> bool:
         return merge_request_pipeline(self._env)
 
-    def analysed_range(self, trigger: Trigger) -> Range:
-        """The diff's base and the merge request's head, never a merged-result commit."""
+    def analysed_range(self, trigger: Trigger) -> Range | None:
+        """The diff's base and the merge request's head, never a merged-result commit; for a
+        webhook's pipeline (a note, a label), the payload's last commit against the target
+        branch (the review takes their merge base)."""
+        if trigger.kind != "review":
+            if not (trigger.head_sha and trigger.target_ref):
+                return None
+            return Range(f"refs/remotes/origin/{trigger.target_ref}", trigger.head_sha,
+                         trigger.open)
         assert trigger.base_sha is not None
         return Range(trigger.base_sha, review_head(self._env), trigger.open)
 
@@ -384,6 +392,9 @@ class GitLabCI:
                           GitLabHost(forge, name, server), push_env(token, server),
                           forge.requests if dry_run else None)
 
+    def clone_url(self, repository: str) -> str:
+        return clone_url(self._env, repository)
+
     def token(self, given: str | None = None) -> str:
         """GitLab's token is never optional: no token is a usage error naming the variable."""
         return given or token(self._env)
@@ -392,6 +403,8 @@ class GitLabCI:
         """This pipeline's merge request, which the analysis must be of: its project, its
         merge request and its head."""
         trigger = from_env(self._env)
+        if trigger.kind in ("comment", "label"):  # a webhook's pipeline: its second job
+            return answered(trigger, repository, number, head)
         if trigger.kind != "review" or trigger.number is None:
             raise BotError("in GitLab CI, `reviewbot publish` runs in the merge request pipeline "
                            "whose `analyze` job wrote the artifact (rules: - if: "
@@ -417,6 +430,11 @@ class GitLabCI:
 
     def warn(self, text: str) -> None:
         warn(text)
+
+
+def clone_url(env: Mapping[str, str], repository: str) -> str:
+    """The project's git URL on this server (tests point it at a local repository)."""
+    return f"{(env.get('CI_SERVER_URL') or '').rstrip('/')}/{repository}.git"
 
 
 def open_forge(settings: ForgeSettings) -> GitLabForge:

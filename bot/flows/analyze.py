@@ -22,7 +22,8 @@ from bot import artifact, atomic, git, shards, workspace
 from bot import part as shard_part
 from bot.ci.base import Runner
 from bot.errors import BotError, Exit
-from bot.flows.session import ensure_commits, log
+from bot.flows.session import ensure_commits, fetch_change, log
+from bot.forges.base import Range
 from bot.model import ReviewResult
 from bot.options import Checks
 from bot.outputs import writable_output, writing
@@ -103,16 +104,29 @@ def _change(runner: Runner, options: Options) -> Change | None:
         raise BotError("--base and --head come from the change's event here; drop them (or run "
                        "outside the CI event to analyse other revisions)", Exit.USAGE)
     trigger = runner.trigger()  # refuses pull_request_target
-    if trigger.kind != "review" or trigger.number is None:
-        log(f"nothing to analyse: {trigger.reason}")
+    if trigger.kind not in ("review", "comment", "label") or trigger.number is None \
+            or not trigger.open:
+        log(f"nothing to analyse: {trigger.reason or f'{trigger.event} on a closed change'}")
         return None
     exposed = runner.exposed_token()
     if exposed:
         log(f"warning: {exposed} is set in this job, which runs the change's code: give it only "
             "to the publish job (docs/security.md)")
-    change = runner.analysed_range(trigger)
     repo = runner.checkout(options.repo)
-    ensure_commits(repo, (change.head, change.base), runner.checkout_hint)
+    change = runner.analysed_range(trigger)
+    if change is None:  # a comment: the forge says where the head is (a read-only token will do)
+        connection = runner.connect(trigger, runner.token(None))
+        assert connection.host is not None
+        pr = connection.host.load()
+        fetch_change(repo, pr, connection.host.head_ref(trigger.number), connection.push_env,
+                     f"{runner.change_name}{trigger.number}")
+        change = Range(pr.base, pr.head, pr.open)
+    else:
+        if change.base.startswith("refs/remotes/origin/"):  # a branch: fetched whole
+            git.fetch_branches(repo, "origin")
+        else:
+            ensure_commits(repo, (change.base,), runner.checkout_hint)
+        ensure_commits(repo, (change.head,), runner.checkout_hint)
     return Change(repo, change.base, change.head, trigger.repository, trigger.number,
                   trigger.target_ref)
 

@@ -27,7 +27,7 @@ from bot.conversation.parse import commands as parse_commands
 from bot.conversation.state import Ignored, Staged, without_ignored
 from bot.errors import BotError, Exit
 from bot.flows.deliver import staged
-from bot.flows.session import Session, log, settings
+from bot.flows.session import Session, Workplace, log, settings
 from bot.forges.repository import Access
 from bot.model import Trigger
 from bot.options import CiOptions
@@ -35,13 +35,19 @@ from bot.render.markdown import code, escape, inline
 from bot.render.suggestion import block
 
 
-def comment(runner: Runner, options: CiOptions, trigger: Trigger) -> int:
+def comment(runner: Runner, options: CiOptions, trigger: Trigger,
+            at: Workplace | None = None) -> int:
+    """The comment's commands; `at` where they work (default: the CI's checkout, which is the
+    default branch, and its settings)."""
     assert trigger.number is not None and trigger.comment_id is not None
     if trigger.actor_is_bot or not trigger.actor:
         log(f"a comment by the bot account {trigger.actor or '(unknown)'}: ignored")
         return int(Exit.OK)
-    checkout = runner.checkout(options.repo)
-    cfg = settings(checkout, "HEAD")  # the default branch: a checkout without `ref`
+    if at is None:
+        checkout = runner.checkout(options.repo)
+        # The default branch: a checkout without `ref`.
+        at = Workplace(checkout, settings(checkout, "HEAD"))
+    cfg = at.cfg
     parsed = parse_commands(trigger.comment_body or "", cfg.command_prefix)
     if not parsed:
         log(f"comment {trigger.comment_id} holds no command")
@@ -50,8 +56,8 @@ def comment(runner: Runner, options: CiOptions, trigger: Trigger) -> int:
         log(f"pull request #{trigger.number} is closed; commands are not run")
         return int(Exit.OK)
     connection = runner.connect(trigger, options.token)
-    session = Session(runner, options, connection, checkout, cfg, trigger.number,
-                      sleep=connection.sleep)
+    session = Session(runner, options, connection, at.checkout, cfg, trigger.number,
+                      at.reviewed, sleep=connection.sleep)
     number, comment = trigger.number, trigger.comment_id
 
     def refuse(access: Access) -> None:
@@ -192,7 +198,10 @@ def reply_outcome(session: Session, outcome: ApplyOutcome, quoted: str,
         text += "\n\n" + block(outcome.patch.splitlines(), "diff")
     if outcome.status == "pushed" and outcome.commit:
         text += (f"\n\nCommit {outcome.commit}. The review of the new head follows in this run: "
-                 f"{session.host.after_push}")
+                 f"{session.host.after_push}" if session.reviews_here else
+                 f"\n\nCommit {outcome.commit}. This job runs no linter (the analysis was "
+                 f"another job's): {session.host.after_push} Comment "
+                 f"`{session.cfg.command_prefix}review` to review the new head.")
         # The staged rewrites are in the commit; `/fix` took none of them.
         session.state = session.state.applied() if kind == "apply" else replace(
             session.state, shown=None)

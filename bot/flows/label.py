@@ -14,20 +14,25 @@ from __future__ import annotations
 from bot.ci.base import Runner
 from bot.errors import Exit
 from bot.flows.comment import reply_outcome
-from bot.flows.session import Session, ensure_commits, log, settings
+from bot.flows.session import Session, Workplace, ensure_commits, log, settings
 from bot.forges.repository import Access
 from bot.model import Trigger
 from bot.options import CiOptions
 
 
-def label(runner: Runner, options: CiOptions, trigger: Trigger) -> int:
+def label(runner: Runner, options: CiOptions, trigger: Trigger,
+          at: Workplace | None = None) -> int:
+    """The apply label; `at` where it works (default: the CI's checkout, with the settings of
+    the change's base)."""
     assert trigger.number is not None and trigger.head_sha
-    checkout = runner.checkout(options.repo)
-    if trigger.base_sha:
-        ensure_commits(checkout, (trigger.base_sha,), runner.checkout_hint)
-    # The target's settings (the PR cannot change them): its base when the event names it,
-    # else the checkout, which is then the default branch (a GitLab webhook's pipeline).
-    cfg = settings(checkout, trigger.base_sha or "HEAD")
+    if at is None:
+        checkout = runner.checkout(options.repo)
+        if trigger.base_sha:
+            ensure_commits(checkout, (trigger.base_sha,), runner.checkout_hint)
+        # The target's settings (the PR cannot change them): its base when the event names
+        # it, else the checkout, which is then the default branch (a GitLab webhook's pipeline).
+        at = Workplace(checkout, settings(checkout, trigger.base_sha or "HEAD"))
+    cfg = at.cfg
     added = trigger.added_labels or ((trigger.label,) if trigger.label else ())
     if cfg.apply_label not in added:
         log(f"label {', '.join(map(repr, added))} is not the apply label {cfg.apply_label!r}: "
@@ -40,8 +45,8 @@ def label(runner: Runner, options: CiOptions, trigger: Trigger) -> int:
         log(f"pull request #{trigger.number} is closed; the label is not acted on")
         return int(Exit.OK)
     connection = runner.connect(trigger, options.token)
-    session = Session(runner, options, connection, checkout, cfg, trigger.number,
-                      sleep=connection.sleep)
+    session = Session(runner, options, connection, at.checkout, cfg, trigger.number,
+                      at.reviewed, sleep=connection.sleep)
     number = trigger.number
 
     def refuse(access: Access) -> None:

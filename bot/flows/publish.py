@@ -28,21 +28,25 @@ why); 3 the GitHub API failed after retries.
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from bot import artifact, config
+from bot import artifact, config, git
 from bot.assemble import assemble
 from bot.ci.base import Runner
 from bot.conversation.state import read as read_conversation
 from bot.conversation.state import section, without_ignored
 from bot.errors import ArtifactError, BotError, Exit
+from bot.flows.comment import comment
 from bot.flows.deliver import WithConversation, deliver
+from bot.flows.label import label
+from bot.flows.session import Workplace
 from bot.forges.repository import Repository
 from bot.gate import override
-from bot.model import FileChange, GatePolicy, ReviewResult
-from bot.options import Delivery
+from bot.model import FileChange, GatePolicy, ReviewResult, Trigger
+from bot.options import Checks, CiOptions, Delivery
 from bot.outputs import writable_output
 
 DEFAULT_MAX_BYTES = 10_000_000
@@ -71,6 +75,8 @@ def publish(runner: Runner, options: Options) -> int:
     if not token:
         raise BotError("no GitHub token: pass --token or set GITHUB_TOKEN "
                        "(env: GITHUB_TOKEN: ${{ github.token }})", Exit.USAGE)
+    if trigger.kind in ("comment", "label"):
+        return _act(runner, options, trigger, token, analysis.result)
     connection = runner.connect(trigger, token, dry_run=options.dry_run)
     assert connection.forge is not None and connection.host is not None
     policy = override(trusted_policy(connection.repository), options.fail_level,
@@ -88,15 +94,48 @@ def publish(runner: Runner, options: Options) -> int:
     return int(Exit.OK) if outcome.status == "stale" else int(gate.exit)
 
 
+def _act(runner: Runner, options: Options, trigger: Trigger, token: str,
+         reviewed: ReviewResult) -> int:
+    """A comment's commands or the apply label, in the job that holds the write token and runs
+    nothing of the change: the review is the artifact's (checked to be of the change's head
+    now), the change's commits are fetched as data into a bare repository, and every edit is
+    checked and committed from git objects (`bot.apply`), as in one job."""
+    if options.dry_run:
+        raise BotError(f"--dry-run works for reviews, not for a {trigger.kind} event (its "
+                       "commands would still reply, commit and push)", Exit.USAGE)
+    assert trigger.number is not None and trigger.repository
+    connection = runner.connect(trigger, token)
+    assert connection.host is not None
+    # The settings that decide who may do what: the default branch's for a comment, the
+    # change's base for the label (what the one-job flows read from their checkout).
+    ref = trigger.base_sha if trigger.kind == "label" else None
+    cfg = settings_from(connection.repository, ref)
+    ci = CiOptions(token=token, checks=Checks(fail_level=options.fail_level,
+                                              tool_errors=options.tool_errors),
+                   delivery=options.delivery)
+    with tempfile.TemporaryDirectory(prefix="reviewbot-publish-") as folder:
+        bare = git.init_bare(Path(folder) / "change.git", runner.clone_url(trigger.repository))
+        git.fetch_branches(bare, "origin", connection.push_env)
+        at = Workplace(bare, cfg, reviewed)
+        if trigger.kind == "comment":
+            return comment(runner, ci, trigger, at)
+        return label(runner, ci, trigger, at)
+
+
+def settings_from(repository: Repository, ref: str | None = None) -> config.Config:
+    """`.reviewbot.yml` as the forge serves it at `ref` (default: the default branch)."""
+    where = f"at {ref[:12]}" if ref else "on the default branch"
+    for name in config.FILE_NAMES:
+        blob = repository.read_file(name, ref)
+        if blob is not None:
+            return config.parse(blob.decode("utf-8", errors="replace"), name, revision=where)
+    return config.Config()
+
+
 def trusted_policy(repository: Repository) -> GatePolicy:
     """The gate's policy from the default branch's settings, where this workflow runs from.
     The artifact's own policy is the word of a job that ran the pull request's code."""
-    for name in config.FILE_NAMES:
-        blob = repository.read_file(name)
-        if blob is not None:
-            text = blob.decode("utf-8", errors="replace")
-            return config.parse(text, name, revision="on the default branch").policy
-    return GatePolicy()
+    return settings_from(repository).policy
 
 
 def expand(paths: Sequence[Path]) -> list[Path]:

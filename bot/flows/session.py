@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
@@ -65,6 +65,31 @@ def ensure_commits(checkout: Path, shas: tuple[str, ...], hint: str,
                            f"not be fetched: {hint}", Exit.USAGE)
 
 
+def fetch_change(checkout: Path, pr: PullRequest, head_ref: str, env: Mapping[str, str],
+                 name: str) -> None:
+    """The head's commits (from the ref the forge mirrors it to) and the base's into the
+    checkout; credentials only in the environment of these git processes."""
+    for sha, ref in ((pr.head, head_ref), (pr.base, pr.base)):
+        if git.rev_parse(checkout, sha) is None:
+            git.fetch(checkout, "origin", ref, env=dict(env))
+        if git.rev_parse(checkout, sha) is None:
+            raise BotError(f"commit {sha[:12]} of {name} could not be fetched ({ref})",
+                           Exit.USAGE)
+
+
+@dataclass(frozen=True)
+class Workplace:
+    """Where a conversation turn works: a repository holding the change's commits, the
+    settings that decide who may do what, and the review of the head when it was computed
+    elsewhere (`reviewed`: the analysis artifact of the job that ran the change's code; then
+    no tool runs here, and the repository is a bare one the commits were fetched into as
+    data)."""
+
+    checkout: Path
+    cfg: config.Config
+    reviewed: ReviewResult | None = None
+
+
 @dataclass
 class Session:
     runner: Runner
@@ -73,6 +98,7 @@ class Session:
     checkout: Path
     cfg: config.Config
     number: int
+    reviewed: ReviewResult | None = None  # see Workplace
     state: Conversation = field(default_factory=Conversation)
     pull: PullRequest | None = None
     sleep: Callable[[float], None] = time.sleep
@@ -123,23 +149,26 @@ class Session:
                 "Nothing was done.")
 
     def fetch_head(self) -> None:
-        """The head's commits (from the ref the forge mirrors it to) and the base's into the
-        checkout; credentials only in the environment of these git processes."""
-        env = dict(self.connection.push_env)
-        for sha, ref in ((self.pr.head, self.host.head_ref(self.number)),
-                         (self.pr.base, self.pr.base)):
-            if git.rev_parse(self.checkout, sha) is None:
-                git.fetch(self.checkout, "origin", ref, env=env)
-            if git.rev_parse(self.checkout, sha) is None:
-                raise BotError(f"commit {sha[:12]} of {self.runner.change_name}{self.number} "
-                               f"could not be fetched ({ref})", Exit.USAGE)
+        fetch_change(self.checkout, self.pr, self.host.head_ref(self.number),
+                     self.connection.push_env, f"{self.runner.change_name}{self.number}")
 
     def read_state(self) -> Conversation:
         return read(self.host.summary_body())
 
+    @property
+    def reviews_here(self) -> bool:
+        """Whether this turn may run the tools (else the head's review came with it)."""
+        return self.reviewed is None
+
     def result(self) -> ReviewResult:
         """The review of the head (ignored findings included: they are left out when
         published and planned)."""
+        if self.reviewed is not None:
+            if self.reviewed.head != self.pr.head:
+                raise BotError(f"the head moved to {self.pr.head[:12]} since the analysis of "
+                               f"{self.reviewed.head[:12]}; nothing was done: comment again",
+                               Exit.OK)
+            return self.reviewed
         if self._result is None or self._result.head != self.pr.head:
             ensure_commits(self.checkout, (self.pr.head, self.pr.base), self.runner.checkout_hint)
             self._result = run_review(self.options.checks.review(self.checkout, self.pr.base,
@@ -177,6 +206,9 @@ class Session:
         log(f"the forge does not show {commit[:12]} as the head yet")
 
     def publish(self) -> int:
+        if self.reviewed is not None and self.reviewed.head != self.pr.head:
+            log(f"the head moved to {self.pr.head[:12]}: its review is the next run's")
+            return int(Exit.OK)
         published = deliver.with_conversation(self.forge, self.checkout, self.result(),
                                               self.state, self.cfg, self.options.delivery,
                                               self.runner, self.number)

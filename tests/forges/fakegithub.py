@@ -80,6 +80,9 @@ class FakeGitHub:
         self.errors: list[str] = []
         self.faults: list[Fault] = []
         self.late = late  # how long a "timeout" answer takes (> the client's timeout)
+        # Tokens that may read and not write (a job's GITHUB_TOKEN with `permissions: read`):
+        # every write they send is answered 403, as GitHub answers it.
+        self.read_only: set[str] = set()
         self._ids = itertools.count(1001)
         self._numbers = itertools.count(number + 1)
         self._deferred: list[tuple[str, str, dict[str, list[str]], Any]] = []
@@ -173,6 +176,11 @@ class FakeGitHub:
         path = split.path
         if not any(k.lower() == "authorization" for k in headers):
             return self._record(method, path, query, body, 401, {"message": "Requires authentication"})
+        token = next(v for k, v in headers.items() if k.lower() == "authorization").split()[-1]
+        if token in self.read_only and (method != "GET" or b"mutation" in body):
+            return self._record(method, path, query, body, 403,
+                                {"message": "Resource not accessible by integration"},
+                                graphql="mutation" if path == "/api/graphql" else None)
         if path == "/api/graphql" and method == "POST":
             return self._graphql(body)
         if not path.startswith("/api/v3/"):

@@ -1,0 +1,144 @@
+"""The fork-safe pair for comments and the apply label on GitHub: `reviewbot analyze` on the
+event, with a token that may only read (every write answered 403, as GitHub answers it), runs
+the pull request's linters and writes the artifact; `reviewbot publish` in a later job with the
+write token, in an empty folder, acts on it: the same commits, replies and reactions as one
+job, the pull request's code never run there."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bot import cli
+from bot.ci import github_actions
+from tests.flows.conftest import World, git
+from tests.flows.test_comment import summary
+
+READ_ONLY = "ro-token"
+
+
+def two_jobs(world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+             event: tuple[str, dict[str, object]]) -> tuple[int, int, list[tuple[str, str]]]:
+    """The event's two jobs: (analyze's status, publish's status, analyze's writes)."""
+    name, payload = event
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(payload))
+    monkeypatch.setenv("GITHUB_EVENT_NAME", name)
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(path))
+    art = tmp_path / "artifact" / "analysis.json"
+    art.parent.mkdir()
+    world.fake.read_only.add(READ_ONLY)
+    monkeypatch.setenv("GITHUB_TOKEN", READ_ONLY)
+    world.fake.reset_calls()
+    analysed = cli.main(["analyze", "--repo", str(world.checkout), "--out", str(art)])
+    analyse_writes = world.writes()
+    # The publish job: the write token, no checkout, git to the repository as data.
+    monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
+    monkeypatch.setattr(github_actions, "clone_url", lambda env, repository: str(world.origin))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.chdir(empty)
+    published = cli.main(["publish", str(art)])
+    assert list(empty.iterdir()) == []
+    return analysed, published, analyse_writes
+
+
+def comment_event(world: World, user: str, body: str) -> tuple[str, dict[str, object]]:
+    """What `World.comment` sends, without running `ci`."""
+    captured: dict[str, object] = {}
+    world._run = lambda name, payload: captured.update(event=(name, payload)) or 0  # type: ignore[method-assign]
+    world.comment(user, body)
+    del world._run
+    return captured["event"]  # type: ignore[return-value]
+
+
+def label_event(world: World, user: str) -> tuple[str, dict[str, object]]:
+    captured: dict[str, object] = {}
+    world._run = lambda name, payload: captured.update(event=(name, payload)) or 0  # type: ignore[method-assign]
+    world.label(user)
+    del world._run
+    return captured["event"]  # type: ignore[return-value]
+
+
+def test_fix_through_analyze_then_publish_commits_like_one_job(
+        world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    analysed, published, analyse_writes = two_jobs(world, tmp_path, monkeypatch,
+                                                   comment_event(world, "max", "/fix"))
+    assert (analysed, published) == (0, 0)
+    assert analyse_writes == []  # the job that ran the linters wrote nothing
+    assert world.reactions() == ["eyes", "rocket"]
+    new = world.branch()
+    assert git(world.origin, "rev-parse", f"{new}^") == world.head  # one commit on the head
+    assert git(world.origin, "show", f"{new}:app.py") == (
+        "import sys\n\n\ndef main():\n    print(sys.argv)\n    unused = 1\n    return sys.argv")
+    [reply] = world.replies()
+    assert new in reply and "/review" in reply  # no linter ran here: the new head is next
+
+
+def test_a_comment_without_permission_is_refused_by_publish(
+        world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    analysed, published, _ = two_jobs(world, tmp_path, monkeypatch,
+                                      comment_event(world, "tia", "/fix"))
+    assert (analysed, published) == (0, 0)
+    assert world.reactions() == ["-1"] and world.branch() == world.head
+    [reply] = world.replies()
+    assert "@tia has triage" in reply
+
+
+def test_a_head_pushed_after_the_analysis_is_refused(
+        world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    event = comment_event(world, "max", "/fix")
+    name, payload = event
+    path = tmp_path / "event.json"
+    path.write_text(json.dumps(payload))
+    monkeypatch.setenv("GITHUB_EVENT_NAME", name)
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(path))
+    art = tmp_path / "analysis.json"
+    world.fake.read_only.add(READ_ONLY)
+    monkeypatch.setenv("GITHUB_TOKEN", READ_ONLY)
+    assert cli.main(["analyze", "--repo", str(world.checkout), "--out", str(art)]) == 0
+    pushed = world.push({"other.py": "x = 1\n"}, "2026-01-02T09:30:00Z")  # before the comment
+    monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
+    monkeypatch.setattr(github_actions, "clone_url", lambda env, repository: str(world.origin))
+    assert cli.main(["publish", str(art)]) == 0
+    assert world.branch() == pushed  # nothing committed over the new head
+    assert world.reactions() == ["eyes", "confused"]
+    [reply] = world.replies()
+    assert "since the analysis" in reply
+
+
+def test_an_artifact_of_another_pull_request_is_refused_with_no_write(
+        world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    name, payload = comment_event(world, "max", "/fix")
+    path = tmp_path / "event.json"
+    path.write_text(json.dumps(payload))
+    monkeypatch.setenv("GITHUB_EVENT_NAME", name)
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(path))
+    art = tmp_path / "analysis.json"
+    world.fake.read_only.add(READ_ONLY)
+    monkeypatch.setenv("GITHUB_TOKEN", READ_ONLY)
+    assert cli.main(["analyze", "--repo", str(world.checkout), "--out", str(art)]) == 0
+    doc = json.loads(art.read_text())
+    doc["number"] = 8
+    art.write_text(json.dumps(doc))
+    monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
+    world.fake.reset_calls()
+    assert cli.main(["publish", str(art)]) == 2
+    assert world.writes() == [] and world.branch() == world.head
+
+
+def test_the_apply_label_through_analyze_then_publish(
+        world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert world.review() == 1  # the summary shows the plan of safe fixes the label commits
+    assert "`plan " in summary(world)
+    analysed, published, analyse_writes = two_jobs(world, tmp_path, monkeypatch,
+                                                   label_event(world, "wes"))
+    assert (analysed, published) == (0, 0) and analyse_writes == []
+    new = world.branch()
+    assert git(world.origin, "rev-parse", f"{new}^") == world.head
+    assert git(world.origin, "show", f"{new}:app.py").startswith("import sys\n")
+    assert world.fake.s.labels[7] == []  # removed
+    [reply] = world.replies()
+    assert "The label `reviewbot:apply` was removed." in reply and new in reply
