@@ -77,6 +77,16 @@ def fetch_change(checkout: Path, pr: PullRequest, head_ref: str, env: Mapping[st
                            Exit.USAGE)
 
 
+def within_change(result: ReviewResult, repo: Path, pr: PullRequest) -> ReviewResult:
+    """`result`, an analysis another job wrote (untrusted), cut to the files git says the
+    change changed: no fix, plan or comment of it may touch any other file."""
+    merge_base = git.merge_base(repo, pr.base, pr.head) or pr.base
+    changed = {c.new_path for c in git.diff_raw(repo, merge_base, pr.head)
+               if c.new_path and c.status != "D"}
+    return replace(result, changes=tuple(c for c in result.changes if c.path in changed),
+                   findings=tuple(v for v in result.findings if v.finding.path in changed))
+
+
 @dataclass(frozen=True)
 class Workplace:
     """Where a conversation turn works: a repository holding the change's commits, the
@@ -168,7 +178,7 @@ class Session:
                 raise BotError(f"the head moved to {self.pr.head[:12]} since the analysis of "
                                f"{self.reviewed.head[:12]}; nothing was done: comment again",
                                Exit.OK)
-            return self.reviewed
+            return within_change(self.reviewed, self.checkout, self.pr)
         if self._result is None or self._result.head != self.pr.head:
             ensure_commits(self.checkout, (self.pr.head, self.pr.base), self.runner.checkout_hint)
             self._result = run_review(self.options.checks.review(self.checkout, self.pr.base,

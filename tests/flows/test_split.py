@@ -142,3 +142,28 @@ def test_the_apply_label_through_analyze_then_publish(
     assert world.fake.s.labels[7] == []  # removed
     [reply] = world.replies()
     assert "The label `reviewbot:apply` was removed." in reply and new in reply
+
+
+def test_a_fix_on_a_file_the_change_did_not_touch_is_never_committed(
+        world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The artifact is the word of a job that ran the pull request's code: publish keeps of it
+    only the files git says the change changed."""
+    name, payload = comment_event(world, "max", "/fix")
+    path = tmp_path / "event.json"
+    path.write_text(json.dumps(payload))
+    monkeypatch.setenv("GITHUB_EVENT_NAME", name)
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(path))
+    art = tmp_path / "analysis.json"
+    world.fake.read_only.add(READ_ONLY)
+    monkeypatch.setenv("GITHUB_TOKEN", READ_ONLY)
+    assert cli.main(["analyze", "--repo", str(world.checkout), "--out", str(art)]) == 0
+    doc = json.loads(art.read_text())
+    # Every finding and change moved onto pyproject.toml, which the pull request did not change.
+    text = json.dumps(doc).replace('"app.py"', '"pyproject.toml"')
+    art.write_text(text)
+    monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
+    monkeypatch.setattr(github_actions, "clone_url", lambda env, repository: str(world.origin))
+    assert cli.main(["publish", str(art)]) == 0
+    assert world.branch() == world.head  # nothing committed
+    [reply] = world.replies()
+    assert "Nothing to commit" in reply
