@@ -342,7 +342,9 @@ class GitLabCI:
         return git.toplevel(given or Path(self._env.get("CI_PROJECT_DIR") or "."))
 
     def in_change_event(self) -> bool:
-        return merge_request_pipeline(self._env)
+        """A merge request pipeline, or a webhook's (a note, a label on a merge request)."""
+        return active(self._env) and self._env.get("CI_PIPELINE_SOURCE") in (REVIEW_SOURCE,
+                                                                            HOOK_SOURCE)
 
     def analysed_range(self, trigger: Trigger) -> Range | None:
         """The diff's base and the merge request's head, never a merged-result commit; for a

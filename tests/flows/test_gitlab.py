@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from bot import cli
+from bot.ci import gitlab_ci
 from tests.ci import gitlab_hooks
 from tests.conftest import GitRepo
 from tests.forges import quick
@@ -321,3 +322,51 @@ def test_a_dry_run_of_a_command_or_the_label_writes_nothing(project: Project, ev
     status = project.note("dev", "/fix") if event == "note" else project.label("dev")
     assert status == 2
     assert project.writes() == [] and project.branch() == before
+
+
+def _two_jobs(project: Project, payload: dict[str, Any]) -> tuple[int, int, int]:
+    """A webhook's pipeline split in two: `analyze` with no token in reach, then `publish`
+    with the token (the publish job's protected variable alone), in an empty folder."""
+    path = project.tmp / "trigger-payload.json"
+    path.write_text(json.dumps(payload))
+    project.monkeypatch.setenv("TRIGGER_PAYLOAD", str(path))
+    project.monkeypatch.delenv("REVIEWBOT_GITLAB_TOKEN")
+    project.fake.calls.clear()
+    art = project.tmp / "analysis.json"
+    analysed = cli.main(["analyze", "--out", str(art)])
+    analyse_calls = len(project.fake.calls)
+    project.monkeypatch.setenv("REVIEWBOT_GITLAB_TOKEN", "glpat-bot")
+    project.monkeypatch.setattr(gitlab_ci, "clone_url", lambda env, name: str(project.origin))
+    empty = project.tmp / "empty"
+    empty.mkdir()
+    project.monkeypatch.chdir(empty)
+    published = cli.main(["publish", str(art)])
+    assert list(empty.iterdir()) == []
+    return analysed, published, analyse_calls
+
+
+def test_fix_split_in_two_jobs_commits_like_one(project: Project) -> None:
+    user = project.users["mia"]
+    note = project.fake.note_by(user, "/fix")
+    project.note_id = int(note["id"])
+    analysed, published, calls = _two_jobs(project, gitlab_hooks.note_on_merge_request(
+        user, project.note_id, "/fix", project.fake.version["head_commit_sha"]))
+    assert (analysed, published, calls) == (0, 0, 0)  # analyze spoke to no forge at all
+    assert project.awards() == ["eyes", "rocket"]
+    new = project.branch()
+    assert git(project.origin, "rev-parse", f"{new}^") == project.head
+    assert git(project.origin, "show", f"{new}:app.py").startswith("import sys\n")
+    [reply] = project.replies()
+    assert new in reply and "merge request pipeline" in reply
+
+
+def test_the_apply_label_split_in_two_jobs(project: Project) -> None:
+    assert project.note("dev", "/ast-edit print($A) => log($A)") == 0
+    user = project.users["dev"]
+    project.fake.labels = ["bug", LABEL]
+    analysed, published, calls = _two_jobs(project, gitlab_hooks.merge_request_update(
+        user, ["bug"], ["bug", LABEL], project.fake.version["head_commit_sha"]))
+    assert (analysed, published, calls) == (0, 0, 0)
+    new = project.branch()
+    assert "log(sys.argv)" in git(project.origin, "show", f"{new}:app.py")
+    assert project.fake.labels == ["bug"]
