@@ -85,12 +85,17 @@ def command(inputs: Inputs, sarif: str, outcome: str = "") -> list[str]:
 
 
 def child_env(inputs: Inputs, env: Mapping[str, str]) -> dict[str, str]:
-    """The command's environment: analyze gets no credential at all (it runs the pull
-    request's linters); the others get the token input as GITHUB_TOKEN."""
-    if inputs.mode == "analyze":
-        return {k: v for k, v in env.items() if not credentials.is_secret(k, v)}
-    out = {k: v for k, v in env.items() if not k.startswith("INPUT_")}
+    """The command's environment: analyze gets no credential (it runs the pull request's
+    linters), except on issue_comment, whose payload names no commit: there it reads the pull
+    request with the job's token, which the workflow's `permissions:` make read-only
+    (examples/github/commands.yml). The others get the token input as GITHUB_TOKEN."""
     token = env.get("INPUT_GITHUB-TOKEN") or env.get("INPUT_GITHUB_TOKEN")
+    if inputs.mode == "analyze":
+        out = {k: v for k, v in env.items() if not credentials.is_secret(k, v)}
+        if token and env.get("GITHUB_EVENT_NAME") == "issue_comment":
+            out["GITHUB_TOKEN"] = token
+        return out
+    out = {k: v for k, v in env.items() if not k.startswith("INPUT_")}
     if token:
         out["GITHUB_TOKEN"] = token
     return out

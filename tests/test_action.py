@@ -71,6 +71,16 @@ def test_analyze_gets_no_credential_and_the_others_get_the_token_input() -> None
     assert review["GITHUB_TOKEN"] == "ghs_input" and "INPUT_GITHUB-TOKEN" not in review
 
 
+def test_analyze_of_a_comment_gets_the_job_s_token_to_read_the_pull_request() -> None:
+    """An issue_comment names no commit: analyze asks GitHub where the head is, with the
+    token the job's `permissions:` make read-only; no other credential."""
+    env = {"INPUT_GITHUB-TOKEN": "ghs_input", "ACTIONS_RUNTIME_TOKEN": "rt", "HOME": "/h",
+           "GITHUB_EVENT_NAME": "issue_comment"}
+    analyze = action.child_env(inputs(mode="analyze"), env)
+    assert analyze == {"HOME": "/h", "GITHUB_EVENT_NAME": "issue_comment",
+                       "GITHUB_TOKEN": "ghs_input"}
+
+
 def entrypoint(env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
     """The entry point as action.yml declares it, with the project's own Python and tools."""
     runs = yaml.safe_load((ROOT / "action.yml").read_text())["runs"]
