@@ -66,6 +66,9 @@ def _runs(jobs: dict[str, Any], name: str, env: dict[str, str]) -> bool:
     values = {**_variables(jobs, name), **env}
     out = True
     for condition in rule["if"].split(" && "):
+        if condition.startswith("$") and condition[1:].isidentifier():  # set and not empty
+            out = out and bool(values.get(condition[1:]))
+            continue
         found = CONDITION.fullmatch(condition)
         assert found, condition
         var, op, text = found.groups()
@@ -121,7 +124,8 @@ def test_the_merge_request_job(path: Path, tmp_path: Path) -> None:
 def test_the_webhook_and_sweep_jobs(path: Path, tmp_path: Path) -> None:
     jobs = _jobs(path, tmp_path)
     hook, sweep = jobs["reviewbot-webhook"], jobs["reviewbot-sweep"]
-    assert hook["rules"] == [{"if": '$CI_PIPELINE_SOURCE == "trigger" && $TRIGGER_PAYLOAD'}]
+    assert hook["rules"] == [{"if": '$CI_PIPELINE_SOURCE == "trigger" && $TRIGGER_PAYLOAD && '
+                                     '$REVIEWBOT_SPLIT != "true"'}]
     assert sweep["rules"] == [{"if": '$CI_PIPELINE_SOURCE == "schedule"'}]
     assert hook["script"] == sweep["script"] == ["reviewbot ci"]
     assert sweep["variables"]["GIT_DEPTH"] == "0"
@@ -197,3 +201,23 @@ def test_the_component_s_flavor_picks_an_image_the_release_publishes() -> None:
     assert flavor["default"] == "full"
     name = yaml.safe_load(INPUT.sub(lambda m: m.group(1).upper(), jobs))[".reviewbot"]["image"]["name"]
     assert name == "IMAGE:VERSION-FLAVOR"  # the release's tag for each flavor (release.yml)
+
+
+@pytest.mark.parametrize("path", [FOLDER / "reviewbot.yml", COMPONENT], ids=lambda p: p.name)
+def test_the_webhook_split_keeps_the_token_out_of_the_job_that_runs_the_code(
+        path: Path, tmp_path: Path) -> None:
+    jobs = _jobs(path, tmp_path)
+    hook = {"CI_PIPELINE_SOURCE": "trigger", "TRIGGER_PAYLOAD": "/p.json"}
+    names = ("reviewbot-webhook", "reviewbot-webhook-analyze", "reviewbot-webhook-publish")
+    assert [_runs(jobs, j, hook) for j in names] == [True, False, False]
+    split = {**hook, "REVIEWBOT_SPLIT": "true"}
+    assert [_runs(jobs, j, split) for j in names] == [False, True, True]
+    analyze, publish = jobs["reviewbot-webhook-analyze"], jobs["reviewbot-webhook-publish"]
+    assert "environment" not in analyze
+    [run] = analyze["script"]
+    out = run.removeprefix("reviewbot analyze --out ")
+    assert analyze["artifacts"]["paths"] == [out]
+    assert publish["environment"] == {"name": "reviewbot", "action": "access"}
+    assert publish["needs"] == [{"job": "reviewbot-webhook-analyze", "artifacts": True}]
+    assert _variables(jobs, "reviewbot-webhook-publish")["GIT_STRATEGY"] == "none"
+    assert publish["script"] == [f"reviewbot publish {out}"]
