@@ -167,3 +167,49 @@ def test_a_fix_on_a_file_the_change_did_not_touch_is_never_committed(
     assert world.branch() == world.head  # nothing committed
     [reply] = world.replies()
     assert "Nothing to commit" in reply
+
+
+def split_comment(world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, user: str,
+                  body: str) -> tuple[int, int, list[tuple[str, str]]]:
+    folder = tmp_path / f"turn-{len(list(tmp_path.glob('turn-*')))}"
+    folder.mkdir()
+    out = two_jobs(world, folder, monkeypatch, comment_event(world, user, body))
+    monkeypatch.chdir(tmp_path)
+    return out
+
+
+def test_every_command_through_the_split_answers_as_one_job(
+        world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.flows.test_comment import _fingerprint
+
+    assert split_comment(world, tmp_path, monkeypatch, "wes", "/help")[:2] == (0, 0)
+    assert "`/ast-edit PATTERN => REWRITE [--lang L]`" in world.replies()[-1]
+    assert world.reactions() == ["eyes", "rocket"]
+
+    analysed, published, writes = split_comment(world, tmp_path, monkeypatch, "wes", "/review")
+    assert (analysed, published, writes) == (0, 0, [])
+    text = summary(world)
+    assert "`plan " in text and "ruff F401 (safe): 1 edit" in text
+    bodies = [c["body"] for c in world.fake.bot_comments()]
+    assert any("F401" in b for b in bodies) and any("F841" in b for b in bodies)
+
+    split_comment(world, tmp_path, monkeypatch, "wes", "/ast-grep print($A) --lang python")
+    assert "1 match in 1 file" in world.replies()[-1]
+
+    fingerprint = _fingerprint(world, "F841")
+    split_comment(world, tmp_path, monkeypatch, "wes", f"/ignore {fingerprint} for the debugger")
+    assert "Ignored `ruff` `F841` at `app.py:7`" in world.replies()[-1]
+    assert "ignored by @wes: for the debugger" in summary(world)
+
+    split_comment(world, tmp_path, monkeypatch, "wes", "/ast-edit print($A) => log($A)")
+    staged = world.replies()[-1]
+    assert "Staged 1 edit; nothing is committed yet." in staged
+    plan = staged.split("`plan ")[1].split("`")[0]
+    assert world.branch() == world.head
+
+    split_comment(world, tmp_path, monkeypatch, "ada", "/apply")
+    new = world.branch()
+    assert git(world.origin, "rev-parse", f"{new}^") == world.head
+    assert "log(sys.argv)" in git(world.origin, "show", f"{new}:app.py")
+    assert plan in git(world.origin, "log", "-1", "--format=%B", new)
+    assert world.reactions() == ["eyes", "rocket"]
