@@ -65,9 +65,13 @@ class Runner(Protocol):
         forge whose token is never optional raises BotError, usage, naming the variable)."""
         ...
 
-    def publishing(self, repository: str | None, number: int | None, head: str) -> Trigger:
+    def publishing(self, repository: str | None, number: int | None, head: str,
+                   label: bool = False) -> Trigger:
         """The change an analysis artifact (of `repository`, change `number`, at `head`) is
-        published to, checked against this run; BotError (usage) naming what disagrees."""
+        published to, checked against this run; BotError (usage) naming what disagrees.
+        `label`: the artifact is of the apply label's analysis, published on a later event
+        that did not see the label's (a `workflow_run`): a label trigger whose actor the
+        publish step asks the forge for."""
         ...
 
     def clone_url(self, repository: str) -> str:

@@ -273,7 +273,8 @@ class GiteaActions:
                 return given or self._env[name]
         return given or ""
 
-    def publishing(self, repository: str | None, number: int | None, head: str) -> Trigger:
+    def publishing(self, repository: str | None, number: int | None, head: str,
+                   label: bool = False) -> Trigger:
         """The event of this run (the publish job runs in the workflow of the analysis, `needs:`
         it): the analysis must be of its repository, change and head."""
         return answered(self.trigger(), repository, number, head)

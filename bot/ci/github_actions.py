@@ -260,7 +260,8 @@ class GitHubActions:
         return connect(self._env, name, token, trigger.number, dry_run=dry_run,
                        head=trigger.head_sha)
 
-    def publishing(self, repository: str | None, number: int | None, head: str) -> Trigger:
+    def publishing(self, repository: str | None, number: int | None, head: str,
+                   label: bool = False) -> Trigger:
         """The pull request an analysis is published to, checked against this run: the
         repository it runs in and, on `workflow_run`, the run that triggered it."""
         name = self.repository_name() or repository
@@ -274,8 +275,9 @@ class GitHubActions:
             # The second job of the event's own workflow: the artifact answers this event.
             return answered(self.trigger(), name, number, head)
         check_run_event(self._env, head, number)
-        return Trigger("github", self._env.get("GITHUB_EVENT_NAME") or "workflow_run", "review",
-                       repository=name, number=number, head_sha=head)
+        return Trigger("github", self._env.get("GITHUB_EVENT_NAME") or "workflow_run",
+                       "label" if label else "review", repository=name, number=number,
+                       head_sha=head)
 
     def clone_url(self, repository: str) -> str:
         return clone_url(self._env, repository)

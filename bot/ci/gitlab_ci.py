@@ -401,7 +401,8 @@ class GitLabCI:
         """GitLab's token is never optional: no token is a usage error naming the variable."""
         return given or token(self._env)
 
-    def publishing(self, repository: str | None, number: int | None, head: str) -> Trigger:
+    def publishing(self, repository: str | None, number: int | None, head: str,
+                   label: bool = False) -> Trigger:
         """This pipeline's merge request, which the analysis must be of: its project, its
         merge request and its head."""
         trigger = from_env(self._env)

@@ -32,6 +32,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help=f"refuse an artifact larger than this (default {DEFAULT_MAX_BYTES})")
     common.add_gate_options(p)
     common.add_delivery_options(p)
+    p.add_argument("--label", action="store_true",
+                   help="the artifact is of the apply label's analysis, published on a "
+                        "workflow_run (fork pull requests): who added the label is asked of "
+                        "the forge")
     p.add_argument("--dry-run", action="store_true",
                    help="read with the token, then print the writes as JSON instead of sending them")
     p.set_defaults(func=run)
@@ -51,4 +55,4 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
     runner = current(credentials.environ() if env is None else env)
     return flow.publish(runner, flow.Options(
         tuple(args.files), args.max_bytes, args.token, args.dry_run, args.fail_level,
-        args.tool_errors, common.delivery(args)))
+        args.tool_errors, common.delivery(args), args.label))

@@ -42,7 +42,7 @@ from bot.errors import ArtifactError, BotError, Exit
 from bot.flows.comment import comment
 from bot.flows.deliver import WithConversation, deliver
 from bot.flows.label import label
-from bot.flows.session import Workplace
+from bot.flows.session import Workplace, log
 from bot.forges.repository import Repository
 from bot.gate import override
 from bot.model import FileChange, GatePolicy, ReviewResult, Trigger
@@ -61,6 +61,7 @@ class Options:
     fail_level: str | None = None
     tool_errors: str | None = None
     delivery: Delivery = field(default_factory=Delivery)
+    label: bool = False  # the apply label's analysis, published on a `workflow_run`
 
 
 def publish(runner: Runner, options: Options) -> int:
@@ -69,7 +70,8 @@ def publish(runner: Runner, options: Options) -> int:
     files = expand(options.files)
     analysis = assemble([read(path, options.max_bytes) for path in files], [str(p) for p in files])
     # The run's own word on which change this is: the artifact must agree with it.
-    trigger = runner.publishing(analysis.repository, analysis.number, analysis.head_sha)
+    trigger = runner.publishing(analysis.repository, analysis.number, analysis.head_sha,
+                                options.label)
     assert trigger.number is not None
     token = runner.token(options.token)
     if not token:
@@ -104,8 +106,20 @@ def _act(runner: Runner, options: Options, trigger: Trigger, token: str,
         raise BotError(f"--dry-run works for reviews, not for a {trigger.kind} event (its "
                        "commands would still reply, commit and push)", Exit.USAGE)
     assert trigger.number is not None and trigger.repository
+    repository = trigger.repository
     connection = runner.connect(trigger, token)
     assert connection.host is not None
+    if trigger.kind == "label" and trigger.actor is None:
+        # A `workflow_run` did not see the label's event: the forge says who added it.
+        pr = connection.host.load()
+        cfg = settings_from(connection.repository, pr.base)
+        who = connection.host.labeled_by(cfg.apply_label)
+        if who is None:
+            log(f"{runner.change_name}{trigger.number} does not carry the apply label "
+                f"{cfg.apply_label!r} now: nothing to do")
+            return int(Exit.OK)
+        trigger = replace(trigger, base_sha=pr.base, actor=who.login, actor_is_bot=who.bot,
+                          label=cfg.apply_label, open=pr.open)
     # The settings that decide who may do what: the default branch's for a comment, the
     # change's base for the label (what the one-job flows read from their checkout).
     ref = trigger.base_sha if trigger.kind == "label" else None
@@ -114,7 +128,7 @@ def _act(runner: Runner, options: Options, trigger: Trigger, token: str,
                                               tool_errors=options.tool_errors),
                    delivery=options.delivery)
     with tempfile.TemporaryDirectory(prefix="reviewbot-publish-") as folder:
-        bare = git.init_bare(Path(folder) / "change.git", runner.clone_url(trigger.repository))
+        bare = git.init_bare(Path(folder) / "change.git", runner.clone_url(repository))
         git.fetch_branches(bare, "origin", connection.push_env)
         at = Workplace(bare, cfg, reviewed)
         if trigger.kind == "comment":

@@ -181,6 +181,12 @@ class PullRequest:
 
 
 @dataclass(frozen=True)
+class Actor:
+    login: str
+    bot: bool
+
+
+@dataclass(frozen=True)
 class Range:
     """What a review of the change compares: its base and head, and whether it is open."""
 
@@ -229,6 +235,13 @@ class Host(Protocol):
 
     def role(self, permission: Permission) -> str:
         """The forge's own name for an access level."""
+        ...
+
+    def labeled_by(self, label: str) -> Actor | None:
+        """Who added `label` to the change, when the change carries it now (else None): what
+        a publish job that did not see the label's event (a `workflow_run`) asks the forge.
+        Forges whose label events always reach a trusted job (GitLab's webhook pipelines,
+        Gitea's) answer None: that job takes the actor from its own event."""
         ...
 
 

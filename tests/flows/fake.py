@@ -22,6 +22,19 @@ class ChatGitHub(FakeGitHub):
         self.maintainer_can_modify = False
         self.activity: dict[str, list[dict[str, Any]]] = {}  # repository -> pushes, oldest first
         self.now = "2026-01-02T10:30:00Z"  # when GitHub records a push it sees in `origin`
+        self.events: list[dict[str, Any]] = []  # the pull request's issue events, oldest first
+
+    def labeled(self, name: str, login: str, *, bot: bool = False) -> None:
+        """`login` added the label `name` (it is on the pull request, and the event recorded)."""
+        with self._lock:
+            labels = self.s.labels.setdefault(self.number, [])
+            labels += [] if name in labels else [name]
+            actor = {**self._user(login), "type": "Bot" if bot else "User"}
+            self.events.append({
+                "id": len(self.events) + 1, "node_id": f"LE_{len(self.events) + 1}",
+                "url": self._url(f"/issues/events/{len(self.events) + 1}"), "actor": actor,
+                "event": "labeled", "commit_id": None, "commit_url": None,
+                "created_at": self.now, "label": {"name": name, "color": "ededed"}})
 
     def pushed(self, sha: str, at: str, before: str = "0" * 40) -> None:
         """GitHub recorded a push of `sha` to the head branch at `at`."""
@@ -52,6 +65,14 @@ class ChatGitHub(FakeGitHub):
                 entries = [e for e in reversed(self.activity.get(found.group(1), []))
                            if ref is None or e["ref"] == ref]
                 return 200, entries[: int(query.get("per_page", ["30"])[0])]
+            found = re.fullmatch(rf"/repos/{self.owner}/{self.repo}/issues/{self.number}/events",
+                                 path)
+            if method == "GET" and found:
+                return 200, self._page(list(self.events), query)
+            found = re.fullmatch(rf"/repos/{self.owner}/{self.repo}/issues/{self.number}/labels",
+                                 path)
+            if method == "GET" and found:
+                return 200, [self._label(n) for n in self.s.labels.get(self.number, [])]
             return super()._route(method, path, query, body)
 
     def _pull(self) -> dict[str, Any]:

@@ -213,3 +213,66 @@ def test_every_command_through_the_split_answers_as_one_job(
     assert "log(sys.argv)" in git(world.origin, "show", f"{new}:app.py")
     assert plan in git(world.origin, "log", "-1", "--format=%B", new)
     assert world.reactions() == ["eyes", "rocket"]
+
+
+def label_on_workflow_run(world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                          user: str, *, bot: bool = False) -> tuple[int, int]:
+    """A fork's label: the analyze job on `labeled` (read-only token), then the publish job of
+    another workflow on `workflow_run`, which did not see the label's event."""
+    from tests.commands.test_publish import workflow_run
+
+    world.fake.labeled("reviewbot:apply", user, bot=bot)
+    name, payload = label_event(world, user)
+    world.fake.s.labels[world.fake.number] = ["reviewbot:apply"]  # once, as GitHub keeps it
+    path = tmp_path / "labeled.json"
+    path.write_text(json.dumps(payload))
+    monkeypatch.setenv("GITHUB_EVENT_NAME", name)
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(path))
+    art = tmp_path / "analysis.json"
+    world.fake.read_only.add(READ_ONLY)
+    monkeypatch.setenv("GITHUB_TOKEN", READ_ONLY)
+    analysed = cli.main(["analyze", "--repo", str(world.checkout), "--out", str(art)])
+    workflow_run(tmp_path, monkeypatch, world.fake.s.head)
+    monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
+    monkeypatch.setattr(github_actions, "clone_url", lambda env, repository: str(world.origin))
+    return analysed, cli.main(["publish", "--label", str(art)])
+
+
+def test_a_fork_s_label_published_on_workflow_run_asks_github_who_added_it(
+        world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert world.review() == 1  # the plan shown
+    assert label_on_workflow_run(world, tmp_path, monkeypatch, "wes") == (0, 0)
+    new = world.branch()
+    assert git(world.origin, "rev-parse", f"{new}^") == world.head
+    assert "wes" in git(world.origin, "log", "-1", "--format=%B", new)
+    assert world.fake.s.labels[7] == []
+    [reply] = world.replies()
+    assert "The label `reviewbot:apply` was removed." in reply and new in reply
+
+
+def test_a_label_added_by_someone_without_permission_is_removed_on_workflow_run(
+        world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert world.review() == 1
+    assert label_on_workflow_run(world, tmp_path, monkeypatch, "tia") == (0, 0)
+    assert world.branch() == world.head and world.fake.s.labels[7] == []
+    [reply] = world.replies()
+    assert "@tia has triage" in reply
+
+
+def test_no_label_on_the_pull_request_now_means_nothing_on_workflow_run(
+        world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.commands.test_publish import workflow_run
+
+    assert world.review() == 1
+    art = tmp_path / "analysis.json"
+    name, payload = label_event(world, "wes")
+    path = tmp_path / "labeled.json"
+    path.write_text(json.dumps(payload))
+    monkeypatch.setenv("GITHUB_EVENT_NAME", name)
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(path))
+    assert cli.main(["analyze", "--repo", str(world.checkout), "--out", str(art)]) == 0
+    world.fake.s.labels[7] = []  # removed before the publish job ran
+    workflow_run(tmp_path, monkeypatch, world.fake.s.head)
+    world.fake.reset_calls()
+    assert cli.main(["publish", "--label", str(art)]) == 0
+    assert world.writes() == [] and world.branch() == world.head

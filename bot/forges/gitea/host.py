@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 from typing import Literal
 
-from bot.forges.base import PullRequest, Range
+from bot.forges.base import Actor, PullRequest, Range
 from bot.forges.gitea.change import GiteaChange
 from bot.forges.repository import Permission
 from bot.model import Trigger
@@ -87,3 +87,6 @@ class GiteaHost:
 
     def role(self, permission: Permission) -> str:
         return role(permission)
+
+    def labeled_by(self, label: str) -> Actor | None:
+        return None  # a label's pipeline here is the trusted job: its event names who acted

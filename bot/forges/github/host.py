@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from bot.config import DEFAULT_AUTHOR
 from bot.errors import NotFound
-from bot.forges.base import PullRequest, Range
+from bot.forges.base import Actor, PullRequest, Range
 from bot.forges.github.api import Api
 from bot.forges.repository import Permission
 from bot.model import Trigger
@@ -112,6 +112,24 @@ class GitHubHost:
 
     def role(self, permission: Permission) -> str:
         return permission.label
+
+    def labeled_by(self, label: str) -> Actor | None:
+        """The last `labeled` event of `label` in the issue's events, if the label is on the
+        pull request now."""
+        if not self._reads:
+            return None
+        now = self._api.list(f"{self._api.url}/issues/{self._number}/labels")
+        if not any(isinstance(x, dict) and x.get("name") == label for x in now):
+            return None
+        found: Actor | None = None
+        for event in self._api.list(f"{self._api.url}/issues/{self._number}/events"):
+            actor = event.get("actor")
+            named = event.get("label")
+            if event.get("event") == "labeled" and isinstance(named, dict) \
+                    and named.get("name") == label and isinstance(actor, dict) \
+                    and isinstance(actor.get("login"), str):
+                found = Actor(actor["login"], actor.get("type") == "Bot")
+        return found
 
 
 def push_env(token: str, server_url: str) -> dict[str, str]:
