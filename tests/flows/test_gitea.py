@@ -1,0 +1,153 @@
+"""`reviewbot ci` in Gitea and Forgejo Actions, end to end (`tests/flows/giteaworld.py`): the
+review of three runs, slash commands, the apply label, the scheduled sweep, the fork-safe
+analyze/publish pair and the dry run, each against the validating fake Gitea."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bot.render.markdown import parse_marker
+from tests.conftest import GitRepo
+from tests.flows.giteaworld import LABEL, World, git, make_world
+
+FIXED = {"app.py": "import sys\n\n\ndef main():\n    print(sys.argv)\n    unused = 1\n"
+                   "    return sys.argv\n"}  # F401 gone, F841 one line up
+PUSHED = "2026-01-02T11:00:00Z"
+
+
+@pytest.fixture
+def world(repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
+    yield from make_world(repo, tmp_path, monkeypatch)
+
+
+def ours(world: World, rule: str) -> list[dict[str, object]]:
+    return [c for c in world.fake.bot_comments() if rule in str(c["body"])]
+
+
+def fingerprint(world: World, rule: str) -> str:
+    [comment] = ours(world, rule)
+    marker = parse_marker(str(comment["body"]))
+    assert marker is not None
+    return marker.fingerprint
+
+
+@pytest.mark.parametrize("version, forgejo", [("1.22.6", False), ("1.26.0", False),
+                                              ("11.0.1+gitea-1.22.0", True)])
+def test_three_runs_open_push_rerun(repo: GitRepo, tmp_path: Path,
+                                    monkeypatch: pytest.MonkeyPatch, version: str,
+                                    forgejo: bool) -> None:
+    for world in make_world(repo, tmp_path, monkeypatch, version=version, forgejo=forgejo):
+        fake = world.fake
+        # 1. opened: one review, its comments on the diff; the summary; the gate as a status
+        assert world.review("opened") == 1
+        assert world.status() == "failure"
+        assert len(fake.reviews) == 1 and fake.invisible() == []
+        assert {c["position"] for c in fake.bot_comments()} == {1, 7}
+        assert "reviewbot:summary" in world.summary()
+        assert [w for w in world.writes() if w[0] == "POST"] == [
+            ("POST", "/pulls/1/reviews"), ("POST", "/issues/1/comments"),
+            ("POST", f"/statuses/{world.head}")]
+        [f401] = ours(world, "F401")
+        reply = fake.reply(int(str(f401["id"])), "Right, it goes in the next push.")
+
+        # 2. synchronized: F401 fixed (its thread answered), F841 one line up
+        new = world.push(FIXED, PUSHED)
+        before = len(fake.writes())
+        assert world.review("synchronized") == 1
+        [f401] = ours(world, "F401")
+        if version.startswith("1.26"):
+            assert f401.get("resolver", {}).get("login") == "reviewbot"  # type: ignore[attr-defined]
+        else:
+            assert f"**Fixed** in `{new[:12]}`" in str(f401["body"])
+        assert len(ours(world, "F841")) == 1  # not posted again at its new line
+        assert reply in fake.comments  # the human's reply is kept
+        assert world.status() == "failure" and f"`{new[:12]}`" in world.summary()
+        assert len(fake.reviews) == 1  # nothing new to comment inline
+        assert len(fake.writes()) > before
+
+        # 3. the same event again: nothing new is written
+        writes = len(fake.writes())
+        assert world.review("synchronized") == 1
+        assert len(fake.writes()) == writes
+        if forgejo:
+            assert fake.version.startswith("11.")
+
+
+def test_the_gate_passes_with_exit_0(world: World) -> None:
+    world.push({"app.py": "import sys\n\n\ndef main():\n    return sys.argv\n"}, PUSHED)
+    assert world.review("synchronized") == 0
+    assert world.status() == "success"
+
+
+def test_help_is_eyes_a_reply_and_rocket(world: World) -> None:
+    assert world.comment("alice", "/help") == 0
+    [reply] = world.replies()
+    assert "/ignore FINGERPRINT REASON" in reply
+    assert world.reactions() == ["eyes", "rocket"]
+    note = f"/issues/comments/{world.cid}/reactions"
+    assert world.writes() == [("POST", note), ("POST", "/issues/1/comments"), ("POST", note)]
+
+
+def test_ignore_updates_the_summary_and_later_runs(world: World) -> None:
+    assert world.review() == 1
+    fp = fingerprint(world, "F841")
+    assert world.comment("alice", f"/ignore {fp} kept for the debugger") == 0
+    assert world.reactions() == ["eyes", "rocket"]
+    assert f"`{fp}` — ignored by @alice: kept for the debugger" in world.summary()
+    assert "Ignored `ruff` `F841`" in world.replies()[-1]
+    comments = len(world.fake.bot_comments())
+    assert world.review("synchronized") == 1  # F401 still fails the gate
+    assert len(world.fake.bot_comments()) == comments
+    assert "ignored by @alice" in world.summary()
+
+
+def test_fix_commits_pushes_and_reviews_the_new_head(world: World) -> None:
+    assert world.review() == 1
+    assert world.comment("alice", "/fix") == 0
+    assert world.reactions() == ["eyes", "rocket"]
+    new = world.branch()
+    assert new != world.head and git(world.origin, "rev-parse", f"{new}^") == world.head
+    assert git(world.origin, "show", f"{new}:app.py").startswith("import sys\n")
+    assert "alice" in git(world.origin, "log", "-1", "--format=%B", new)
+    assert git(world.origin, "log", "-1", "--format=%an <%ae>", new) == (
+        "Gitea Actions <teabot@gitea.io>")
+    [reply] = world.replies()
+    assert new in reply and "starts no new workflow run" in reply
+    assert world.fake.head_sha == new
+    assert f"`{new[:12]}`" in world.summary()  # the new head, reviewed in the same run
+    assert world.status() == "failure"  # F841 is no safe fix
+    # the checkout's branch and working tree are untouched, and hold no credential
+    assert git(world.checkout, "rev-parse", "HEAD") == git(world.origin, "rev-parse", "main")
+    assert git(world.checkout, "status", "--porcelain") == ""
+
+
+@pytest.mark.parametrize("who", ["rex", "nobody"])
+def test_someone_without_write_gets_thumbsdown_and_one_reply(world: World, who: str) -> None:
+    if who == "nobody":
+        world.fake.users["nobody"] = {"id": 90, "login": "nobody", "full_name": "N",
+                                      "email": "n@gitea.test"}
+    assert world.comment(who, "/fix\n/review") == 0
+    assert world.reactions() == ["-1"]
+    [reply] = world.replies()
+    assert f"role on octo/demo may run reviewbot commands; @{who}" in reply
+    assert len(world.writes()) == 2 and world.branch() == world.head
+
+
+def test_a_bots_comment_is_ignored_without_a_request(world: World) -> None:
+    world.fake.users["gitea-actions"]["id"] = -2
+    assert world.comment("gitea-actions", "/fix") == 0
+    assert world.fake.calls == []
+    assert world.comment("reviewbot", "/fix") == 0  # the token's own account
+    assert world.writes() == [] and world.branch() == world.head
+
+
+def test_a_head_that_moved_since_the_comment_refuses(world: World) -> None:
+    moved = world.push({"other.py": "x = 1\n"}, "2026-01-02T10:05:00Z")
+    assert world.comment("alice", "/fix", written="2026-01-02T10:01:00Z") == 0
+    [reply] = world.replies()
+    assert f"moved to {moved[:12]} after the comment was written" in reply
+    assert world.branch() == moved and world.reactions() == ["eyes", "confused"]
