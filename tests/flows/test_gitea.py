@@ -151,3 +151,52 @@ def test_a_head_that_moved_since_the_comment_refuses(world: World) -> None:
     [reply] = world.replies()
     assert f"moved to {moved[:12]} after the comment was written" in reply
     assert world.branch() == moved and world.reactions() == ["eyes", "confused"]
+
+
+def shown_plan(world: World) -> str:
+    return world.summary().split("`plan ")[1].split("`")[0]
+
+
+def test_the_apply_label_commits_the_plan_shown(world: World) -> None:
+    assert world.comment("alice", "/ast-edit print($A) => log($A)") == 0
+    plan = shown_plan(world)
+    # Gitea names no label: the event carries the labels the pull request has now.
+    assert world.label("alice", "bug", LABEL) == 0
+    new = world.branch()
+    assert git(world.origin, "rev-parse", f"{new}^") == world.head
+    assert "log(sys.argv)" in git(world.origin, "show", f"{new}:app.py")
+    message = git(world.origin, "log", "-1", "--format=%B", new)
+    assert plan in message and "alice" in message
+    assert world.fake.issues[1]["labels"] == {3}  # the apply label removed, `bug` kept
+    assert ("DELETE", "/issues/1/labels/1") in world.writes()
+    reply = world.replies()[-1]
+    assert f"The label `{LABEL}` was removed." in reply and new in reply
+    assert f"`{new[:12]}`" in world.summary()
+
+
+def test_a_label_event_that_still_carries_the_apply_label_commits_once(world: World) -> None:
+    """Two label changes in a row (the apply label, then `bug`) start two runs whose payloads
+    both carry the apply label: the second finds the head moved and commits nothing."""
+    assert world.comment("alice", "/ast-edit print($A) => log($A)") == 0
+    labelled_at = world.fake.head_sha
+    assert world.label("alice", LABEL) == 0
+    new = world.branch()
+    assert new != labelled_at
+    assert world.label("alice", LABEL, "bug", head=labelled_at) == 0
+    assert world.branch() == new  # one commit
+    assert f"moved to {new[:12]} after the label was added" in world.replies()[-1]
+    assert world.fake.issues[1]["labels"] == {3}
+
+
+def test_other_labels_and_bots_send_nothing(world: World) -> None:
+    assert world.label("alice", "bug") == 0
+    assert world.label("gitea-actions", LABEL) == 0
+    assert world.fake.calls == []
+
+
+def test_a_label_by_someone_without_write_is_removed_with_one_reply(world: World) -> None:
+    assert world.label("rex", LABEL) == 0
+    assert world.writes() == [("DELETE", "/issues/1/labels/1"), ("POST", "/issues/1/comments")]
+    [reply] = world.replies()
+    assert f"have the label `{LABEL}` acted on; @rex has read" in reply
+    assert world.branch() == world.head
