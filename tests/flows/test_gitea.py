@@ -200,3 +200,43 @@ def test_a_label_by_someone_without_write_is_removed_with_one_reply(world: World
     [reply] = world.replies()
     assert f"have the label `{LABEL}` acted on; @rex has read" in reply
     assert world.branch() == world.head
+
+
+def sweep_run(world: World, runs: list[int]) -> int:
+    """A scheduled run: the runner's fresh checkout of main, then `reviewbot ci`."""
+    world.repo.git("push", "-q", "-f", str(world.origin), "main:main")
+    runs.append(len(runs) + 1)
+    checkout = world.tmp / f"sweep{len(runs)}"
+    git(world.tmp, "clone", "-q", "--branch", "main", str(world.origin), str(checkout))
+    head = world.repo.git("rev-parse", "main")
+    for key, value in {"GITHUB_WORKSPACE": str(checkout), "GITHUB_REF": "refs/heads/main",
+                       "GITHUB_SHA": head}.items():
+        world.monkeypatch.setenv(key, value)
+    world.fake.calls.clear()
+    return world.run("schedule", {}, "ci")
+
+
+def test_a_scheduled_sweep_tracks_regressions_in_an_issue(world: World) -> None:
+    from tests.sweep.conftest import APP, CONFIG, commit_as
+    world.repo.git("checkout", "-q", "main")
+    commit_as(world.repo, "alice", {"pyproject.toml": CONFIG, "app.py": APP}, "base")
+    runs: list[int] = []
+    fake = world.fake
+    assert sweep_run(world, runs) == 0
+    [issue] = [i for n, i in fake.issues.items() if n != fake.number]
+    assert issue["state"] == "closed" and issue["labels"] == {2}
+    assert "Baseline recorded at" in issue["body"]
+    assert world.writes() == [("POST", "/issues"), ("PATCH", f"/issues/{issue['number']}")]
+
+    # bob's pull request #5 brings an unused import
+    sha = commit_as(world.repo, "bob", {"app.py": "import os\n" + APP}, "app: os")
+    fake.users["bob"] = {"id": 70, "login": "bob", "full_name": "Bob", "email": "b@gitea.test"}
+    fake.merged_by[sha] = fake.merged_pull(5, "bob")
+    assert sweep_run(world, runs) == 0
+    text = str(issue["body"])
+    assert issue["state"] == "open" and "F401" in text and sha[:12] in text
+    assert "| #5 | bob (pull request by" in text
+    assert world.writes() == [("PATCH", f"/issues/{issue['number']}")]
+
+    assert sweep_run(world, runs) == 0  # nothing new: nothing written
+    assert world.writes() == []
