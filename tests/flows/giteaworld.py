@@ -208,6 +208,7 @@ def clear(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def make_world(repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *,
                version: str = "1.22.6", forgejo: bool = False) -> Iterator[World]:
+    tmp_path.mkdir(parents=True, exist_ok=True)
     base = repo.commit(dict(BASE), "base")
     repo.branch("feature")
     head = repo.commit(dict(HEAD), "feature")

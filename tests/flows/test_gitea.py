@@ -240,3 +240,60 @@ def test_a_scheduled_sweep_tracks_regressions_in_an_issue(world: World) -> None:
 
     assert sweep_run(world, runs) == 0  # nothing new: nothing written
     assert world.writes() == []
+
+
+def analyze(world: World, out: Path, action: str = "opened") -> None:
+    """The unprivileged job: no token in its environment, and no request sent."""
+    with world.monkeypatch.context() as m:
+        m.delenv("GITEA_TOKEN")
+        before = len(world.fake.calls)
+        assert world.run("pull_request", world.pull_request(action), "analyze", "--repo",
+                         str(world.checkout), "--out", str(out)) == 0
+        assert len(world.fake.calls) == before
+
+
+@pytest.mark.parametrize("action", ["opened", "synchronized"])
+def test_analyze_then_publish_posts_what_ci_posts(repo: GitRepo, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch,
+                                                  action: str) -> None:
+    out = tmp_path / "analysis.json"
+    for world in make_world(repo, tmp_path / "ci", monkeypatch):
+        assert world.review(action) == 1
+        by_ci = sorted(str(c["body"]) for c in world.fake.bot_comments())
+        summary_ci, status_ci = world.summary(), world.status()
+    for world in make_world(GitRepo(tmp_path / "split"), tmp_path / "split-run", monkeypatch):
+        analyze(world, out, action)
+        assert json.loads(out.read_text())["head_sha"] == world.head
+        world.monkeypatch.delenv("GITEA_TOKEN")
+        world.monkeypatch.setenv("REVIEWBOT_GITEA_TOKEN", "bot-token")  # the publish job's
+        empty = tmp_path / "publish-here"
+        empty.mkdir()
+        world.monkeypatch.chdir(empty)
+        assert world.run("pull_request", world.pull_request(action), "publish", str(out)) == 1
+        assert sorted(str(c["body"]) for c in world.fake.bot_comments()) == by_ci
+        assert world.status() == status_ci == "failure"
+        assert summary_ci.split("### Staged")[0].strip() == world.summary().split("### Staged")[0].strip()
+
+
+def test_publish_refuses_the_artifact_of_another_head(world: World) -> None:
+    out = world.tmp / "analysis.json"
+    analyze(world, out)
+    moved = world.push({"other.py": "x = 1\n"}, PUSHED)
+    world.monkeypatch.setenv("REVIEWBOT_GITEA_TOKEN", "bot-token")
+    world.fake.calls.clear()
+    assert world.run("pull_request", world.pull_request("synchronized", head=moved), "publish",
+                     str(out)) == 2
+    assert world.fake.calls == []
+
+
+def test_dry_run_prints_the_requests_and_writes_nothing(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    world.flags = ("--dry-run",)
+    capsys.readouterr()
+    assert world.review() == 1
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["gate"]["status"] == 1
+    sent = [(r["method"], r["path"]) for r in printed["requests"]]
+    assert ("POST", "/repos/octo/demo/pulls/1/reviews") in sent
+    assert ("POST", f"/repos/octo/demo/statuses/{world.head}") in sent
+    assert world.fake.writes() == [] and world.fake.calls  # it did read
