@@ -1,10 +1,13 @@
-"""The shipped workflow examples, the project's own workflows (CI, the release) and the actions:
-valid against GitHub's published schemas, clean under actionlint with shellcheck on (it lints
-every `run:` script), no expression pasted into a script, and every use of the action gives
-only inputs its action.yml declares and its mode takes."""
+"""The shipped workflow examples (GitHub's and Gitea's, whose runners read the same syntax), the
+project's own workflows (CI, the release) and the actions: valid against GitHub's published
+schemas, clean under actionlint with shellcheck on (it lints every `run:` script), no expression
+pasted into a script, and every use of the action gives only inputs its action.yml declares and
+its mode takes. Gitea's examples also name only activity types Gitea matches and pass the token
+the way `bot.ci.gitea_actions` reads it."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -20,16 +23,58 @@ from tests.conftest import require_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 CHECK = Path(sys.executable).parent / "check-jsonschema"
-WORKFLOWS = sorted((ROOT / "examples" / "github").glob("*.yml"))
+GITEA = sorted((ROOT / "examples" / "gitea").glob("*.yml"))
+WORKFLOWS = [*sorted((ROOT / "examples" / "github").glob("*.yml")), *GITEA]
 OWN_WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 ACTIONS = [*sorted(ROOT.glob("*/action.yml")), ROOT / "action.yml"]
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
 
 
 def test_the_examples_cover_every_flow() -> None:
-    assert {p.name for p in WORKFLOWS} >= {
+    assert {p.name for p in WORKFLOWS if p.parent.name == "github"} >= {
         "pull-request.yml", "fork-safe.yml", "fork-safe-publish.yml", "commands.yml",
         "apply-label.yml", "sweep.yml", "code-scanning.yml", "sharded.yml"}
+    assert {p.name for p in GITEA} == {"pull-request.yml", "commands.yml", "apply-label.yml",
+                                       "sweep.yml", "fork-safe.yml"}
+
+
+# What Gitea's workflow matcher (modules/actions/workflows.go) compares a pull_request event's
+# action with: its own `synchronized` and `label_updated` under GitHub's names. A type outside
+# these never starts the workflow.
+GITEA_PULL_REQUEST_TYPES = {"opened", "edited", "closed", "reopened", "assigned", "unassigned",
+                            "synchronize", "labeled", "unlabeled"}
+GITEA_TOKENS = {"GITEA_TOKEN": "${{ secrets.GITEA_TOKEN }}",
+                "REVIEWBOT_GITEA_TOKEN": "${{ secrets.REVIEWBOT_GITEA_TOKEN }}"}
+
+
+@pytest.mark.parametrize("path", GITEA, ids=lambda p: p.name)
+def test_gitea_examples_use_types_gitea_matches_and_pass_a_gitea_token(path: Path) -> None:
+    doc = yaml.safe_load(path.read_text())
+    on = doc[True]  # YAML 1.1 reads the key `on` as a boolean
+    types = set(on.get("pull_request", {}).get("types", []))
+    assert types <= GITEA_PULL_REQUEST_TYPES, (path.name, types - GITEA_PULL_REQUEST_TYPES)
+    for step, _ in uses_of_the_action(path):
+        env = step.get("env", {})
+        if step.get("with", {}).get("mode") == "analyze":
+            assert env == {} and "secrets." not in json.dumps(step), path.name
+        else:
+            [(name, value)] = env.items()
+            assert GITEA_TOKENS[name] == value, path.name
+
+
+def test_the_gitea_fork_safe_pair_gives_the_secret_to_publish_alone() -> None:
+    doc = yaml.safe_load((ROOT / "examples" / "gitea" / "fork-safe.yml").read_text())
+    analyze, publish = doc["jobs"]["analyze"], doc["jobs"]["publish"]
+    assert publish["needs"] == "analyze"
+    assert "secrets." not in json.dumps(analyze)
+    assert "secrets.REVIEWBOT_GITEA_TOKEN" in json.dumps(publish)
+    assert not any("actions/checkout" in str(s.get("uses")) for s in publish["steps"])
+
+
+def test_the_gitea_checks_can_fail() -> None:
+    text = (ROOT / "examples" / "gitea" / "pull-request.yml").read_text()
+    broken = yaml.safe_load(text.replace("synchronize, ", "synchronized, "))
+    assert "synchronized" in set(broken[True]["pull_request"]["types"]) - GITEA_PULL_REQUEST_TYPES
 
 
 @pytest.mark.parametrize(("schema", "files"), [
@@ -115,7 +160,7 @@ def uses_of_the_action(path: Path) -> list[tuple[dict[str, Any], Path]]:
     return out
 
 
-@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_each_use_gives_inputs_its_mode_takes(path: Path) -> None:
     uses = uses_of_the_action(path)
     assert uses
