@@ -303,7 +303,8 @@ class GiteaActions:
         change = GiteaChange(api_.settings, api=api_) if number is not None else None
         return Connection(name, GiteaRepository(api_.settings, api=api_), GiteaPulls(api_), "#",
                           change,
-                          GiteaHost(change, forgejo=forgejo(self._env)) if change else None,
+                          GiteaHost(change, forgejo=forgejo(self._env),
+                                    labels=trigger.kind == "label") if change else None,
                           push_env(token, server(self._env)), recorded, sleep=api_.sleep)
 
     def _run_url(self) -> str | None:

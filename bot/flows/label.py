@@ -1,7 +1,9 @@
 """The apply label added to a change (GitHub's `pull_request` `labeled`, a GitLab merge
 request hook, Gitea's `label_updated`): it commits the staged plan the summary shows.
 
-Another label: one log line, no request. A label added by a bot: ignored. By someone without
+Another label: one log line, no request. A label added by a bot: ignored. Where the event
+names no label (Gitea), the forge says who added the apply label: an event by anyone else (a
+change to another label) does nothing. By someone without
 the permission: the label is removed with one comment saying who may. Otherwise the plan is
 recomputed at the PR's current head and handed to the apply engine with the id the summary
 showed: a head that moved since the label was added, or a plan that differs, commits nothing.
@@ -48,6 +50,14 @@ def label(runner: Runner, options: CiOptions, trigger: Trigger,
     session = Session(runner, options, connection, at.checkout, cfg, trigger.number,
                       at.reviewed, sleep=connection.sleep)
     number = trigger.number
+    by = session.pr.labeled_by
+    if by is not None and by.get(cfg.apply_label) != trigger.actor:
+        # The event names no label: this change was to another one, and the apply label is
+        # its adder's request (acted on in that run), not this sender's.
+        log(f"the label {cfg.apply_label!r} was not added by {trigger.actor} "
+            f"({'added by ' + by[cfg.apply_label] if cfg.apply_label in by else 'not on it'}): "
+            "nothing to do")
+        return int(Exit.OK)
 
     def refuse(access: Access) -> None:
         session.repo.remove_label(number, cfg.apply_label)

@@ -168,6 +168,10 @@ class PullRequest:
     maintainer_can_modify: bool
     open: bool
     repository: str
+    # Who added each label the change carries, where the forge's label event names no label
+    # (Gitea sends the labels after any change, a removal too): the login of the newest entry
+    # of that label when it is an addition. None: the event names its label.
+    labeled_by: Mapping[str, str] | None = None
 
     @property
     def fork(self) -> bool:

@@ -48,11 +48,14 @@ def user(login: str, uid: int) -> dict[str, Any]:
 @dataclass
 class OriginGitea(FakeGitea):
     """The fake Gitea over a bare repository: the pull request's head follows the `feature`
-    branch there (a push Gitea records at `now`), and a commit's merged pull request is
-    `merged_by[sha]` (`GET /commits/{sha}/pull`)."""
+    branch there (a push Gitea records at `now`), a commit's merged pull request is
+    `merged_by[sha]` (`GET /commits/{sha}/pull`), and every label added or removed is a
+    `label` entry of the issue's timeline by whoever did it (`GET /issues/{index}/timeline`;
+    Gitea's body is "1" for a label added, empty for one removed)."""
 
     now: str = "2026-01-02T10:30:00Z"  # when Gitea records a push it sees in the origin
     merged_by: dict[str, dict[str, Any]] = field(default_factory=dict)
+    timeline: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
 
     def _route(self, method: str, path: str, raw_path: str, query: dict[str, list[str]],
                body: Any, user: dict[str, Any]) -> tuple[int, Any]:
@@ -64,7 +67,31 @@ class OriginGitea(FakeGitea):
         if method == "GET" and found:
             pull = self.merged_by.get(found.group(1))
             return (200, pull) if pull else (404, {"message": "pull request does not exist"})
-        return super()._route(method, path, raw_path, query, body, user)
+        found = re.fullmatch(rf"/repos/{REPOSITORY}/issues/(\d+)/timeline", path)
+        if method == "GET" and found:
+            return self._page(self.timeline.get(int(found.group(1)), []), query)
+        before = {n: set(issue["labels"]) for n, issue in self.issues.items()}
+        answer = super()._route(method, path, raw_path, query, body, user)
+        for number, had in before.items():
+            self._record(number, user, had, set(self.issues[number]["labels"]))
+        return answer
+
+    def relabel(self, login: str, *names: str) -> None:
+        """`login` sets the pull request's labels to `names` in Gitea's page."""
+        had = set(self.issues[self.number]["labels"])
+        now = {label["id"] for label in self.labels if label["name"] in names}
+        self.issues[self.number]["labels"] = now
+        self._record(self.number, self.users[login], had, now)
+
+    def _record(self, number: int, user: dict[str, Any], had: set[int], now: set[int]) -> None:
+        for lid, added in [*((i, True) for i in sorted(now - had)),
+                           *((i, False) for i in sorted(had - now))]:
+            self.timeline.setdefault(number, []).append({
+                "id": next(self._ids), "type": "label", "body": "1" if added else "",
+                "user": {k: user[k] for k in ("id", "login", "full_name", "email")},
+                "label": self._label(lid), "created_at": self.now, "updated_at": self.now,
+                "issue_url": f"{SERVER}/{REPOSITORY}/issues/{number}",
+                "html_url": f"{SERVER}/{REPOSITORY}/pulls/{number}"})
 
     def comment_by(self, login: str, body: str, when: str = WRITTEN) -> int:
         """A comment on the pull request written by `login` at `when`."""
@@ -137,9 +164,13 @@ class World:
         return self.run("issue_comment", payload)
 
     def label(self, login: str, *labels: str, head: str | None = None) -> int:
-        """Someone changed the pull request's labels: `labels` are those it carries now."""
-        ids = {x["name"]: x["id"] for x in self.fake.labels}
-        self.fake.issues[self.fake.number]["labels"] = {ids[name] for name in labels}
+        """`login` sets the pull request's labels to `labels`, and the run that starts."""
+        self.fake.relabel(login, *labels)
+        return self.label_event(login, *labels, head=head)
+
+    def label_event(self, login: str, *labels: str, head: str | None = None) -> int:
+        """The run of a label change by `login` whose payload carries `labels` (what the pull
+        request had when the event was sent)."""
         return self.run("pull_request", self.pull_request("label_updated", labels=labels,
                                                           sender=login, head=head))
 

@@ -174,18 +174,40 @@ def test_the_apply_label_commits_the_plan_shown(world: World) -> None:
     assert f"`{new[:12]}`" in world.summary()
 
 
-def test_a_label_event_that_still_carries_the_apply_label_commits_once(world: World) -> None:
-    """Two label changes in a row (the apply label, then `bug`) start two runs whose payloads
-    both carry the apply label: the second finds the head moved and commits nothing."""
+def test_a_second_event_still_carrying_the_apply_label_does_nothing(world: World) -> None:
+    """alice adds the apply label, then `bug`: two runs whose payloads both carry the apply
+    label. The first commits and removes it; the second finds it removed since (Gitea's
+    timeline) and writes nothing."""
     assert world.comment("alice", "/ast-edit print($A) => log($A)") == 0
     labelled_at = world.fake.head_sha
-    assert world.label("alice", LABEL) == 0
+    world.fake.relabel("alice", LABEL)
+    world.fake.relabel("alice", LABEL, "bug")
+    assert world.label_event("alice", LABEL, head=labelled_at) == 0
     new = world.branch()
-    assert new != labelled_at
-    assert world.label("alice", LABEL, "bug", head=labelled_at) == 0
+    assert new != labelled_at and world.fake.issues[1]["labels"] == {3}
+    replies, writes = len(world.replies()), len(world.fake.writes())
+    assert world.label_event("alice", LABEL, "bug", head=labelled_at) == 0
     assert world.branch() == new  # one commit
-    assert f"moved to {new[:12]} after the label was added" in world.replies()[-1]
-    assert world.fake.issues[1]["labels"] == {3}
+    assert len(world.replies()) == replies and len(world.fake.writes()) == writes
+
+
+@pytest.mark.parametrize("adder", ["gitea-actions", "ada"])
+def test_a_label_change_by_someone_else_leaves_an_apply_label_from_before(
+        world: World, adder: str) -> None:
+    """Gitea's label event names no label and is sent for a removal too: the apply label
+    already on the pull request (added by a workflow, or by someone whose own run is still to
+    come) is not acted on when alice removes `bug`."""
+    assert world.comment("alice", "/ast-edit print($A) => log($A)") == 0
+    world.fake.relabel("alice", "bug")
+    world.fake.relabel(adder, LABEL, "bug")
+    writes = len(world.fake.writes())
+    assert world.label("alice", LABEL) == 0  # `bug` removed
+    assert world.branch() == world.head
+    assert len(world.fake.writes()) == writes
+    assert world.fake.issues[1]["labels"] == {1}  # left for its own adder's run
+    if adder == "ada":
+        assert world.label_event("ada", LABEL, "bug") == 0  # ada's own run acts on it
+        assert world.branch() != world.head
 
 
 def test_other_labels_and_bots_send_nothing(world: World) -> None:

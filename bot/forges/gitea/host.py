@@ -9,9 +9,11 @@ connection (`change.GiteaChange`).
 from __future__ import annotations
 
 import base64
+from dataclasses import replace
 from typing import Literal
 
 from bot.forges.base import Actor, PullRequest, Range
+from bot.forges.gitea import timeline
 from bot.forges.gitea.change import GiteaChange
 from bot.forges.repository import Permission
 from bot.model import Trigger
@@ -64,9 +66,11 @@ class GiteaHost:
     name: Literal["gitea"] = "gitea"
     after_push = AFTER_PUSH
 
-    def __init__(self, change: GiteaChange, *, forgejo: bool = False, reads: bool = True) -> None:
-        """`reads`: False for a dry run without a token, which reads nothing."""
-        self._change, self._reads = change, reads
+    def __init__(self, change: GiteaChange, *, forgejo: bool = False, reads: bool = True,
+                 labels: bool = False) -> None:
+        """`reads`: False for a dry run without a token, which reads nothing. `labels`: a label
+        event's run, which needs to know who added each label (`timeline.py`)."""
+        self._change, self._reads, self._labels = change, reads, labels
         self.author = author(forgejo)
 
     def review_range(self, trigger: Trigger) -> Range:
@@ -74,7 +78,10 @@ class GiteaHost:
         return Range(trigger.base_sha, trigger.head_sha, trigger.open)
 
     def load(self) -> PullRequest:
-        return self._change.pull()
+        pull = self._change.pull()
+        if not self._labels:
+            return pull
+        return replace(pull, labeled_by=timeline.read(self._change.api, pull.number))
 
     def moved_since(self, pr: PullRequest, trigger: Trigger) -> str | None:
         return self._change.moved_since(pr, trigger.comment_created_at)

@@ -2,8 +2,10 @@
 
 `gitea-api-v1-subset.json` is a Swagger 2.0 cut of Gitea's `templates/swagger/v1_json.tmpl`
 (MIT, see its `info`) at go-gitea/gitea 67ce9ca11034c00ea81f36f0e574529079534071, a pre-1.23
-API: the operations a review bot uses (30 paths, 44 operations), each path item copied
-unchanged, with the definitions and responses they reach. `gitea-1.26-resolve.json` adds the
+API: the operations a review bot uses (31 paths, 45 operations), each path item copied
+unchanged, with the definitions and responses they reach. The issue timeline (its path item,
+`TimelineComment`, `TrackedTime`, `TimelineList`) is copied unchanged from the same file at
+002a46fed3379adf97f976dd6d4e9023e8699497. `gitea-1.26-resolve.json` adds the
 two operations Gitea 1.26 added
 (go-gitea/gitea#36441: resolve and unresolve a review comment), described as that pull
 request describes them, for a fake that plays a 1.26 server.
