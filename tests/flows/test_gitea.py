@@ -319,3 +319,14 @@ def test_dry_run_prints_the_requests_and_writes_nothing(
     assert ("POST", "/repos/octo/demo/pulls/1/reviews") in sent
     assert ("POST", f"/repos/octo/demo/statuses/{world.head}") in sent
     assert world.fake.writes() == [] and world.fake.calls  # it did read
+
+
+def test_on_forgejo_fix_commits_as_forgejo_actions(repo: GitRepo, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    for world in make_world(repo, tmp_path, monkeypatch, version="11.0.1+gitea-1.22.0",
+                            forgejo=True):
+        assert world.comment("alice", "/fix") == 0
+        new = world.branch()
+        assert git(world.origin, "log", "-1", "--format=%an <%ae>", new) == (
+            "Forgejo Actions <noreply@forgejo.org>")
+        assert world.reactions() == ["eyes", "rocket"] and world.fake.head_sha == new
