@@ -93,6 +93,10 @@ class GiteaChange:
         self._lines: tuple[str, dict[str, frozenset[int]]] | None = None  # head, diff lines
 
     @property
+    def number(self) -> int:
+        return self._number
+
+    @property
     def api(self) -> Api:
         """The connection, to share with the repository side (`repository.py`)."""
         return self._api

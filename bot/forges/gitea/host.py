@@ -15,6 +15,7 @@ from typing import Literal
 from bot.forges.base import Actor, PullRequest, Range
 from bot.forges.gitea import timeline
 from bot.forges.gitea.change import GiteaChange
+from bot.forges.gitea.limits import ACTIONS_USERS
 from bot.forges.repository import Permission
 from bot.model import Trigger
 
@@ -96,4 +97,8 @@ class GiteaHost:
         return role(permission)
 
     def labeled_by(self, label: str) -> Actor | None:
-        return None  # a label's pipeline here is the trusted job: its event names who acted
+        """Who added `label`, from the issue timeline (Gitea's label event names no label)."""
+        if not self._reads:
+            return None
+        login = timeline.read(self._change.api, self._change.number).get(label)
+        return Actor(login, login.lower() in ACTIONS_USERS) if login else None
