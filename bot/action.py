@@ -23,7 +23,7 @@ from bot.errors import BotError, Exit
 from bot.gate import decide
 from bot.model import Scope
 
-MODES = ("review", "analyze", "publish", "sweep")
+MODES = ("review", "analyze", "publish", "publish-label", "sweep")
 DEFAULT_ARTIFACT = "reviewbot-analysis.json"
 SCOPES: tuple[Scope, ...] = ("introduced", "changed", "preexisting", "fixed")
 # The inputs each mode reads besides mode, github-token and working-directory; any other input
@@ -32,6 +32,7 @@ TAKES = {
     "review": ("fail-level", "config", "max-inline-comments", "sarif"),
     "analyze": ("base", "config", "artifact"),
     "publish": ("fail-level", "max-inline-comments", "sarif", "artifact"),
+    "publish-label": ("artifact",),
     "sweep": ("base", "config"),
 }
 OPTIONAL = ("base", "fail-level", "config", "max-inline-comments", "sarif", "artifact")
@@ -80,6 +81,8 @@ def command(inputs: Inputs, sarif: str, outcome: str = "") -> list[str]:
         return ["analyze", *repo, *base, *options, "--out", art]
     if inputs.mode == "publish":
         return ["publish", *options, "--sarif", sarif, art]
+    if inputs.mode == "publish-label":  # the apply label's artifact, on workflow_run
+        return ["publish", "--label", art]
     ref = ["--ref", v["base"]] if "base" in v else []
     return ["sweep", *repo, *ref, *options, *(["--outcome", outcome] if outcome else [])]
 

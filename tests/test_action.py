@@ -170,3 +170,10 @@ def test_a_wrong_input_stops_the_step_before_anything_runs(tmp_path: Path) -> No
     done = entrypoint({"INPUT_MODE": "sweep", "INPUT_SARIF": "x.sarif"}, tmp_path)
     assert done.returncode == 2 and "mode sweep does not use input sarif" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_publish_label_hands_publish_the_label_flag_and_nothing_else() -> None:
+    assert action.command(inputs(mode="publish-label"), "s") == [
+        "publish", "--label", action.DEFAULT_ARTIFACT]
+    with pytest.raises(BotError):
+        action.command(inputs(mode="publish-label", **{"fail-level": "info"}), "s")

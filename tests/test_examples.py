@@ -33,7 +33,8 @@ ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
 def test_the_examples_cover_every_flow() -> None:
     assert {p.name for p in WORKFLOWS if p.parent.name == "github"} >= {
         "pull-request.yml", "fork-safe.yml", "fork-safe-publish.yml", "commands.yml",
-        "apply-label.yml", "sweep.yml", "code-scanning.yml", "sharded.yml"}
+        "apply-label.yml", "apply-label-publish.yml", "sweep.yml", "code-scanning.yml",
+        "sharded.yml"}
     assert {p.name for p in GITEA} == {"pull-request.yml", "commands.yml", "apply-label.yml",
                                        "sweep.yml", "fork-safe.yml"}
 
