@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 
 from bot import cli
-from tests.commands.test_publish import in_empty_folder, workflow_run
+from tests.flows.test_publish import in_empty_folder, workflow_run
+from tests.flows.test_review import open_pr
 from tests.forges import quick
 from tests.forges.conftest import Sleeps
 from tests.forges.fakegithub import FakeGitHub
-from tests.forges.test_ci import open_pr
 
 HELPERS = "".join(f"def helper_{i}(x):\n    return x + {i}\n\n\n" for i in range(6))
 MOVED = "def moved(a, b):\n    unused_moved = a == None\n    return a + b\n"

@@ -116,6 +116,11 @@ class World:
         return [r["content"] for r in self.fake.s.reactions.get(cid or self.cid, [])]
 
 
+@pytest.fixture(name="sleeps")
+def sleeps_fixture() -> Sleeps:
+    return Sleeps()
+
+
 @pytest.fixture
 def world(repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
     yield from make_world(repo, tmp_path, monkeypatch, BASE, HEAD)

@@ -219,7 +219,7 @@ def label_on_workflow_run(world: World, tmp_path: Path, monkeypatch: pytest.Monk
                           user: str, *, bot: bool = False) -> tuple[int, int]:
     """A fork's label: the analyze job on `labeled` (read-only token), then the publish job of
     another workflow on `workflow_run`, which did not see the label's event."""
-    from tests.commands.test_publish import workflow_run
+    from tests.flows.test_publish import workflow_run
 
     world.fake.labeled("reviewbot:apply", user, bot=bot)
     name, payload = label_event(world, user)
@@ -261,7 +261,7 @@ def test_a_label_added_by_someone_without_permission_is_removed_on_workflow_run(
 
 def test_no_label_on_the_pull_request_now_means_nothing_on_workflow_run(
         world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tests.commands.test_publish import workflow_run
+    from tests.flows.test_publish import workflow_run
 
     assert world.review() == 1
     art = tmp_path / "analysis.json"

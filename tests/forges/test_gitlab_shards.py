@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from bot import cli
-from tests.forges.test_gitlab_ci import Pipeline, _environ, pipeline  # noqa: F401 (a fixture)
+from tests.flows.test_review_gitlab import Pipeline, _environ, pipeline  # noqa: F401 (a fixture)
 
 
 def _analyze(line: Pipeline, monkeypatch: pytest.MonkeyPatch, out: Path, *extra: str) -> str:

@@ -15,10 +15,10 @@ import pytest
 from bot import artifact, cli
 from bot.conversation.state import Conversation, Ignored, Staged, read, section
 from tests.ci.test_github_actions import examples
+from tests.flows.test_review import BASE, HEAD, open_pr
 from tests.forges import quick
 from tests.forges.conftest import Sleeps
 from tests.forges.fakegithub import FakeGitHub
-from tests.forges.test_ci import BASE, HEAD, open_pr
 
 DIFF = {"app.py": set(range(1, 8))}
 

@@ -28,7 +28,7 @@ BASE = {"pyproject.toml": "[tool.ruff]\nline-length = 100\n", "app.py": APP,
 HEAD = {"app.py": "import os\n" + APP, "check.py": "# checks\n" + CHECK.format(rhs='"a"')}
 # Another line on top of check.py shifts F632 again, and `import os` is gone (F401 fixed).
 PUSH = {"app.py": APP, "check.py": "# checks\n# more\n" + CHECK.format(rhs='"a"')}
-SCHEMA = json.loads((Path(__file__).parent / "codequality.schema.json").read_text())
+SCHEMA = json.loads((Path(__file__).parents[1] / "forges" / "codequality.schema.json").read_text())
 
 
 @dataclass
