@@ -4,6 +4,7 @@ analyze/publish pair and the dry run, each against the validating fake Gitea."""
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -330,3 +331,36 @@ def test_on_forgejo_fix_commits_as_forgejo_actions(repo: GitRepo, tmp_path: Path
         assert git(world.origin, "log", "-1", "--format=%an <%ae>", new) == (
             "Forgejo Actions <noreply@forgejo.org>")
         assert world.reactions() == ["eyes", "rocket"] and world.fake.head_sha == new
+
+
+def test_fix_split_in_two_jobs_commits_like_one(world: World) -> None:
+    """The comment's two jobs: analyze with the workflow's token (it only reads), then publish
+    with the publish job's own secret, in an empty folder, git to the repository as data."""
+    from bot.ci import gitea_actions
+    from tests.flows.giteaworld import REPOSITORY, WRITTEN, event
+
+    world.cid = world.fake.comment_by("alice", "/fix", WRITTEN)
+    payload = copy.deepcopy(event("issue_comment_created"))
+    payload["issue"].update(number=world.fake.number, state="open")
+    payload["repository"]["full_name"] = REPOSITORY
+    payload["comment"].update(id=world.cid, body="/fix", created_at=WRITTEN)
+    payload["comment"]["user"].update(login="alice", username="alice")
+    payload["sender"].update(login="alice", username="alice")
+    out = world.tmp / "analysis.json"
+    before = len(world.fake.writes())
+    assert world.run("issue_comment", payload, "analyze", "--repo", str(world.checkout),
+                     "--out", str(out)) == 0
+    assert len(world.fake.writes()) == before  # the job that ran the linters wrote nothing
+    world.monkeypatch.delenv("GITEA_TOKEN")
+    world.monkeypatch.setenv("REVIEWBOT_GITEA_TOKEN", "bot-token")
+    world.monkeypatch.setattr(gitea_actions, "clone_url", lambda env, name: str(world.origin))
+    empty = world.tmp / "publish-here"
+    empty.mkdir()
+    world.monkeypatch.chdir(empty)
+    assert world.run("issue_comment", payload, "publish", str(out)) == 0
+    assert world.reactions() == ["eyes", "rocket"]
+    new = world.branch()
+    assert git(world.origin, "rev-parse", f"{new}^") == world.head
+    assert git(world.origin, "show", f"{new}:app.py").startswith("import sys\n")
+    [reply] = world.replies()
+    assert new in reply and "/review" in reply
