@@ -27,16 +27,16 @@ ALWAYS_COPIED = frozenset({
 
 
 @dataclass(frozen=True)
-class Plan:
+class LinkPlan:
     links: list[str] = field(default_factory=list)  # the same at both revisions: the head's
     writes: list[str] = field(default_factory=list)  # checked out from git
 
 
-def plan(base: Mapping[str, str], head: Mapping[str, str], copied: frozenset[str]) -> Plan:
+def plan(base: Mapping[str, str], head: Mapping[str, str], copied: frozenset[str]) -> LinkPlan:
     """From `git ls-tree -r` listings ({path: "<mode> <blob>"}) of both revisions: which base
     files can be linked from the head's checkout and which must be written. `copied` names
     (base names or paths) are always written."""
-    out = Plan()
+    out = LinkPlan()
     for path, entry in sorted(base.items()):
         if head.get(path) == entry and path not in copied and PurePosixPath(path).name not in copied:
             out.links.append(path)
@@ -45,7 +45,7 @@ def plan(base: Mapping[str, str], head: Mapping[str, str], copied: frozenset[str
     return out
 
 
-def materialize(rev: str, head_root: Path, where: Path, todo: Plan) -> None:
+def materialize(rev: str, head_root: Path, where: Path, todo: LinkPlan) -> None:
     """Fill `where` (an empty worktree of `rev` made with --no-checkout) per `todo`: links
     first, then one `git checkout-index` for the rest."""
     made: set[Path] = set()

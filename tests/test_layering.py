@@ -101,7 +101,7 @@ def test_imports_follow_the_layers(path: Path) -> None:
     ("bot.forges.github.change", "bot.flows.deliver"),
     ("bot.flows.review", "github"),
     ("bot.flows.review", "bot.forges.github.change"),
-    ("bot.publish", "bot.forges.gitlab.change"),
+    ("bot.sync", "bot.forges.gitlab.change"),
     ("bot.ci.gitlab_ci", "bot.flows.review"),
 ])
 def test_a_wrong_import_is_caught(module: str, imported: str) -> None:

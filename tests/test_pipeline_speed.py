@@ -28,7 +28,7 @@ HEAVY = ("github", "gitlab", "httpx", "jsonschema", "tree_sitter", "tree_sitter_
          "pathspec", "ijson", "tomllib", "configparser")
 # The bot's own modules for other jobs: forges, CI triggers, chat commands, apply, sweep, the
 # structural search, a language server's session, the fixer (Biome's refinement), SARIF input.
-UNUSED = ("bot.forges", "bot.ci", "bot.flows", "bot.conversation", "bot.apply", "bot.sweep", "bot.publish",
+UNUSED = ("bot.forges", "bot.ci", "bot.flows", "bot.conversation", "bot.apply", "bot.sweep", "bot.sync",
           "bot.structural.", "bot.lsp.session", "bot.lsp.rpc", "bot.render.markdown",
           "bot.render.sarif", "bot.render.text", "bot.fixes", "bot.linters.formats.sarif")
 

@@ -26,10 +26,10 @@ from bot.model import ReviewResult
 from bot.options import Delivery
 from bot.outputs import report_gate, write_code_quality, write_sarif
 from bot.placement import Dialect
-from bot.publish import Outcome
-from bot.publish import review as publish_review
 from bot.render import summary
 from bot.review import Policy
+from bot.sync import Synced
+from bot.sync import review as publish_review
 from bot.workspace import texts as head_texts
 
 CHECK_NAME = "reviewbot"
@@ -38,7 +38,7 @@ Recorded = Sequence[Mapping[str, object]]
 
 def deliver(forge: Forge, result: ReviewResult, texts: Mapping[str, Sequence[str]],
             delivery: Delivery, runner: Runner, number: int, recorded: Recorded | None = None
-            ) -> tuple[Gate, Outcome]:
+            ) -> tuple[Gate, Synced]:
     """Publish `result` on change `number`: the gate, and what was published."""
     gate = decide(result)
     write_sarif(delivery.sarif, result)
@@ -65,7 +65,7 @@ def deliver(forge: Forge, result: ReviewResult, texts: Mapping[str, Sequence[str
 @dataclass(frozen=True)
 class Published:
     gate: Gate
-    outcome: Outcome
+    outcome: Synced
     state: Conversation  # with the id of the plan the summary now shows
 
 
@@ -132,7 +132,7 @@ def print_dry_run(gate: Gate, requests: Recorded) -> None:
                       "requests": list(requests)}, indent=2))
 
 
-def check_report(result: ReviewResult, gate: Gate, outcome: Outcome,
+def check_report(result: ReviewResult, gate: Gate, outcome: Synced,
                  texts: Mapping[str, Sequence[str]]) -> StatusReport:
     introduced = result.count("introduced") + result.count("changed")
     title = (f"{'failing' if gate.failed else 'passing'}: {introduced} new or changed finding"
@@ -144,7 +144,7 @@ def check_report(result: ReviewResult, gate: Gate, outcome: Outcome,
                         title, body, status_annotations(result))
 
 
-def _log(outcome: Outcome, number: int, runner: Runner) -> None:
+def _log(outcome: Synced, number: int, runner: Runner) -> None:
     placed = outcome.placed
     if outcome.status == "read-only":
         runner.warn(runner.enable_comments)

@@ -34,7 +34,7 @@ def from_ci(runner: Runner, repo: Path | None, token: str | None, dry_run: bool,
 
 
 def sweep(runner: Runner | None, connection: Connection, checkout: Path, ref: str, head: str,
-          checks: Checks) -> flow.Outcome:
+          checks: Checks) -> flow.Swept:
     """One sweep; its summary goes to the CI's job summary when there is a CI (`runner`)."""
     outcome = flow.sweep(options(checks, checkout, ref, head, connection.change_prefix),
                          connection.repository, connection.pulls)
@@ -52,7 +52,7 @@ def options(checks: Checks, repo: Path, ref: str, head: str, change: str) -> flo
     return flow.Options(repo, ref, head, label, review, change=change)
 
 
-def write_outcome(path: Path, outcome: flow.Outcome) -> None:
+def write_outcome(path: Path, outcome: flow.Swept) -> None:
     """What a workflow step reads back (the action's outputs): no finding's text."""
     doc = {"kind": outcome.kind, "open": len(outcome.open), "fixed": len(outcome.fixed),
            "issue": outcome.issue.number if outcome.issue is not None else None}

@@ -45,7 +45,7 @@ class Options:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class Swept:
     kind: Kind
     issue: Issue | None
     open: tuple[Regression, ...] = ()
@@ -56,19 +56,19 @@ class Outcome:
 
 
 def sweep(opts: Options, repository: Repository, pulls: Pulls, review: Review = run_review
-          ) -> Outcome:
+          ) -> Swept:
     marker = state.marker_prefix(opts.ref)
     issue = repository.find_issue(marker, opts.label)
     previous = state.decode(issue.body, opts.ref) if issue else None
     if issue is None:
         created = _create(repository, opts, marker)
-        return Outcome("baseline", created, message=f"baseline recorded at {opts.head[:12]} "
+        return Swept("baseline", created, message=f"baseline recorded at {opts.head[:12]} "
                                                     f"in issue #{created.number}")
     if previous is None:
         return _rebaseline(repository, issue, opts, "The tracking issue's state could not be "
                                                     "read: a fresh baseline is recorded.")
     if previous.sha == opts.head:
-        return Outcome("quiet", issue, previous.open,
+        return Swept("quiet", issue, previous.open,
                        message=f"no new commit since the last sweep ({opts.head[:12]}): nothing written")
     if not _in_history(opts.repo, previous.sha, opts.head):
         return _rebaseline(repository, issue, opts, (
@@ -89,12 +89,12 @@ def _create(repository: Repository, opts: Options, marker: str) -> Issue:
     return repository.update_issue(created.number, open=False)
 
 
-def _rebaseline(repository: Repository, issue: Issue, opts: Options, note: str) -> Outcome:
+def _rebaseline(repository: Repository, issue: Issue, opts: Options, note: str) -> Swept:
     text = _with_state(render.baseline(opts.ref, opts.head, note), opts.ref, State(opts.head))
     updated = repository.update_issue(issue.number, body=text, open=False)
     if issue.open:
         _comment(repository, issue.number, note)
-    return Outcome("rebaselined", updated, message=note)
+    return Swept("rebaselined", updated, message=note)
 
 
 def _comment(repository: Repository, number: int, text: str) -> None:
@@ -118,7 +118,7 @@ def _in_history(repo: Path, sha: str, head: str) -> bool:
 
 
 def _sweep(opts: Options, repository: Repository, pulls: Pulls, review: Review, issue: Issue,
-           previous: State) -> Outcome:
+           previous: State) -> Swept:
     base_opts = replace(opts.review, repo=opts.repo, base=previous.sha, head=opts.head)
     result = review(base_opts)
     commits = history.commits(opts.repo, previous.sha, opts.head)
@@ -139,7 +139,7 @@ def _sweep(opts: Options, repository: Repository, pulls: Pulls, review: Review, 
     updated = repository.update_issue(issue.number, body=text, open=bool(open_))
     if not open_ and issue.open:
         _comment(repository, issue.number, render.closing(opts.ref, opts.head))
-    return Outcome("swept", updated, open_, tuple(fixed), render.summary(page),
+    return Swept("swept", updated, open_, tuple(fixed), render.summary(page),
                    f"{len(open_)} open regression(s) ({len(new)} new, {len(fixed)} fixed) "
                    f"in issue #{issue.number}", attributor.probes)
 

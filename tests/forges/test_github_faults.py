@@ -9,8 +9,8 @@ import pytest
 from bot.forges.github.change import GitHubForge
 from bot.gate import Gate
 from bot.model import ReviewResult, Severity
-from bot.publish import Outcome, review
 from bot.review import Policy
+from bot.sync import Synced, review
 from tests.forges.builders import change, finding, result, texts, verdict
 from tests.forges.conftest import Sleeps
 from tests.forges.fakegithub import FakeGitHub, Fault
@@ -28,7 +28,7 @@ def setup(repo, fake: FakeGitHub, count: int = 6) -> ReviewResult:  # type: igno
     return result(head, found, [change("a.py", range(1, 21))])
 
 
-def run(forge: GitHubForge, res: ReviewResult, repo, sleeps: Sleeps) -> Outcome:  # type: ignore[no-untyped-def]
+def run(forge: GitHubForge, res: ReviewResult, repo, sleeps: Sleeps) -> Synced:  # type: ignore[no-untyped-def]
     return review(forge, res, texts(repo.path, res.head, ["a.py"]), Policy(),
                   Gate(0, "error"), settle=0, sleep=sleeps)
 

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from bot.forges.github.change import GitHubForge
 from bot.gate import Gate
 from bot.model import ReviewResult, Severity
-from bot.publish import Outcome, review
 from bot.review import Policy
+from bot.sync import Synced, review
 from tests.forges.builders import change, finding, result, texts, verdict
 from tests.forges.conftest import Sleeps
 from tests.forges.fakegithub import FakeGitHub
@@ -40,7 +40,7 @@ def build(head: str, text: str, with_x: bool) -> ReviewResult:
     return result(head, found, [change("a.py", range(1, len(text.splitlines()) + 1))])
 
 
-def run(forge: GitHubForge, res: ReviewResult, repo_path: object, sleeps: Sleeps) -> Outcome:
+def run(forge: GitHubForge, res: ReviewResult, repo_path: object, sleeps: Sleeps) -> Synced:
     return review(forge, res, texts(repo_path, res.head, ["a.py"]),  # type: ignore[arg-type]
                   Policy(), Gate(blocking=1, fail_level="error"), settle=0, sleep=sleeps)
 

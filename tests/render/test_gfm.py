@@ -25,11 +25,11 @@ from bot.model import Edit, Finding, Fix, ReviewResult, Severity, Span, ToolRun,
 from bot.pipeline import ReviewOptions, run_review
 from bot.placement import Dialect, Placed
 from bot.positions import split_lines
-from bot.publish import Outcome
 from bot.render import summary
 from bot.render.markdown import comment_body
 from bot.render.suggestion import Suggestion, suggest
 from bot.review import place
+from bot.sync import Synced
 from tests import gfm
 from tests.conftest import GitRepo
 from tests.forges.builders import change, texts
@@ -142,7 +142,7 @@ def test_example_summary_check_run_and_job_summary(
     placed = Placed(place(result, lines, dialect=github.DIALECT))
     page = summary.render(result, placed, gate, lines)
     job = summary.job_summary(result, placed, gate, lines)
-    report = check_report(result, gate, Outcome("published", placed), lines)
+    report = check_report(result, gate, Synced("published", placed), lines)
     for body in (page, job, report.summary, defuse(page)):
         gfm.check_inert(body)
         counts, tools = gfm.check_tables(body)

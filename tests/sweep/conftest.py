@@ -48,10 +48,10 @@ class Sweeper:
                         token="t0ken", repository=f"{self.fake.owner}/{self.fake.repo}",
                         timeout=1.0, write_spacing=0.0)
 
-    def __call__(self) -> flow.Outcome:
+    def __call__(self) -> flow.Swept:
         return self.at(self.repo.path)
 
-    def at(self, checkout: Path) -> flow.Outcome:
+    def at(self, checkout: Path) -> flow.Swept:
         """A sweep of `checkout`'s HEAD (the repository, or a clone of it)."""
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=checkout, check=True,
                               capture_output=True, text=True).stdout.strip()

@@ -13,9 +13,9 @@ from bot.forges.base import Draft, Forge, StatusReport
 from bot.forges.gitea.change import FIXED_MARKER, GiteaChange
 from bot.gate import Gate
 from bot.model import ReviewResult
-from bot.publish import Outcome, review
 from bot.render.markdown import SUMMARY_MARKER
 from bot.review import Policy
+from bot.sync import Synced, review
 from tests.conftest import GitRepo
 from tests.forges.builders import change, finding, result, texts, verdict
 from tests.forges.conftest import Sleeps
@@ -39,7 +39,7 @@ def build(head: str, text: str) -> ReviewResult:
     return result(head, found, [change("a.py", range(1, len(text.splitlines()) + 1))])
 
 
-def run(forge: Forge, res: ReviewResult, repo: GitRepo, sleeps: Sleeps) -> Outcome:
+def run(forge: Forge, res: ReviewResult, repo: GitRepo, sleeps: Sleeps) -> Synced:
     return review(forge, res, texts(repo.path, res.head, ["a.py"]), Policy(),
                   Gate(blocking=1, fail_level="error"), settle=0, sleep=sleeps)
 

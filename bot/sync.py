@@ -1,4 +1,4 @@
-"""Publish one review run through a Forge: post what is new, edit what changed, resolve what
+"""Bring a forge's comments in line with one review run: post what is new, edit what changed, resolve what
 was fixed, keep one sticky summary. Forge-neutral; the decisions are pure (`reconcile`).
 
 Idempotency: a comment is recognised by the fingerprint in its hidden marker, so a finding
@@ -26,7 +26,7 @@ Status = Literal["published", "read-only", "closed", "stale"]
 
 
 @dataclass(frozen=True)
-class Plan:
+class SyncPlan:
     items: tuple[Item, ...]  # after caps
     new: tuple[Item, ...]
     edits: tuple[tuple[Posted, str], ...]
@@ -38,7 +38,7 @@ class Plan:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class Synced:
     status: Status
     placed: Placed
     message: str = ""
@@ -57,7 +57,7 @@ def duplicates(comments: Sequence[Posted]) -> tuple[Posted, ...]:
     return tuple(out)
 
 
-def reconcile(items: Sequence[Item], state: State, policy: Policy) -> Plan:
+def reconcile(items: Sequence[Item], state: State, policy: Policy) -> SyncPlan:
     posted: dict[str, Posted] = {}
     for comment in state.comments:
         posted.setdefault(comment.key, comment)
@@ -72,7 +72,7 @@ def reconcile(items: Sequence[Item], state: State, policy: Policy) -> Plan:
     reopen = tuple(posted[i.key] for i in capped
                    if i.key in posted and posted[i.key].resolved and posted[i.key].resolved_by_us)
     kept = frozenset(key for key in posted if key in present)
-    return Plan(capped, new, edits, resolve, reopen, kept, gone, duplicates(state.comments))
+    return SyncPlan(capped, new, edits, resolve, reopen, kept, gone, duplicates(state.comments))
 
 
 def draft(item: Item) -> Draft:
@@ -85,7 +85,7 @@ def draft(item: Item) -> Draft:
 
 def review(forge: Forge, result: ReviewResult, texts: Mapping[str, Sequence[str]], policy: Policy,
            gate: Gate, *, settle: float = 2.0,
-           sleep: Callable[[float], None] = time.sleep) -> Outcome:
+           sleep: Callable[[float], None] = time.sleep) -> Synced:
     """Place every finding, then publish with the sticky summary."""
     items = place(result, texts, policy, dialect=forge.dialect)
     limit = forge.dialect.body_limit - 500
@@ -98,13 +98,13 @@ def review(forge: Forge, result: ReviewResult, texts: Mapping[str, Sequence[str]
 def publish(forge: Forge, result: ReviewResult, items: Sequence[Item],
             texts: Mapping[str, Sequence[str]], policy: Policy,
             summary: Callable[[Placed], str], *, settle: float = 2.0,
-            sleep: Callable[[float], None] = time.sleep) -> Outcome:
+            sleep: Callable[[float], None] = time.sleep) -> Synced:
     state = forge.load()
     if not state.open:
-        return Outcome("closed", Placed(with_kind(items, "summary", "the pull request is closed")),
+        return Synced("closed", Placed(with_kind(items, "summary", "the pull request is closed")),
                        "the pull request is closed; nothing posted")
     if state.head != result.head:
-        return Outcome("stale", Placed(with_kind(items, "summary", "the head moved")),
+        return Synced("stale", Placed(with_kind(items, "summary", "the head moved")),
                        f"the pull request's head moved to {state.head[:12]} since "
                        f"{result.head[:12]} was analysed; not commenting on stale lines")
     plan = reconcile(items, state, policy)
@@ -130,12 +130,12 @@ def publish(forge: Forge, result: ReviewResult, items: Sequence[Item],
                         0 if state.threads_known else len(plan.resolve))
         forge.summary(state, summary(placed))
     except ReadOnly as exc:
-        return Outcome("read-only", Placed(with_kind(
+        return Synced("read-only", Placed(with_kind(
             plan.items, "summary", "the token cannot write to this pull request")), exc.message)
-    return Outcome("published", placed)
+    return Synced("published", placed)
 
 
-def _post_all(forge: Forge, result: ReviewResult, plan: Plan, texts: Mapping[str, Sequence[str]],
+def _post_all(forge: Forge, result: ReviewResult, plan: SyncPlan, texts: Mapping[str, Sequence[str]],
               policy: Policy, settle: float, sleep: Callable[[float], None]
               ) -> tuple[tuple[Item, ...], bool]:
     """The items as finally placed, and whether any write was uncertain."""
