@@ -38,6 +38,7 @@ class FilePatch:
     binary: bool = False
     similarity: int | None = None
     symlink: bool = False  # the head side (or the base side of a deletion) is a symbolic link
+    submodule: bool = False  # a gitlink: the commit of another repository, not a file
 
     @property
     def path(self) -> str:
@@ -106,7 +107,7 @@ def _parse_file(block: list[bytes]) -> FilePatch:
     status: FileStatus = "modified"
     similarity: int | None = None
     binary = False
-    symlink = False
+    symlink = submodule = False
     hunks: list[Hunk] = []
     current: list[object] | None = None
     olds: list[str] = []
@@ -122,6 +123,9 @@ def _parse_file(block: list[bytes]) -> FilePatch:
             if line.rstrip(b"\n").endswith(b" 120000") and line.startswith(
                     (b"new file mode", b"deleted file mode", b"new mode", b"index ")):
                 symlink = True
+            if line.rstrip(b"\n").endswith(b" 160000") and line.startswith(
+                    (b"new file mode", b"deleted file mode", b"new mode", b"index ")):
+                submodule = True
             if line.startswith(b"new file mode"):
                 status = "added"
             elif line.startswith(b"deleted file mode"):
@@ -159,7 +163,7 @@ def _parse_file(block: list[bytes]) -> FilePatch:
     return FilePatch(
         None if status == "added" else old_path,
         None if status == "deleted" else new_path,
-        status, tuple(hunks), binary, similarity, symlink,
+        status, tuple(hunks), binary, similarity, symlink, submodule,
     )
 
 

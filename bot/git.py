@@ -105,6 +105,11 @@ def current_branch(repo: Path) -> str | None:
     return result.out.strip() if result.returncode == 0 and result.out.strip() else None
 
 
+def remotes(repo: Path) -> list[str]:
+    """The names of the repository's remotes."""
+    return git(repo, "remote", check=False).out.split()
+
+
 def default_branch(repo: Path) -> str | None:
     """The remote's default branch as `origin/<name>`, if the clone knows it."""
     result = git(repo, "symbolic-ref", "--quiet", "refs/remotes/origin/HEAD", check=False)

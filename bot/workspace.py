@@ -97,6 +97,27 @@ def default_target(repo: Path) -> str:
                    "pass --base BRANCH_OR_COMMIT")
 
 
+_SHA = re.compile(r"[0-9a-fA-F]{7,40}")
+
+
+def fetch_hint(target: str, remotes: Sequence[str]) -> str:
+    """How to bring `target` into the clone, as a command that works when run as written:
+    `git fetch origin origin/main` names no branch on the remote, and a clone of one branch
+    (`--single-branch`, CI's default) keeps no `origin/main` from `git fetch origin main`."""
+    if not remotes:
+        return "this repository has no remote to fetch it from"
+    remote = "origin" if "origin" in remotes else remotes[0]
+    hint = ("; on GitHub, actions/checkout with fetch-depth: 0 fetches every branch"
+            if remote == "origin" else "")
+    owner, _, branch = target.partition("/")
+    if branch and owner in remotes:
+        return f"fetch it first: git fetch {owner} {branch}:refs/remotes/{owner}/{branch}{hint}"
+    if _SHA.fullmatch(target):
+        return f"fetch it first: git fetch {remote} {target}{hint}"
+    return (f"fetch it first: git fetch {remote} {target}:refs/remotes/{remote}/{target}, "
+            f"then --base {remote}/{target}{hint}")
+
+
 def resolve(repo: Path, base: str | None, head: str) -> Revisions:
     # One git process when all is well; asked one by one (to say what is wrong) when not.
     at_once = git.commits(repo, (head, base) if base else (head,))
@@ -108,7 +129,7 @@ def resolve(repo: Path, base: str | None, head: str) -> Revisions:
     target_sha = at_once[1][1] if at_once and base else git.rev_parse(repo, target)
     if target_sha is None:
         raise BotError(f"--base {target!r} is not a branch or commit here "
-                       f"(fetch it first: git fetch origin {target})")
+                       f"({fetch_hint(target, git.remotes(repo))})")
     mb = git.merge_base(repo, target_sha, head_sha)
     if mb is None and git.is_shallow(repo):
         for depth in DEEPEN_STEPS:
@@ -128,6 +149,7 @@ def _split(text: str) -> tuple[str, ...]:
     return tuple(split_lines(text))
 
 
+SUBMODULE = "a submodule: its files are another repository's, reviewed there"
 LFS_POINTER = "a Git LFS pointer: its content is not in the repository (git lfs pull)"
 
 
@@ -198,6 +220,9 @@ def read_changes(rev: Revisions) -> Changes:
             continue
         if p.symlink:
             changes.skipped[p.path] = "symbolic link"
+            continue
+        if p.submodule:
+            changes.skipped[p.path] = SUBMODULE
             continue
         base_blob = blobs.get(f"{rev.merge_base}:{p.old_path}") if p.old_path else None
         head_blob = blobs.get(f"{rev.head}:{p.new_path}") if p.new_path else None

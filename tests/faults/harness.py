@@ -4,7 +4,9 @@ files, and the one reading of its outcome."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
@@ -36,11 +38,24 @@ def as_user() -> list[str]:
 
 
 def reviewbot(args: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None = None,
-              unprivileged: bool = False, timeout: float = 180) -> Outcome:
-    """`reviewbot ARGS` in `cwd`, as its own process; `env` replaces the environment."""
+              unprivileged: bool = False, timeout: float = 180,
+              interrupt: tuple[signal.Signals, float] | None = None) -> Outcome:
+    """`reviewbot ARGS` in `cwd`, as its own process; `env` replaces the environment;
+    `interrupt`: the signal sent to it after that many seconds (if it still runs)."""
     argv = [*(as_user() if unprivileged else []), sys.executable, "-m", "bot.cli", *args]
     environment = dict(os.environ if env is None else env)
     environment["PYTHONPATH"] = str(ROOT)  # the package under test, from any cwd
-    done = subprocess.run(argv, cwd=cwd, env=environment, capture_output=True, timeout=timeout)
-    return Outcome(done.returncode, done.stdout.decode("utf-8", "replace"),
-                   done.stderr.decode("utf-8", "replace"))
+    with subprocess.Popen(argv, cwd=cwd, env=environment, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE) as process:
+        try:
+            if interrupt is not None:
+                signum, delay = interrupt
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    process.wait(delay)
+                if process.returncode is None:
+                    process.send_signal(signum)
+            out, err = process.communicate(timeout=timeout)
+        finally:
+            process.kill()
+    return Outcome(process.returncode, out.decode("utf-8", "replace"),
+                   err.decode("utf-8", "replace"))

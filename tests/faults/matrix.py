@@ -1,7 +1,11 @@
 """The fault matrix: each fault injected for real into a real review of a temporary repository
 (a change that ruff finds one new and one old F401 in, and a linter the repository declares),
 and what came of it: the tools' statuses, the findings lost or reported twice, the exit
-status, and what was left behind (worktrees, scratch folders, processes).
+status, the time taken, and what was left behind (worktrees, scratch folders, the base's place
+and its lock, processes still running in the row's folder).
+
+A refusal (exit 2) is followed by what its message says to run, and a signal (at a seeded
+delay) by a second run: the second run is the one measured, and must pass.
 
 `scripts/fault-matrix` prints the table; tests/faults/test_matrix.py holds every row to its
 promise. Run alone: `python -m tests.faults.matrix`."""
@@ -11,9 +15,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import random
+import re
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -21,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tests.conftest import GitRepo
+from tests.faults import repos
 from tests.faults.harness import Outcome, reviewbot
 
 # ruff's findings the review must report whatever else fails: (scope, line) of each F401.
@@ -60,6 +69,19 @@ class Fault:
     files: tuple[tuple[str, str], ...] = ()  # more files of the repository, at both revisions
     change: Callable[[GitRepo], None] | None = None  # more done by the change, before its commit
     source: str = "a.py"  # the file ruff's findings are in
+    config: str = DECLARED
+    # The repository the review runs in, made from the one built (a clone of it).
+    clone: Callable[[Path, GitRepo], Path] | None = None
+    base: str = "main"
+    # A refusal (exit 2) whose message holds the `git fetch` that fixes it: done, then the
+    # review runs again and is measured. `before_hint`: what the user does first.
+    refuses: bool = False
+    before_hint: Callable[[Path, Path], None] | None = None
+    notes: tuple[str, ...] = ()  # what the review's notes must name
+    within: float | None = None  # the seconds the review must end in
+    # A signal sent after a delay; the run may end any way the README lists, must leave
+    # nothing, and the review run again is measured.
+    interrupt: tuple[signal.Signals, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -72,12 +94,18 @@ class Row:
     exit: int
     left: tuple[str, ...]
     crashed: bool
+    seconds: float = 0.0
+    rerun: int | None = None  # the exit status of the run after a refusal or interruption
+    unsaid: tuple[str, ...] = ()  # what the notes or the message should have named
 
     @property
     def kept(self) -> bool:
-        """Every promise held: no finding lost or doubled, a documented status, nothing left."""
+        """Every promise held: no finding lost or doubled, a documented status, nothing left,
+        within its time, and what it could not review said."""
         return (not self.crashed and self.lost == 0 and self.duplicated == 0 and not self.invented
-                and self.exit in self.fault.exits and not self.left
+                and self.exit in self.fault.exits and not self.left and not self.unsaid
+                and self.rerun in (None, 0)
+                and (self.fault.within is None or self.seconds <= self.fault.within)
                 and f"{self.fault.tool} {self.fault.status}" in self.outcome)
 
 
@@ -160,6 +188,21 @@ def _c_locale(work: Path, setup: Setup) -> None:
     setup.env.update(LC_ALL="C", LANG="C", PYTHONUTF8="0", PYTHONCOERCECLOCALE="0")
 
 
+def _slow(work: Path, setup: Setup) -> None:
+    # Half a second per run, with a child of its own: a signal finds tools running.
+    setup.tool = ("#!/bin/sh\necho $$ >> {work}/pids\n"
+                  "[ \"$1\" = --version ] && echo 'faulty 1.0' && exit 0\n"
+                  "sleep 0.5 & wait\n").replace("{work}", str(work))
+
+
+SEED = 21
+_DRAW = random.Random(SEED)
+# Anywhere from Python starting to the review's end (about a second and a half here).
+INTERRUPTS = [(signum, round(_DRAW.uniform(0.2, 1.5), 2))
+              for signum in (signal.SIGINT, signal.SIGTERM) * 3]
+STOPPED = frozenset({0, 130, 143, -signal.SIGINT, -signal.SIGTERM})
+
+
 FAULTS = (
     Fault("tool missing", "collect", _missing, frozenset({4}), "missing"),
     Fault("tool crashes", "collect", _tool("#!/bin/sh\necho 'Traceback: boom' >&2\nexit 3\n"),
@@ -187,6 +230,25 @@ FAULTS = (
     # are reported without a baseline, and with `fail-level: none` nothing fails the gate.
     Fault("disk full (64 KiB tmpfs)", "workspace", _full_disk, frozenset({0}), "failed"),
     Fault("locale not UTF-8", "start", _c_locale, frozenset({0})),
+    # The same disk, the default fail level: the finding on the added line fails the gate, and
+    # the one left without a baseline is named as unchecked.
+    Fault("disk full, fail-level error", "workspace", _full_disk, frozenset({1}), "failed",
+          config=DECLARED.replace("fail-level: none", "fail-level: error")),
+    Fault("shallow clone (depth 1)", "resolve", _nothing, frozenset({0}), clone=repos.shallow,
+          base="origin/main"),
+    Fault("shallow clone, remote gone", "resolve", _nothing, frozenset({2}),
+          clone=repos.shallow_offline, base="origin/main", refuses=True,
+          before_hint=repos.back_online),
+    Fault("base branch never fetched", "resolve", _nothing, frozenset({2}),
+          clone=repos.feature_only, base="origin/main", refuses=True),
+    Fault("submodule: pointer and files inside", "workspace", _nothing, frozenset({0}),
+          change=repos.submodule, notes=("vendored",)),
+    # The declared linter may write into the base, so the base is a full checkout: git writing
+    # and then removing 100,000 files is most of the time (the change's own work is a second).
+    Fault("100,000 files", "workspace", _nothing, frozenset({0}), change=repos.hundred_thousand,
+          within=300),
+    *(Fault(f"{signum.name} after {delay} s", "review (seeded)", _slow, STOPPED,
+            interrupt=(signum, delay)) for signum, delay in INTERRUPTS),
 )
 
 
@@ -197,7 +259,8 @@ def _workspace(fault: Fault) -> Iterator[tuple[Path, GitRepo]]:
         work.chmod(0o755)
         repo = GitRepo(work / "repo")
         repo.commit({"pyproject.toml": "[tool.ruff.lint]\nselect = ['F']\n",
-                     ".reviewbot.yml": DECLARED, fault.source: "import os\n", **dict(fault.files)})
+                     ".reviewbot.yml": fault.config, fault.source: "import os\n",
+                     **dict(fault.files)})
         repo.branch("feature")
         if fault.change is not None:
             fault.change(repo)
@@ -207,18 +270,58 @@ def _workspace(fault: Fault) -> Iterator[tuple[Path, GitRepo]]:
 
 def run(fault: Fault) -> Row:
     with _workspace(fault) as (work, repo):
+        where = fault.clone(work, repo) if fault.clone is not None else repo.path
         setup = Setup()
         fault.prepare(work, setup)
         try:
-            out = _review(work, repo, setup)
-            left = _leftovers(work, repo)
+            env = _environment(work, setup)
+            args = [*setup.args, "--base", fault.base]
+            began = time.monotonic()
+            out = _review(where, env, setup, args, fault.interrupt)
+            seconds = time.monotonic() - began
+            left = _leftovers(work, where)
+            rerun = None
+            if fault.interrupt is not None or (fault.refuses and out.status == 2):
+                first, rerun = out, _again(fault, work, where, env, setup, args, out)
+                out = rerun
+                left += tuple(f"after the re-run: {x}" for x in _leftovers(work, where))
         finally:
             for undo in setup.cleanup:
                 undo()
-        return _row(fault, out, left)
+        row = _row(fault, out, left, seconds)
+        if rerun is None:
+            return row
+        how = ("refused" if fault.refuses else "finished first" if first.status in (0, 1, 4)
+               else "stopped")
+        return Row(fault, f"{how}, re-run: {row.outcome}", row.lost, row.duplicated,
+                   row.invented, first.status, left, first.crashed or row.crashed, seconds,
+                   rerun.status, row.unsaid + _unsaid_hint(fault, first))
 
 
-def _review(work: Path, repo: GitRepo, setup: Setup) -> Outcome:
+def _again(fault: Fault, work: Path, where: Path, env: dict[str, str], setup: Setup,
+           args: list[str], first: Outcome) -> Outcome:
+    """The run after a refusal (its hint followed first) or an interruption."""
+    if fault.refuses:
+        if fault.before_hint is not None:
+            fault.before_hint(work, where)
+        for command in _fetches(first.stderr):
+            subprocess.run(command, cwd=where, check=False, capture_output=True)
+    return _review(where, env, setup, args, None)
+
+
+def _fetches(message: str) -> list[list[str]]:
+    """The `git fetch ...` commands a message tells the user to run, as argument lists."""
+    found = re.findall(r"\bgit fetch [^,;()\n]*", message)
+    return [command.rstrip(". ").split() for command in found[:1]]
+
+
+def _unsaid_hint(fault: Fault, first: Outcome) -> tuple[str, ...]:
+    if fault.refuses and not _fetches(first.stderr):
+        return ("a `git fetch` to run",)
+    return ()
+
+
+def _environment(work: Path, setup: Setup) -> dict[str, str]:
     bin_dir = work / "bin"
     bin_dir.mkdir()
     programs = {**setup.programs, **({"faulty": setup.tool} if setup.tool is not None else {})}
@@ -226,6 +329,9 @@ def _review(work: Path, repo: GitRepo, setup: Setup) -> Outcome:
         (bin_dir / name).write_text(script)
         (bin_dir / name).chmod(0o755)
     env = {k: v for k, v in os.environ.items() if k not in setup.drop}
+    # The bases' place and its lock inside the row's folder, where leftovers are looked for.
+    if "REVIEWBOT_CACHE_DIR" not in setup.drop:
+        env["REVIEWBOT_CACHE_DIR"] = str(work / "cache")
     env.update(setup.env)
     env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', os.defpath)}"
     env.setdefault("TMPDIR", str(work))
@@ -233,22 +339,48 @@ def _review(work: Path, repo: GitRepo, setup: Setup) -> Outcome:
     scratch.mkdir()
     if env["TMPDIR"] == str(work):
         env["TMPDIR"] = str(scratch)
-    return reviewbot(["review", "--base", "main", "--format", "json", "--no-cache", *setup.args],
-                     cwd=repo.path, env=env, unprivileged=setup.unprivileged)
+    return env
 
 
-def _leftovers(work: Path, repo: GitRepo) -> tuple[str, ...]:
-    left = [f"worktree {line}" for line in repo.git("worktree", "list").splitlines()[1:]]
-    status = repo.git("status", "--porcelain", "--untracked-files=no")
+def _review(where: Path, env: dict[str, str], setup: Setup, args: list[str],
+            interrupt: tuple[signal.Signals, float] | None) -> Outcome:
+    return reviewbot(["review", "--format", "json", "--no-cache", *args], cwd=where, env=env,
+                     unprivileged=setup.unprivileged, interrupt=interrupt)
+
+
+def _leftovers(work: Path, repo: Path) -> tuple[str, ...]:
+    left = [f"worktree {line}" for line in repos.git(repo, "worktree", "list").splitlines()[1:]]
+    status = repos.git(repo, "status", "--porcelain", "--untracked-files=no")
     left += [f"checkout changed: {status}"] if status else []
     scratch = work / "scratch"
     left += [f"scratch {p.name}" for p in scratch.iterdir()] if scratch.exists() else []
+    bases = work / "cache" / "bases"
+    left += [f"base place {p.name}" for p in bases.iterdir()] if bases.exists() else []
     pids = work / "pids"
     for pid in pids.read_text().split() if pids.exists() else []:
         if _running(int(pid)):
             os.kill(int(pid), 9)
             left.append(f"process {pid}")
+    left += [f"process {pid} in {cwd}" for pid, cwd in strays(work)]
     return tuple(left)
+
+
+def strays(work: Path) -> list[tuple[int, str]]:
+    """Processes still running in a folder under `work` (their working directory): a tool,
+    a git or a language server the run should have ended. Each is killed once seen."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cwd = os.readlink(entry / "cwd")
+        except OSError:
+            continue
+        if (cwd == str(work) or cwd.startswith(f"{work}/")) and _running(int(entry.name)):
+            found.append((int(entry.name), cwd[len(str(work)):] or "/"))
+            with contextlib.suppress(OSError):
+                os.kill(int(entry.name), 9)
+    return found
 
 
 def _running(pid: int) -> bool:
@@ -259,12 +391,12 @@ def _running(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
-def _row(fault: Fault, out: Outcome, left: tuple[str, ...]) -> Row:
+def _row(fault: Fault, out: Outcome, left: tuple[str, ...], seconds: float) -> Row:
     try:
         report = json.loads(out.stdout)
     except ValueError:
         return Row(fault, out.stderr.strip().splitlines()[-1][:60] if out.stderr.strip() else "",
-                   sum(EXPECTED.values()), 0, 0, out.status, left, out.crashed)
+                   sum(EXPECTED.values()), 0, 0, out.status, left, out.crashed, seconds)
     ruff = [(f["scope"], f["line"]) for f in report["findings"]
             if f["tool"] == "ruff" and f["path"] == fault.source]
     invented = sum(1 for f in report["findings"] if f["path"] != fault.source)
@@ -277,15 +409,19 @@ def _row(fault: Fault, out: Outcome, left: tuple[str, ...]) -> Row:
                    for f in report["findings"])
     duplicated = sum(n - 1 for n in keys.values() if n > 1)
     outcome = ", ".join(f"{t['name']} {t['status']}" for t in report["tools"])
-    return Row(fault, outcome, lost, duplicated, invented, out.status, left, out.crashed)
+    notes = "\n".join(report["notes"])
+    unsaid = tuple(f"a note on {name}" for name in fault.notes if name not in notes)
+    return Row(fault, outcome, lost, duplicated, invented, out.status, left, out.crashed,
+               seconds, None, unsaid)
 
 
 def table(rows: list[Row]) -> str:
-    head = ("fault", "phase", "outcome", "lost", "duplicated", "invented", "exit", "left behind",
-            "kept")
+    head = ("fault", "phase", "outcome", "lost", "duplicated", "invented", "exit", "seconds",
+            "left behind", "kept")
     body = [(r.fault.name, r.fault.phase, r.outcome, str(r.lost), str(r.duplicated),
-             str(r.invented), str(r.exit),
-             "; ".join(r.left) or "nothing", "yes" if r.kept else "NO") for r in rows]
+             str(r.invented), str(r.exit) + (f", then {r.rerun}" if r.rerun is not None else ""),
+             f"{r.seconds:.1f}", "; ".join((*r.left, *(f"nothing said: {u}" for u in r.unsaid)))
+             or "nothing", "yes" if r.kept else "NO") for r in rows]
     widths = [max(len(line[i]) for line in (head, *body)) for i in range(len(head))]
     lines = [" | ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip()
              for line in (head, *body)]
