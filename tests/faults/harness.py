@@ -59,3 +59,29 @@ def reviewbot(args: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None =
             process.kill()
     return Outcome(process.returncode, out.decode("utf-8", "replace"),
                    err.decode("utf-8", "replace"))
+
+
+def strays(work: Path) -> list[tuple[int, str]]:
+    """Processes still running in a folder under `work` (their working directory): a tool,
+    a git or a language server the run should have ended. Each is killed once seen."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cwd = os.readlink(entry / "cwd")
+        except OSError:
+            continue
+        if (cwd == str(work) or cwd.startswith(f"{work}/")) and running(int(entry.name)):
+            found.append((int(entry.name), cwd[len(str(work)):] or "/"))
+            with contextlib.suppress(OSError):
+                os.kill(int(entry.name), 9)
+    return found
+
+
+def running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, IndexError):
+        return False
+    return state not in ("Z", "X")

@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tests.conftest import GitRepo
-from tests.faults import repos
-from tests.faults.harness import Outcome, reviewbot
+from tests.faults import edits, repos
+from tests.faults.harness import Outcome, reviewbot, running, strays
 
 # ruff's findings the review must report whatever else fails: (scope, line) of each F401.
 EXPECTED = Counter({("introduced", 2): 1, ("preexisting", 1): 1})
@@ -82,6 +82,8 @@ class Fault:
     # A signal sent after a delay; the run may end any way the README lists, must leave
     # nothing, and the review run again is measured.
     interrupt: tuple[signal.Signals, float] | None = None
+    reruns: frozenset[int] = frozenset({0})  # the statuses the run after it may end with
+    edit: str | None = None  # "stage" or "apply": the row runs `ast-edit`, not a review
 
 
 @dataclass(frozen=True)
@@ -104,7 +106,7 @@ class Row:
         within its time, and what it could not review said."""
         return (not self.crashed and self.lost == 0 and self.duplicated == 0 and not self.invented
                 and self.exit in self.fault.exits and not self.left and not self.unsaid
-                and self.rerun in (None, 0)
+                and (self.rerun is None or self.rerun in self.fault.reruns)
                 and (self.fault.within is None or self.seconds <= self.fault.within)
                 and f"{self.fault.tool} {self.fault.status}" in self.outcome)
 
@@ -200,6 +202,9 @@ _DRAW = random.Random(SEED)
 # Anywhere from Python starting to the review's end (about a second and a half here).
 INTERRUPTS = [(signum, round(_DRAW.uniform(0.2, 1.5), 2))
               for signum in (signal.SIGINT, signal.SIGTERM) * 3]
+# Staging or applying 4,000 rewrites takes about as long (tests/faults/edits.py).
+EDITS = [(phase, signum, round(_DRAW.uniform(0.2, 1.3), 2)) for phase in ("stage", "apply")
+         for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGINT)]
 STOPPED = frozenset({0, 130, 143, -signal.SIGINT, -signal.SIGTERM})
 
 
@@ -249,6 +254,10 @@ FAULTS = (
           within=300),
     *(Fault(f"{signum.name} after {delay} s", "review (seeded)", _slow, STOPPED,
             interrupt=(signum, delay)) for signum, delay in INTERRUPTS),
+    *(Fault(f"{signum.name} after {delay} s", f"ast-edit --{phase} (seeded)", _nothing, STOPPED,
+            tool="ast-edit", interrupt=(signum, delay), edit=phase,
+            reruns=frozenset({0, 2}) if phase == "apply" else frozenset({0}))
+      for phase, signum, delay in EDITS),
 )
 
 
@@ -269,6 +278,8 @@ def _workspace(fault: Fault) -> Iterator[tuple[Path, GitRepo]]:
 
 
 def run(fault: Fault) -> Row:
+    if fault.edit is not None:
+        return _edit_row(fault)
     with _workspace(fault) as (work, repo):
         where = fault.clone(work, repo) if fault.clone is not None else repo.path
         setup = Setup()
@@ -296,6 +307,16 @@ def run(fault: Fault) -> Row:
         return Row(fault, f"{how}, re-run: {row.outcome}", row.lost, row.duplicated,
                    row.invented, first.status, left, first.crashed or row.crashed, seconds,
                    rerun.status, row.unsaid + _unsaid_hint(fault, first))
+
+
+def _edit_row(fault: Fault) -> Row:
+    assert fault.edit is not None and fault.interrupt is not None
+    first, again, (bare, twice), left, seconds = edits.run_edit(fault.edit, fault.interrupt)
+    # An apply run again after it had finished is refused, nothing written: that is right.
+    done = again.status == 0 or (fault.edit == "apply" and "moved since staging" in again.stderr)
+    how = "finished first" if first.status in (0, 1, 4) else "stopped"
+    return Row(fault, f"{how}, re-run: ast-edit {'ok' if done else 'failed'}", bare, twice, 0,
+               first.status, tuple(left), first.crashed or again.crashed, seconds, again.status)
 
 
 def _again(fault: Fault, work: Path, where: Path, env: dict[str, str], setup: Setup,
@@ -358,37 +379,11 @@ def _leftovers(work: Path, repo: Path) -> tuple[str, ...]:
     left += [f"base place {p.name}" for p in bases.iterdir()] if bases.exists() else []
     pids = work / "pids"
     for pid in pids.read_text().split() if pids.exists() else []:
-        if _running(int(pid)):
+        if running(int(pid)):
             os.kill(int(pid), 9)
             left.append(f"process {pid}")
     left += [f"process {pid} in {cwd}" for pid, cwd in strays(work)]
     return tuple(left)
-
-
-def strays(work: Path) -> list[tuple[int, str]]:
-    """Processes still running in a folder under `work` (their working directory): a tool,
-    a git or a language server the run should have ended. Each is killed once seen."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            cwd = os.readlink(entry / "cwd")
-        except OSError:
-            continue
-        if (cwd == str(work) or cwd.startswith(f"{work}/")) and _running(int(entry.name)):
-            found.append((int(entry.name), cwd[len(str(work)):] or "/"))
-            with contextlib.suppress(OSError):
-                os.kill(int(entry.name), 9)
-    return found
-
-
-def _running(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, IndexError):
-        return False
-    return state not in ("Z", "X")
 
 
 def _row(fault: Fault, out: Outcome, left: tuple[str, ...], seconds: float) -> Row:
