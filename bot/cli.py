@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import select
 import sys
 from collections.abc import Sequence
 
@@ -104,13 +106,41 @@ def main(argv: Sequence[str] | None = None) -> int:
     except cancel.Terminated:
         print("reviewbot: terminated", file=sys.stderr)
         return 143
-    except Exception as exc:  # a bug: one line saying so, then what a report needs
-        print(f"reviewbot: internal error (a bug, please report it): {type(exc).__name__}: {exc}",
-              file=sys.stderr)
-        import traceback  # only a bug needs it: not loaded on every start
+    except BrokenPipeError as exc:
+        if not _stdout_closed():
+            return _internal(exc)  # a pipe to a tool or git: not the reader going away
+        print("reviewbot: the output's reader closed it before the end", file=sys.stderr)
+        return int(Exit.PIPE)
+    except Exception as exc:
+        return _internal(exc)
 
-        traceback.print_exc(file=sys.stderr)
-        return int(Exit.INTERNAL)
+
+def _stdout_closed() -> bool:
+    """Whether our output's reader is gone (the kernel flags a pipe's writing end once its
+    reader closed it); if so, stdout points at /dev/null from now on: Python writes what is
+    left in its buffer when it exits, and would fail again on the closed pipe."""
+    try:
+        fd = sys.stdout.fileno()
+    except (OSError, ValueError):
+        return False
+    poll = select.poll()
+    poll.register(fd, 0)  # no events asked for: errors and hang-ups are always reported
+    if not any(events & (select.POLLERR | select.POLLHUP) for _, events in poll.poll(0)):
+        return False
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
+    return True
+
+
+def _internal(exc: BaseException) -> int:
+    """A bug: one line saying so, then what a report needs."""
+    print(f"reviewbot: internal error (a bug, please report it): {type(exc).__name__}: {exc}",
+          file=sys.stderr)
+    import traceback  # only a bug needs it: not loaded on every start
+
+    traceback.print_exception(exc, file=sys.stderr)
+    return int(Exit.INTERNAL)
 
 
 if __name__ == "__main__":

@@ -50,6 +50,7 @@ class Exit(IntEnum):
     UNCHECKED = 4  # a tool could not check the change (failed, timed out, not installed)
     SECURITY = 5  # a tool changed the runner's file commands, or the bot could not protect itself
     INTERNAL = 70  # a bug: an unexpected exception (EX_SOFTWARE)
+    PIPE = 141  # the output's reader closed it early (128 + SIGPIPE, as `| head` makes)
 
 
 class BotError(Exception):

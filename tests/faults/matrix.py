@@ -256,7 +256,7 @@ FAULTS = (
             interrupt=(signum, delay)) for signum, delay in INTERRUPTS),
     *(Fault(f"{signum.name} after {delay} s", f"ast-edit --{phase} (seeded)", _nothing, STOPPED,
             tool="ast-edit", interrupt=(signum, delay), edit=phase,
-            reruns=frozenset({0, 2}) if phase == "apply" else frozenset({0}))
+            reruns=frozenset({0, 1}) if phase == "apply" else frozenset({0}))
       for phase, signum, delay in EDITS),
 )
 

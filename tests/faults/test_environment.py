@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import GitRepo, require_tool
+from tests.conftest import ROOT, GitRepo, require_tool
 from tests.faults.harness import as_user, reviewbot
 
 
@@ -78,3 +80,22 @@ def test_a_temporary_folder_that_cannot_be_written(py_change: GitRepo, tmp_path:
     if out.status == 1:
         assert json.loads(out.stdout)["summary"]["introduced"] == 1
     assert py_change.git("worktree", "list").count("\n") == 0
+
+
+def test_a_reader_that_closes_the_output_early(py_change: GitRepo) -> None:
+    """`reviewbot review | head -1`: the reader is gone before the report is written. The run
+    ends as a program killed by SIGPIPE does (141, what a shell shows), saying so, never with
+    a traceback."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run([sys.executable, "-m", "bot.cli", "review", "--base", "main",
+                               "--no-cache"], cwd=py_change.path, stdout=write,
+                              stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                              timeout=120)
+    finally:
+        os.close(write)
+    err = done.stderr.decode()
+    assert "Traceback" not in err and "Exception ignored" not in err, err
+    assert done.returncode == 141, err
+    assert err.startswith("reviewbot: "), err
