@@ -75,7 +75,9 @@ def push(checkout: Path, remote: str, branch: str, commit: str, old: str,
     result = git.push_with_lease(checkout, remote, commit, branch, old, env)
     report = [line.split("\t") for line in result.out.splitlines() if "\t" in line]
     ours = [fields for fields in report if fields[1].endswith(f":refs/heads/{branch}")]
-    if result.returncode == 0 and ours and ours[0][0] in (" ", "*", "+"):
+    # "=": the branch holds this very commit already (a run cut short after its push, run
+    # again within the same second, makes the same commit): what was asked is done.
+    if result.returncode == 0 and ours and ours[0][0] in (" ", "*", "+", "="):
         return Pushed("pushed")
     summary = ours[0][2] if ours and len(ours[0]) > 2 else ""
     words = _mask(summary or result.err_tail(5) or result.out.strip(), env)

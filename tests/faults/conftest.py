@@ -1,9 +1,11 @@
-"""The forge fakes' fixtures, for the forge rows of the fault tests; and the bot's cancel state
+"""The forge fakes' fixtures, for the forge rows of the fault tests, and the apply flow's
+pull request; and the bot's cancel state
 put back after each test (some send real signals to the test process itself)."""
 
 import pytest
 
 from bot import proc
+from tests.apply.conftest import pr, pr_template  # noqa: F401 (fixtures)
 from tests.forges.conftest import fake, forge_for, sleeps  # noqa: F401 (fixtures)
 
 
