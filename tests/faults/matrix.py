@@ -12,11 +12,14 @@ promise. Run alone: `python -m tests.faults.matrix`."""
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import functools
 import json
 import os
 import random
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -28,8 +31,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.apply.conftest import FEAT, Scenario, build
 from tests.conftest import GitRepo
-from tests.faults import edits, repos
+from tests.faults import applies, edits, repos
 from tests.faults.harness import Outcome, reviewbot, running, strays
 
 # ruff's findings the review must report whatever else fails: (scope, line) of each F401.
@@ -84,6 +88,9 @@ class Fault:
     interrupt: tuple[signal.Signals, float] | None = None
     reruns: frozenset[int] = frozenset({0})  # the statuses the run after it may end with
     edit: str | None = None  # "stage" or "apply": the row runs `ast-edit`, not a review
+    # The row runs the apply flow, signalled before or after its git command number
+    # int(fraction * total) + 1 (tests/faults/applies.py).
+    apply_at: tuple[float, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -205,6 +212,10 @@ INTERRUPTS = [(signum, round(_DRAW.uniform(0.2, 1.5), 2))
 # Staging or applying 4,000 rewrites takes about as long (tests/faults/edits.py).
 EDITS = [(phase, signum, round(_DRAW.uniform(0.2, 1.3), 2)) for phase in ("stage", "apply")
          for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGINT)]
+# The apply flow: two seeded points, and either side of its push.
+APPLIES = [(round(_DRAW.random(), 3), signal.SIGTERM, "before"),
+           (round(_DRAW.random(), 3), signal.SIGINT, "after"),
+           (0.999, signal.SIGINT, "before"), (0.999, signal.SIGTERM, "after")]
 STOPPED = frozenset({0, 130, 143, -signal.SIGINT, -signal.SIGTERM})
 
 
@@ -258,6 +269,9 @@ FAULTS = (
             tool="ast-edit", interrupt=(signum, delay), edit=phase,
             reruns=frozenset({0, 1}) if phase == "apply" else frozenset({0}))
       for phase, signum, delay in EDITS),
+    *(Fault(f"{signum.name} {when} git command {at:.0%}", "apply flow (in process)", _nothing,
+            frozenset({130, 143}), "ok", "apply", interrupt=(signum, 0.0), apply_at=(at, when))
+      for at, signum, when in APPLIES),
 )
 
 
@@ -280,6 +294,8 @@ def _workspace(fault: Fault) -> Iterator[tuple[Path, GitRepo]]:
 def run(fault: Fault) -> Row:
     if fault.edit is not None:
         return _edit_row(fault)
+    if fault.apply_at is not None:
+        return _apply_row(fault)
     with _workspace(fault) as (work, repo):
         where = fault.clone(work, repo) if fault.clone is not None else repo.path
         setup = Setup()
@@ -317,6 +333,29 @@ def _edit_row(fault: Fault) -> Row:
     how = "finished first" if first.status in (0, 1, 4) else "stopped"
     return Row(fault, f"{how}, re-run: ast-edit {'ok' if done else 'failed'}", bare, twice, 0,
                first.status, tuple(left), first.crashed or again.crashed, seconds, again.status)
+
+
+@functools.cache
+def _pull_request() -> Scenario:
+    """The apply flow's pull request (tests/apply/conftest.py), made once per run."""
+    root = Path(tempfile.mkdtemp(prefix="fault-apply-"))
+    atexit.register(shutil.rmtree, root, True)
+    return build(root / "pr", FEAT)
+
+
+def _apply_row(fault: Fault) -> Row:
+    assert fault.apply_at is not None and fault.interrupt is not None
+    at, when = fault.apply_at
+    signum = fault.interrupt[0]
+    with tempfile.TemporaryDirectory(prefix="fault-") as folder:
+        began = time.monotonic()
+        hit = applies.interrupted(_pull_request(), Path(folder), at, signum, when)
+        seconds = time.monotonic() - began
+    # The statuses `reviewbot ci` ends with for the exceptions the handlers raise (bot.cli).
+    status = (130 if signum == signal.SIGINT else 143) if hit.stopped else 0
+    done = "ok" if hit.again in ("pushed", "moved") else "failed"
+    return Row(fault, f"{hit.where}: re-run: apply {done} ({hit.again})", hit.lost,
+               hit.duplicated, 0, status, hit.left, False, seconds, 0)
 
 
 def _again(fault: Fault, work: Path, where: Path, env: dict[str, str], setup: Setup,
