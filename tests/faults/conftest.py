@@ -1,12 +1,13 @@
-"""The forge fakes' fixtures, for the forge rows of the fault tests, and the apply flow's
-pull request; and the bot's cancel state
-put back after each test (some send real signals to the test process itself)."""
+"""The forge fakes' fixtures, for the forge rows of the fault tests, the apply flow's pull
+request and a shard's part; and the bot's cancel state put back after each test (some send
+real signals to the test process itself)."""
 
 import pytest
 
 from bot import proc
 from tests.apply.conftest import pr, pr_template  # noqa: F401 (fixtures)
 from tests.forges.conftest import fake, forge_for, sleeps  # noqa: F401 (fixtures)
+from tests.test_shards import part_doc  # noqa: F401 (a fixture)
 
 
 @pytest.fixture(autouse=True)
