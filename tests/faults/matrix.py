@@ -243,7 +243,10 @@ FAULTS = (
     Fault("no HOME", "start", _no_home, frozenset({0})),
     Fault("temporary folder read-only", "workspace", _read_only_tmp, frozenset({0, 2})),
     # The base cannot be checked out: both tools fail at the merge base only, their findings
-    # are reported without a baseline, and with `fail-level: none` nothing fails the gate.
+    # are reported without a baseline, and with `fail-level: none` nothing fails the gate. As
+    # the README's Fail closed has it: a failure at the merge base fails the gate through the
+    # findings at or above the fail level it leaves without a baseline, and at `none` no
+    # finding is at the level (the next row: at `error` the gate does not pass).
     Fault("disk full (64 KiB tmpfs)", "workspace", _full_disk, frozenset({0}), "failed"),
     Fault("locale not UTF-8", "start", _c_locale, frozenset({0})),
     # The same disk, the default fail level: the finding on the added line fails the gate, and
