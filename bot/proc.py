@@ -15,6 +15,7 @@ import signal
 import subprocess
 import tempfile
 import threading
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +25,9 @@ from bot import credentials, filecommands
 from bot.errors import Cancelled, MissingBinary, Timeout
 
 DEFAULT_TIMEOUT = 300.0
+# Seconds a process's output may stay open after it exited (a child it left holds it) before
+# its group is killed.
+PIPE_GRACE = 10.0
 OUTPUT_CAP = 64 * 1024 * 1024  # bytes kept per stream in memory; the rest is dropped and flagged
 # With `run(spill=True)` stdout goes to an anonymous temporary file instead (nothing on disk to
 # clean up, whatever happens), read back as a stream; beyond this it is dropped and flagged.
@@ -270,9 +274,11 @@ def _wait(proc: subprocess.Popen[bytes], argv: Sequence[str], timeout: float,
         for t in threads:
             t.join(timeout=5)
         raise Timeout(argv, timeout, bytes(err))
-    # The leader exited; children that kept the pipes open must not hang us.
+    # The leader exited; children that kept the pipes open must not hang us: both pipes get
+    # PIPE_GRACE seconds together (one after the other, a daemon holding both cost twice it).
+    deadline = time.monotonic() + PIPE_GRACE
     for t in threads:
-        t.join(timeout=10)
+        t.join(timeout=max(0.0, deadline - time.monotonic()))
     if any(t.is_alive() for t in threads):
         kill_group(proc)
         for t in threads:

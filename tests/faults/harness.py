@@ -9,7 +9,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,19 +61,23 @@ def reviewbot(args: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None =
                    err.decode("utf-8", "replace"))
 
 
-def strays(work: Path) -> list[tuple[int, str]]:
-    """Processes still running in a folder under `work` (their working directory): a tool,
-    a git or a language server the run should have ended. Each is killed once seen."""
+def strays(work: Path, groups: Collection[int] = ()) -> list[tuple[int, str]]:
+    """Processes still running in a folder under `work` (their working directory), or in one
+    of the process `groups` (each tool is a group of its own: a child that moved elsewhere is
+    still in it): a tool, a git or a language server the run should have ended. Each is
+    killed once seen."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
             continue
         try:
             cwd = os.readlink(entry / "cwd")
+            group = os.getpgid(int(entry.name))
         except OSError:
             continue
-        if (cwd == str(work) or cwd.startswith(f"{work}/")) and running(int(entry.name)):
-            found.append((int(entry.name), cwd[len(str(work)):] or "/"))
+        inside = cwd == str(work) or cwd.startswith(f"{work}/")
+        if (inside or group in groups) and running(int(entry.name)):
+            found.append((int(entry.name), cwd[len(str(work)):] if inside else f"group {group}"))
             with contextlib.suppress(OSError):
                 os.kill(int(entry.name), 9)
     return found

@@ -231,6 +231,11 @@ FAULTS = (
           "failed"),
     Fault("tool writes into the checkout", "collect",
           _tool("#!/bin/sh\nprintf 'x = 1\\n' >> a.py\n"), frozenset({4}), "failed"),
+    # A daemon of the tool's own, holding its output open after the tool exited: its group is
+    # killed once the output has stayed open for PIPE_GRACE seconds (bot.proc).
+    Fault("tool leaves a child running", "collect", _tool(
+        "#!/bin/sh\necho $$ >> {work}/pids\n[ \"$1\" = --version ] && echo 'faulty 1.0' && exit 0\n"
+        "(cd / && exec sleep 120) &\nexit 0\n"), frozenset({0}), within=15),
     Fault("language server dies mid-session", "collect", _server_dies, frozenset({4}), "failed",
           "basedpyright", (("pyrightconfig.json", "{}\n"),)),
     Fault("head detached", "workspace", _nothing, frozenset({0}), change=_detached),
@@ -420,11 +425,12 @@ def _leftovers(work: Path, repo: Path) -> tuple[str, ...]:
     bases = work / "cache" / "bases"
     left += [f"base place {p.name}" for p in bases.iterdir()] if bases.exists() else []
     pids = work / "pids"
-    for pid in pids.read_text().split() if pids.exists() else []:
-        if running(int(pid)):
-            os.kill(int(pid), 9)
+    recorded = [int(pid) for pid in pids.read_text().split()] if pids.exists() else []
+    for pid in recorded:
+        if running(pid):
+            os.kill(pid, 9)
             left.append(f"process {pid}")
-    left += [f"process {pid} in {cwd}" for pid, cwd in strays(work)]
+    left += [f"process {pid} in {where}" for pid, where in strays(work, recorded)]
     return tuple(left)
 
 
