@@ -265,6 +265,8 @@ FAULTS = (
           before_hint=repos.back_online),
     Fault("base branch never fetched", "resolve", _nothing, frozenset({2}),
           clone=repos.feature_only, base="origin/main", refuses=True),
+    Fault("shallow clone of the branch alone", "resolve", _nothing, frozenset({2}),
+          clone=repos.shallow_feature_only, base="origin/main", refuses=True),
     Fault("submodule: pointer and files inside", "workspace", _nothing, frozenset({0}),
           change=repos.submodule, notes=("vendored",)),
     # The declared linter may write into the base, so the base is a full checkout: git writing

@@ -60,6 +60,15 @@ def feature_only(work: Path, repo: GitRepo) -> Path:
     return clone
 
 
+def shallow_feature_only(work: Path, repo: GitRepo) -> Path:
+    """What actions/checkout makes by default: the change's branch alone, at depth 1."""
+    _history(repo)
+    clone = work / "clone"
+    git(work, "clone", "-q", "--depth", "1", "--single-branch", "--branch", "feature",
+        f"file://{repo.path}", str(clone))
+    return clone
+
+
 def submodule(repo: GitRepo) -> None:
     """A submodule `vendored/` holding Python files: the change moves its pointer to a commit
     that adds an unused import inside it. Those files are the submodule's own repository's:
