@@ -267,6 +267,8 @@ FAULTS = (
           clone=repos.feature_only, base="origin/main", refuses=True),
     Fault("shallow clone of the branch alone", "resolve", _nothing, frozenset({2}),
           clone=repos.shallow_feature_only, base="origin/main", refuses=True),
+    Fault("run from a linked worktree", "workspace", _nothing, frozenset({0}),
+          clone=repos.linked_worktree),
     Fault("submodule: pointer and files inside", "workspace", _nothing, frozenset({0}),
           change=repos.submodule, notes=("vendored",)),
     # The declared linter may write into the base, so the base is a full checkout: git writing
@@ -418,8 +420,14 @@ def _review(where: Path, env: dict[str, str], setup: Setup, args: list[str],
                      unprivileged=setup.unprivileged, interrupt=interrupt)
 
 
+def _worktrees(repo: Path) -> list[str]:
+    return [line.split()[0] for line in repos.git(repo, "worktree", "list").splitlines()]
+
+
 def _leftovers(work: Path, repo: Path) -> tuple[str, ...]:
-    left = [f"worktree {line}" for line in repos.git(repo, "worktree", "list").splitlines()[1:]]
+    # The worktrees the row made itself (the user's own) are listed under the folder `user`.
+    left = [f"worktree {path}" for path in _worktrees(repo)[1:]  # [0]: the main checkout
+            if not path.startswith(str(work / "user"))]
     status = repos.git(repo, "status", "--porcelain", "--untracked-files=no")
     left += [f"checkout changed: {status}"] if status else []
     scratch = work / "scratch"

@@ -69,6 +69,14 @@ def shallow_feature_only(work: Path, repo: GitRepo) -> Path:
     return clone
 
 
+def linked_worktree(work: Path, repo: GitRepo) -> Path:
+    """The change checked out in a worktree of the user's own (`git worktree add`), the main
+    checkout back on `main`: the review runs in the linked one."""
+    repo.checkout("main")
+    git(repo.path, "worktree", "add", "-q", str(work / "user" / "linked"), "feature")
+    return work / "user" / "linked"
+
+
 def submodule(repo: GitRepo) -> None:
     """A submodule `vendored/` holding Python files: the change moves its pointer to a commit
     that adds an unused import inside it. Those files are the submodule's own repository's:
