@@ -209,6 +209,7 @@ _DRAW = random.Random(SEED)
 # Anywhere from Python starting to the review's end (about a second and a half here).
 INTERRUPTS = [(signum, round(_DRAW.uniform(0.2, 1.5), 2))
               for signum in (signal.SIGINT, signal.SIGTERM) * 3]
+KILLS = [round(_DRAW.uniform(0.5, 1.5), 2) for _ in range(2)]
 # Staging or applying 4,000 rewrites takes about as long (tests/faults/edits.py).
 EDITS = [(phase, signum, round(_DRAW.uniform(0.2, 1.3), 2)) for phase in ("stage", "apply")
          for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGINT)]
@@ -277,6 +278,10 @@ FAULTS = (
           within=300),
     *(Fault(f"{signum.name} after {delay} s", "review (seeded)", _slow, STOPPED,
             interrupt=(signum, delay)) for signum, delay in INTERRUPTS),
+    # README: "a run killed with SIGKILL is cleaned up by the next one".
+    *(Fault(f"SIGKILL after {delay} s", "review (seeded)", _slow,
+            frozenset({0, -signal.SIGKILL}), interrupt=(signal.SIGKILL, delay))
+      for delay in KILLS),
     *(Fault(f"{signum.name} after {delay} s", f"ast-edit --{phase} (seeded)", _nothing, STOPPED,
             tool="ast-edit", interrupt=(signum, delay), edit=phase,
             reruns=frozenset({0, 1}) if phase == "apply" else frozenset({0}))
@@ -318,7 +323,10 @@ def run(fault: Fault) -> Row:
             began = time.monotonic()
             out = _review(where, env, setup, args, fault.interrupt)
             seconds = time.monotonic() - began
-            left = _leftovers(work, where)
+            # SIGKILL cannot be caught: what the run left is the next run's to remove.
+            killed = fault.interrupt is not None and fault.interrupt[0] == signal.SIGKILL
+            left = () if killed else _leftovers(work, where)
+            orphaned = len(_worktrees(where)) - 1 + len(list((work / "scratch").iterdir()))
             rerun = None
             if fault.interrupt is not None or (fault.refuses and out.status == 2):
                 first, rerun = out, _again(fault, work, where, env, setup, args, out)
@@ -331,6 +339,7 @@ def run(fault: Fault) -> Row:
         if rerun is None:
             return row
         how = ("refused" if fault.refuses else "finished first" if first.status in (0, 1, 4)
+               else f"killed, {orphaned} left for the next run" if first.status == -signal.SIGKILL
                else "stopped")
         return Row(fault, f"{how}, re-run: {row.outcome}", row.lost, row.duplicated,
                    row.invented, first.status, left, first.crashed or row.crashed, seconds,
