@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
-import argparse
-import importlib
-import os
-import select
 import sys
-from collections.abc import Sequence
 
-from bot import cancel, lockdown
-from bot.errors import BotError, Exit
+try:  # Ctrl-C while the bot itself loads: nothing is started yet, and no traceback
+    import argparse
+    import importlib
+    import os
+    import select
+    from collections.abc import Sequence
+
+    from bot import cancel, lockdown
+    from bot.errors import BotError, Exit
+except KeyboardInterrupt:
+    print("reviewbot: interrupted", file=sys.stderr)
+    raise SystemExit(130) from None
 
 # Command name -> the module that implements it. Each module exposes `register(subparsers)`,
 # which adds its parser and sets `func(args) -> int`. Modules are imported only when their

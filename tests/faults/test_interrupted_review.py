@@ -118,3 +118,24 @@ def test_a_signal_at_a_checkout_step_leaves_nothing(
             workspace.checkouts(rev, ()) as made:
         made.base()
     assert leftovers(repo, tmp) == ([], [])
+
+
+def test_ctrl_c_while_the_bot_itself_loads_is_an_interruption(tmp_path: Path) -> None:
+    """A real SIGINT while `bot.cli`'s own imports run (found by the matrix's seeded delays:
+    a traceback through cancel, proc, credentials, selfproc). Sent here at a fixed point of
+    that chain, the import of ctypes."""
+    import os
+
+    start = ("import builtins, os, runpy, signal, sys\n"
+             "real = builtins.__import__\n"
+             "def hit(name, *args, **kwargs):\n"
+             "    if name == 'ctypes':\n"
+             "        os.kill(os.getpid(), signal.SIGINT)\n"
+             "    return real(name, *args, **kwargs)\n"
+             "builtins.__import__ = hit\n"
+             "sys.argv = ['reviewbot', '--version']\n"
+             "runpy.run_module('bot.cli', run_name='__main__', alter_sys=True)\n")
+    done = subprocess.run([sys.executable, "-c", start], cwd=tmp_path, capture_output=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60)
+    assert b"Traceback" not in done.stderr, done.stderr.decode()
+    assert (done.returncode, done.stderr) == (130, b"reviewbot: interrupted\n")
