@@ -325,13 +325,14 @@ def run(fault: Fault) -> Row:
             seconds = time.monotonic() - began
             # SIGKILL cannot be caught: what the run left is the next run's to remove.
             killed = fault.interrupt is not None and fault.interrupt[0] == signal.SIGKILL
-            left = () if killed else _leftovers(work, where)
+            left = (() if killed else _leftovers(work, where)) + _crash(out)
             orphaned = len(_worktrees(where)) - 1 + len(list((work / "scratch").iterdir()))
             rerun = None
             if fault.interrupt is not None or (fault.refuses and out.status == 2):
                 first, rerun = out, _again(fault, work, where, env, setup, args, out)
                 out = rerun
                 left += tuple(f"after the re-run: {x}" for x in _leftovers(work, where))
+                left += _crash(rerun)
         finally:
             for undo in setup.cleanup:
                 undo()
@@ -349,6 +350,7 @@ def run(fault: Fault) -> Row:
 def _edit_row(fault: Fault) -> Row:
     assert fault.edit is not None and fault.interrupt is not None
     first, again, (bare, twice), left, seconds = edits.run_edit(fault.edit, fault.interrupt)
+    left += [*_crash(first), *_crash(again)]
     # An apply run again after it had finished is refused, nothing written: that is right.
     done = again.status == 0 or (fault.edit == "apply" and "moved since staging" in again.stderr)
     how = "finished first" if first.status in (0, 1, 4) else "stopped"
@@ -377,6 +379,13 @@ def _apply_row(fault: Fault) -> Row:
     done = "ok" if hit.again in ("pushed", "moved") else "failed"
     return Row(fault, f"{hit.where}: re-run: apply {done} ({hit.again})", hit.lost,
                hit.duplicated, 0, status, hit.left, False, seconds, 0)
+
+
+def _crash(out: Outcome) -> tuple[str, ...]:
+    """What a run that crashed said last: the row shows why it broke its promise."""
+    last = out.stderr.strip().splitlines()[-1:] if out.crashed else []
+    return tuple(f"crashed ({out.status}): {line[:80]}" for line in last) or (
+        ("crashed",) if out.crashed else ())
 
 
 def _again(fault: Fault, work: Path, where: Path, env: dict[str, str], setup: Setup,
