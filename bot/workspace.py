@@ -297,6 +297,28 @@ def _carry_config(head_root: Path, base_root: Path, names: Sequence[str]) -> Non
             dst.unlink()  # a config the head removed must not apply at the base
 
 
+# Below this much free space on the disk where the base is kept between runs, the base is made
+# in the run's scratch folder instead when that disk has more room: a full cache disk must not
+# fail every tool at the base.
+MIN_FREE = 256 * 1024 * 1024
+
+
+def _free(path: Path) -> int:
+    """Free bytes on the disk that holds `path` (or would: its nearest existing folder)."""
+    for folder in (path, *path.parents):
+        try:
+            return shutil.disk_usage(folder).free
+        except OSError:
+            continue
+    return 0
+
+
+def _roomy(home: Path, scratch_folder: Path) -> bool:
+    """Whether the base's own place `home` has room enough, or no less than the scratch."""
+    free = _free(home)
+    return free >= MIN_FREE or free >= _free(scratch_folder)
+
+
 class Checkouts:
     """The head's checkout, and the base's, made on first need (`base()`)."""
 
@@ -317,7 +339,8 @@ class Checkouts:
         self.head_root = rev.repo
         try:
             # The repository's own place when no other run holds it, else a new one.
-            self.place = scratch.claim(rev.repo, base_home(rev.repo))
+            home = base_home(rev.repo)
+            self.place = scratch.claim(rev.repo, home) if _roomy(home, self.scratch) else None
             self.base_root = self.place.path if self.place else self.scratch / "base"
             if not _head_is_checkout(rev):
                 self.head_root = self.scratch / "head"

@@ -193,6 +193,12 @@ def _full_disk(work: Path, setup: Setup) -> None:
     setup.env.update(TMPDIR=str(disk), REVIEWBOT_CACHE_DIR=str(disk / "cache"))
 
 
+def _full_cache_disk(work: Path, setup: Setup) -> None:
+    """The cache folder's disk is full, the temporary folder has room."""
+    _full_disk(work, setup)
+    del setup.env["TMPDIR"]
+
+
 def _c_locale(work: Path, setup: Setup) -> None:
     setup.env.update(LC_ALL="C", LANG="C", PYTHONUTF8="0", PYTHONCOERCECLOCALE="0")
 
@@ -248,17 +254,15 @@ FAULTS = (
     Fault("PATH entry unreadable", "detect", _unreadable_path, frozenset({0})),
     Fault("no HOME", "start", _no_home, frozenset({0})),
     Fault("temporary folder read-only", "workspace", _read_only_tmp, frozenset({0, 2})),
-    # The base cannot be checked out: both tools fail at the merge base only, their findings
-    # are reported without a baseline, and with `fail-level: none` nothing fails the gate. As
-    # the README's Fail closed has it: a failure at the merge base fails the gate through the
-    # findings at or above the fail level it leaves without a baseline, and at `none` no
-    # finding is at the level (the next row: at `error` the gate does not pass).
-    Fault("disk full (64 KiB tmpfs)", "workspace", _full_disk, frozenset({0}), "failed"),
+    # TMPDIR and the cache folder on a full disk: the scratch folder goes where Python finds
+    # room (its own fallback, /tmp), and the base with it, the cache's disk having less room.
+    # (It failed every tool at the merge base; the README's Fail closed then lets only the
+    # findings at or above the fail level without a baseline fail the gate: none at `none`.)
+    Fault("disk full (64 KiB tmpfs)", "workspace", _full_disk, frozenset({0})),
+    # The base is made in the cache folder (its path stable across runs, for the tools' own
+    # caches); with less room there than in the temporary folder, in the temporary folder.
+    Fault("disk of the cache folder full", "workspace", _full_cache_disk, frozenset({0})),
     Fault("locale not UTF-8", "start", _c_locale, frozenset({0})),
-    # The same disk, the default fail level: the finding on the added line fails the gate, and
-    # the one left without a baseline is named as unchecked.
-    Fault("disk full, fail-level error", "workspace", _full_disk, frozenset({1}), "failed",
-          config=DECLARED.replace("fail-level: none", "fail-level: error")),
     Fault("shallow clone (depth 1)", "resolve", _nothing, frozenset({0}), clone=repos.shallow,
           base="origin/main"),
     Fault("shallow clone, remote gone", "resolve", _nothing, frozenset({2}),
