@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import IO
 
 from bot import git
+from bot.errors import BotError
 
 PREFIX = "reviewbot-"
 OWNER = "owner.json"
@@ -61,8 +62,18 @@ def alive(owner: Owner) -> bool:
 
 
 def make(repo: Path) -> Path:
-    """A new scratch folder owned by this process."""
-    folder = Path(tempfile.mkdtemp(prefix=PREFIX, dir=_tmp()))
+    """A new scratch folder owned by this process; refused (BotError) inside `repo` unless
+    TMPDIR says so: Python puts temporary files there when no temporary folder can be
+    written (its last resort is the current folder), and the run's worktrees would be made in
+    the user's checkout."""
+    tmp, top = _tmp(), repo.resolve()
+    chosen = {Path(os.environ[name]).resolve() for name in ("TMPDIR", "TEMP", "TMP")
+              if os.environ.get(name)}
+    if (tmp == top or top in tmp.parents) and tmp not in chosen:
+        raise BotError(f"no temporary folder can be written (TMPDIR, /tmp, /var/tmp; the last "
+                       f"resort would be {tmp}, inside the repository): set TMPDIR to a "
+                       "writable folder outside it")
+    folder = Path(tempfile.mkdtemp(prefix=PREFIX, dir=tmp))
     pid = os.getpid()
     (folder / OWNER).write_text(json.dumps({"pid": pid, "start": start_time(pid), "repo": str(repo)}))
     return folder

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -99,3 +100,30 @@ def test_a_reader_that_closes_the_output_early(py_change: GitRepo) -> None:
     assert "Traceback" not in err and "Exception ignored" not in err, err
     assert done.returncode == 141, err
     assert err.startswith("reviewbot: "), err
+
+
+def test_no_writable_temporary_folder_at_all() -> None:
+    """TMPDIR unset and /tmp and /var/tmp read-only (mounted so in a namespace of the run's
+    own): Python's last resort for temporary files is the current folder, the user's checkout,
+    where the run's worktrees would then be made. Refused instead, saying what to set."""
+    if os.geteuid() != 0 or not Path("/dev/shm").is_dir():
+        pytest.skip("a mount namespace needs root (CI runs as root), and /dev/shm")
+    with tempfile.TemporaryDirectory(dir="/dev/shm") as folder:  # outside /tmp: still visible
+        repo = GitRepo(Path(folder) / "repo")
+        repo.commit({"a.py": "import os\n"})
+        repo.branch("feature")
+        repo.commit({"a.py": "import os\nimport sys\n"})
+        repo.checkout("main")  # the head gets a worktree of its own
+        read_only = ("mount -t tmpfs -o ro,size=4k tmpfs /tmp && "
+                     "mount -t tmpfs -o ro,size=4k tmpfs /var/tmp && exec \"$@\"")
+        env = {k: v for k, v in os.environ.items() if k not in ("TMPDIR", "TEMP", "TMP")}
+        done = subprocess.run(
+            ["unshare", "-m", "sh", "-c", read_only, "sh", sys.executable, "-m", "bot.cli",
+             "review", "--base", "main", "--head", "feature", "--no-cache"],
+            cwd=repo.path, capture_output=True, timeout=120,
+            env={**env, "PYTHONPATH": str(ROOT), "REVIEWBOT_CACHE_DIR": f"{folder}/cache"})
+        err = done.stderr.decode()
+        assert (done.returncode, "Traceback" in err) == (2, False), err
+        assert "TMPDIR" in err, err
+        assert repo.git("status", "--porcelain", "--ignored") == ""
+        assert repo.git("worktree", "list").count("\n") == 0
