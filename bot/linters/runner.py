@@ -378,8 +378,8 @@ class LinterAnalyzer(Analyzer):
                      resolution: Resolution) -> tuple[Outcome, Outcome] | None:
         """Both revisions through shared invocations, for a tool that finds each file's
         configuration from the file itself (ESLint 10): one start-up instead of two, on
-        absolute paths from the head's folder. None when the tool cannot, or when one
-        checkout lies inside the other."""
+        absolute paths from the head's folder. None when the tool cannot, when one
+        checkout lies inside the other, or when the shared run mixed the revisions."""
         spec, exe, salt = self._prepare(resolution)
         if not spec.pairable or spec.scope != "file" or _nested(base.root, head.root):
             return None
@@ -397,7 +397,10 @@ class LinterAnalyzer(Analyzer):
             def attempt(paths: tuple[str, ...], unit: Unit = unit) -> Attempt:
                 return self._pair_attempt(spec, exe, Unit(unit.cwd, paths), sides, owners)
 
-            failures = isolate(unit.paths, attempt)
+            try:
+                failures = isolate(unit.paths, attempt)
+            except _Mixed:
+                return None  # each revision alone (what earlier units cached stays right)
             for side in sides:
                 mine = [Failure(tuple(owners[a][1] for a in f.paths if owners[a][0] is side),
                                 f.message, f.timeout, f.isolated) for f in failures]
@@ -428,10 +431,25 @@ class LinterAnalyzer(Analyzer):
                 reads.append((side, mine, found))
         finally:
             result.close()
+        if any(_names_another(f, side.target.root, roots) for side, _, found in reads
+               for f in found):
+            raise _Mixed
         for side, mine, found in reads:
             side.run.findings.extend(found)
             self._store(found, mine, side.keys, side.cache, side.run.failed)
         return Attempt("ok")
+
+
+class _Mixed(Exception):
+    """A shared run was misled by the other revision: its results are not either's."""
+
+
+def _names_another(finding: Finding, own: Path, roots: Sequence[Path]) -> bool:
+    """Whether a finding's message names another revision's checkout: the tool mixed the
+    revisions (typescript-eslint 8 takes every loaded config's folder as a candidate root and
+    fails each file's parse when there are two)."""
+    return any(str(root) in finding.message or str(root.resolve()) in finding.message
+               for root in roots if root != own)
 
 
 def _nested(a: Path, b: Path) -> bool:

@@ -77,6 +77,42 @@ def test_one_run_lints_both_revisions_with_each_ones_config(repo: GitRepo, tmp_p
     assert _review(repo, spec, None) == paired and len(calls(log)) == 4
 
 
+# A parser that keeps state per process, as typescript-eslint 8 does: each config that loads
+# it adds its folder as a candidate root, and with two candidates every file fails to parse.
+STATEFUL = """import { createRequire } from "node:module";
+const espree = createRequire(import.meta.url)(%r);
+const roots = new Set();
+export function configFor(root) {
+  roots.add(root);
+  return { languageOptions: { parser: { meta: { name: "stateful" }, parse(text, options) {
+    if (roots.size > 1) throw new Error(`multiple candidate roots: ${[...roots].join(", ")}`);
+    return espree.parse(text, { ...options, ecmaVersion: "latest", range: true, loc: true,
+                               tokens: true, comment: true });
+  } } }, rules: { "prefer-const": "error" } };
+}
+"""
+
+
+def test_a_tool_that_mixes_the_revisions_in_one_run_runs_each_alone(repo: GitRepo,
+                                                                     tmp_path: Path) -> None:
+    """A shared run whose output names the other revision's checkout was misled by it (the
+    configs of both revisions loaded in one process): each revision is linted alone, and
+    nothing of the mixed run is reported or cached."""
+    espree = Path(__file__).resolve().parents[2] / "tools/node_modules/espree/dist/espree.cjs"
+    shared = write(tmp_path / "installed", {"stateful.mjs": STATEFUL % str(espree)})
+    config = (f'import {{ configFor }} from "{shared / "stateful.mjs"}";\n'
+              "export default [configFor(import.meta.dirname)];\n")
+    repo.commit({"eslint.config.mjs": config, "src/a.js": "let a = 1;\nexport { a };\n"})
+    repo.branch("feat")
+    repo.commit({"src/a.js": "let a = 1;\nexport { a };\nlet b = 2;\nexport { b };\n"})
+    spec, log = counting_spec(tmp_path, eslint.SPEC)
+    rows = _review(repo, spec, tmp_path / "cache")
+    assert rows == [("src/a.js", "prefer-const", 1, "preexisting"),
+                    ("src/a.js", "prefer-const", 3, "introduced")]
+    assert len(calls(log)) == 3, "the mixed run, then one per revision"
+    assert _review(repo, spec, tmp_path / "cache") == rows and len(calls(log)) == 3
+
+
 # --- tool errors as a reviewer needs them ------------------------------------------------------
 
 def test_missing_plugin_message_is_short_relative_and_says_how_to_install(repo: GitRepo) -> None:
