@@ -30,15 +30,24 @@ def _norm(path: str) -> str:
 
 @dataclass(frozen=True)
 class DiskView:
-    """A checkout; blob ids hashed from the files' bytes (a `bot.analyzer.TreeView`)."""
+    """A checkout; blob ids hashed from the files' bytes (a `bot.analyzer.TreeView`).
+
+    Each file is hashed once per view: a package's key covers its whole module, so the keys
+    of N changed packages would otherwise read the module N times. A view lives for one
+    collect, whose keys are all taken before its tool runs."""
 
     root: Path
+    _known: dict[str, str | None] = field(default_factory=dict, compare=False, repr=False)
 
     def is_file(self, path: str) -> bool:
         return (self.root / path).is_file()
 
     def blobs(self, paths: Sequence[str]) -> dict[str, str]:
-        return {p: file_blob(self.root / p) for p in paths if (self.root / p).is_file()}
+        for path in paths:
+            if path not in self._known:
+                full = self.root / path
+                self._known[path] = file_blob(full) if full.is_file() else None
+        return {p: blob for p in paths if (blob := self._known[p]) is not None}
 
     def walk(self, top: str, suffixes: frozenset[str], names: frozenset[str] = frozenset(),
              stop: str | None = None) -> list[str]:

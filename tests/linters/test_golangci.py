@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import proc, workspace
+from bot import proc, trees, workspace
 from bot.analyzer import Target
 from bot.linters import golangci
 from bot.linters.base import Unit
@@ -298,3 +298,27 @@ def test_a_package_that_does_not_compile_hides_no_other_packages_findings(
         ("io/io.go", 8, "errcheck", "preexisting"),
         ("io/io.go", 10, "errcheck", "introduced"),
         ("use/use.go", 3, "typecheck", "introduced")]
+
+
+def test_a_modules_files_are_hashed_once_whatever_the_number_of_changed_packages(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each changed package's cache key covers the whole module's Go files: read from the
+    checkout once per collect, not once per package (packages x module files)."""
+    files = {"go.mod": "module example.com/m\n\ngo 1.22\n",
+             ".golangci.yml": 'version: "2"\nlinters:\n  default: none\n  enable: [errcheck]\n'}
+    for p in range(6):
+        for f in range(3):
+            files[f"p{p}/f{f}.go"] = f"package p{p}\n\nfunc F{f}() int {{ return {f} }}\n"
+    write(tmp_path, files)
+    reads: list[Path] = []
+    hashed = trees.file_blob
+
+    def counted(path: Path) -> str:
+        reads.append(path)
+        return hashed(path)
+
+    monkeypatch.setattr(trees, "file_blob", counted)
+    outcome = lint(golangci.SPEC, tmp_path, [f"p{p}/f0.go" for p in range(6)],
+                   cache_dir=tmp_path / "cache")
+    assert outcome.status == "ok", outcome.message
+    assert len(reads) == len(set(reads)) and len(reads) <= len(files)
