@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import TypeVar
 
@@ -74,35 +74,60 @@ def _message(tool: str, touched: list[str], lost: list[str], kept: dict[str, str
     return "\n".join(parts)
 
 
-def probing(repo: Path | None, tool: str, probe: Callable[[], T]) -> tuple[T, str]:
+@dataclass
+class Watch:
+    """The user's checkout `repo` (None: the tools run elsewhere) and its last status snapshot:
+    what one step saw after it is what the next starts from, so a review reads the status
+    once per step, not twice (each read lists every file of the checkout)."""
+
+    repo: Path | None
+    last: dict[str, str] | None = None
+
+    def before(self) -> dict[str, str]:
+        assert self.repo is not None
+        if self.last is None:
+            self.last = git.status_all(self.repo)
+        return self.last
+
+    def after(self) -> dict[str, str]:
+        assert self.repo is not None
+        self.last = git.status_all(self.repo)
+        return self.last
+
+
+def probing(watch: Watch, tool: str, probe: Callable[[], T]) -> tuple[T, str]:
     """Run `probe` (finding a tool and asking its version, which runs it in the checkout);
-    when that changed the user's checkout `repo`, put it back: (its value, what it changed,
-    or "" when nothing). Unwatched, a write there would also hide the same write by the tool's
+    when that changed the user's checkout, put it back: (its value, what it changed, or ""
+    when nothing). Unwatched, a write there would also hide the same write by the tool's
     real run from `around`, whose status snapshot would already show the file modified."""
+    repo = watch.repo
     if repo is None:
         return probe(), ""
-    before = git.status_all(repo)
+    before = watch.before()
     value = probe()
-    after = git.status_all(repo)
+    after = watch.after()
     if after == before:
         return value, ""
+    watch.last = None  # put back below: read again before the next step
     touched, lost, kept = _restore(repo, before, after)
     if not lost and all(p not in before and PurePosixPath(p).name in REGENERATED for p in touched):
         return value, ""
     return value, _message(f"{tool} (asked for its version)", touched, lost, kept)
 
 
-def around(repo: Path | None, tool: str, paths: Sequence[str],
+def around(watch: Watch, tool: str, paths: Sequence[str],
            collect: Callable[[], tuple[Outcome, Outcome]]) -> tuple[Outcome, Outcome]:
-    """Run `collect` (the tool at base and head); when the head is the user's checkout `repo`
-    (None: it is not), a change to the checkout fails the tool at the head."""
+    """Run `collect` (the tool at base and head); when the head is the user's checkout
+    (`watch.repo`; None: it is not), a change to the checkout fails the tool at the head."""
+    repo = watch.repo
     if repo is None:
         return collect()
-    before = git.status_all(repo)
+    before = watch.before()
     base, head = collect()
-    after = git.status_all(repo)
+    after = watch.after()
     if after == before:
         return base, head
+    watch.last = None
     touched, lost, kept = _restore(repo, before, after)
     if not lost and all(p not in before and PurePosixPath(p).name in REGENERATED for p in touched):
         return base, head  # only caches, or a lock file removed again

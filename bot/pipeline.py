@@ -235,6 +235,8 @@ def gather(opts: ReviewOptions) -> Gathered:
         pair_of = {base: head for head, base in changes.pairs().items() if base is not None}
         # What each tool run so far checked, per revision (Target.checked).
         checked: dict[Side, dict[str, frozenset[str]]] = {"base": {}, "head": {}}
+        # A tool run in the user's checkout must leave it as it was (bot.guard).
+        watch = guard.Watch(rev.repo if head_root == rev.repo else None)
         for analyzer in applicable:
             own = None if mine is None else mine.get(analyzer.name, frozenset())
             if own is not None and not own:
@@ -242,8 +244,7 @@ def gather(opts: ReviewOptions) -> Gathered:
             started = time.monotonic()
             if opts.progress is not None:
                 opts.progress(analyzer.name, None)
-            checkout = rev.repo if head_root == rev.repo else None
-            resolution, probed = guard.probing(checkout, analyzer.name,
+            resolution, probed = guard.probing(watch, analyzer.name,
                                                partial(analyzer.resolve, head_root, opts.cache_dir))
             if probed:
                 runs.append(_timed(ToolRun(analyzer.name, resolution.version, "failed", probed,
@@ -268,9 +269,8 @@ def gather(opts: ReviewOptions) -> Gathered:
             else:
                 base_t = replace(head_t, root=trees.base(), rev=rev.merge_base,
                                  paths=mine_base, side="base", checked=dict(checked["base"]))
-            # A tool run in the user's checkout must leave it as it was (bot.guard).
             base_o, head_o = guard.around(
-                checkout, analyzer.name, head_t.paths,
+                watch, analyzer.name, head_t.paths,
                 lambda: _collect(analyzer, resolution, base_t, head_t))  # noqa: B023 (run now)
             runs.append(_timed(_merge_status(analyzer.name, head_o.version or resolution.version,
                                              base_o, head_o), started, opts))

@@ -34,9 +34,10 @@ UNUSED = ("bot.forges", "bot.ci", "bot.flows", "bot.conversation", "bot.apply", 
 
 # Git processes of a review of N Python files with ruff (the head checked out, a linked base):
 # revisions, configuration, the diff and the blobs, the checkouts, the guard of the user's
-# checkout (around each tool's version probe too: two per tool) and the clean-up. Batched, so
+# checkout (one status, then one after each tool's version probe and one after its run) and
+# the clean-up. Batched, so
 # N does not appear.
-GIT_CALLS = 22
+GIT_CALLS = 21
 
 
 def _module(i: int, extra: str = "") -> str:
@@ -96,6 +97,24 @@ def test_the_git_processes_of_a_review_are_bounded_whatever_the_number_of_files(
     assert json.loads(capsys.readouterr().out)["summary"]["introduced"] == files
     git = [c for c in calls if Path(c[0]).name == "git"]
     assert 0 < len(git) <= GIT_CALLS, "\n".join(" ".join(c) for c in git)
+
+
+def test_the_checkout_is_read_once_per_tool_step_not_twice(
+        repo: GitRepo, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The guard's status snapshots chain: what one step saw after it is what the next one
+    starts from (one snapshot, then one after each version probe and one after each run)."""
+    require_tool("eslint")
+    repo.commit({"ruff.toml": RUFF, "eslint.config.mjs": 'export default [{ rules: { '
+                 '"prefer-const": "error" } }];\n', "a.py": _module(0), "b.js": "const b = 1;\n"},
+                "base")
+    repo.branch("feature")
+    repo.commit({"a.py": _module(0, "    unused_0 = 1\n"), "b.js": "let b = 1;\nexport { b };\n"})
+    calls = _count_git(monkeypatch)
+    assert main(["review", "--repo", str(repo.path), "--base", "main", "--format", "json",
+                 "--no-cache"]) == 1
+    assert json.loads(capsys.readouterr().out)["summary"]["introduced"] == 2
+    status = [c for c in calls if Path(c[0]).name == "git" and "--ignored=matching" in c]
+    assert len(status) == 1 + 2 * 2
 
 
 def test_json_is_one_compact_line(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
