@@ -123,6 +123,9 @@ class LinterSpec:
     # One invocation may take files of both revisions (absolute paths): the tool finds each
     # file's configuration from the file, not from its working folder.
     pairable: bool = False
+    # Given the head's checkout: False when its configuration is known to mix the revisions in
+    # one run (each is then linted alone from the start; a run found mixed is given up anyway).
+    pairs_with: Callable[[Path], bool] | None = None
     # Reads the version without running the tool (an npm package's package.json); None when
     # it cannot, and the tool is asked.
     read_version: Callable[[str], str | None] | None = None

@@ -148,6 +148,20 @@ def parse(result: proc.Result, unit: Unit, target: Target) -> Iterator[Finding]:
                       _fix(path, source, message), message.get("line") is None)
 
 
+def pairs_with(root: Path) -> bool:
+    """False for a root config that loads typescript-eslint and names no tsconfigRootDir:
+    typescript-eslint 8 takes the folder of every config that loads it as a candidate root and
+    fails each file's parse when one run loaded two (both revisions' configs)."""
+    for name in CONFIG_FILES:
+        try:
+            text = (root / name).read_text("utf-8", "replace")
+        except OSError:
+            continue
+        if "typescript-eslint" in text and "tsconfigRootDir" not in text:
+            return False
+    return True
+
+
 SPEC = LinterSpec(
     name="eslint",
     extensions=JS_EXTENSIONS,
@@ -160,6 +174,7 @@ SPEC = LinterSpec(
     # ESLint 10 looks a file's flat config up from the file: one run lints both revisions.
     # (ESLint 9 resolves it from the working folder and ignores files outside it.)
     for_version=lambda spec, version: replace(spec, pairable=version_tuple(version) >= (10,)),
+    pairs_with=pairs_with,
 )
 
 

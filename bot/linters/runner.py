@@ -383,6 +383,8 @@ class LinterAnalyzer(Analyzer):
         spec, exe, salt = self._prepare(resolution)
         if not spec.pairable or spec.scope != "file" or _nested(base.root, head.root):
             return None
+        if spec.pairs_with is not None and not spec.pairs_with(head.root):
+            return None
         sides = []
         for target in (base, head):
             cache = self._cache(target, resolution)

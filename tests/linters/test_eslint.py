@@ -113,6 +113,23 @@ def test_a_tool_that_mixes_the_revisions_in_one_run_runs_each_alone(repo: GitRep
     assert _review(repo, spec, tmp_path / "cache") == rows and len(calls(log)) == 3
 
 
+def test_a_typescript_eslint_config_without_its_root_is_not_paired(repo: GitRepo,
+                                                                   tmp_path: Path) -> None:
+    """A config that loads typescript-eslint and names no tsconfigRootDir would mix the
+    revisions in one run: each revision is linted alone from the start (no wasted run)."""
+    espree = Path(__file__).resolve().parents[2] / "tools/node_modules/espree/dist/espree.cjs"
+    shared = write(tmp_path / "node_modules/typescript-eslint", {"index.mjs": STATEFUL % str(espree)})
+    config = (f'import {{ configFor }} from "{shared / "index.mjs"}";\n'
+              "export default [configFor(import.meta.dirname)];\n")
+    repo.commit({"eslint.config.mjs": config, "src/a.js": "let a = 1;\nexport { a };\n"})
+    repo.branch("feat")
+    repo.commit({"src/a.js": "let a = 1;\nexport { a };\nlet b = 2;\nexport { b };\n"})
+    spec, log = counting_spec(tmp_path, eslint.SPEC)
+    assert _review(repo, spec, None) == [("src/a.js", "prefer-const", 1, "preexisting"),
+                                         ("src/a.js", "prefer-const", 3, "introduced")]
+    assert len(calls(log)) == 2, "one run per revision"
+
+
 # --- tool errors as a reviewer needs them ------------------------------------------------------
 
 def test_missing_plugin_message_is_short_relative_and_says_how_to_install(repo: GitRepo) -> None:
