@@ -97,10 +97,16 @@ class LinterAnalyzer(Analyzer):
         return groups + ([rest] if rest else [])
 
     def applies(self, root: Path, changed: Sequence[str]) -> bool:
-        configured = any((root / name).is_file() for name in self.spec.config_files)
+        """Configured at the root, or in a folder above one of the changed files it takes (a
+        project of a monorepo: the tools find each file's nearest configuration themselves)."""
+        wanted = [p for p in changed if self.spec.wants(p)]
+        return bool(wanted) and any(self._configured(root / folder)
+                                    for folder in _folders(wanted))
+
+    def _configured(self, folder: Path) -> bool:
         if self.spec.detect is not None:
-            configured = self.spec.detect(root)
-        return configured and any(self.spec.wants(p) for p in changed)
+            return self.spec.detect(folder)
+        return any((folder / name).is_file() for name in self.spec.config_files)
 
     def resolve(self, root: Path, cache_dir: Path | None = None) -> Resolution:
         exe = find_executable(self.spec.executables, root)
@@ -440,6 +446,16 @@ class LinterAnalyzer(Analyzer):
             side.run.findings.extend(found)
             self._store(found, mine, side.keys, side.cache, side.run.failed)
         return Attempt("ok")
+
+
+def _folders(paths: Sequence[str]) -> list[str]:
+    """The root, then every folder holding one of `paths` or above one, each once."""
+    out = {".": None}
+    for path in paths:
+        parts = PurePosixPath(path).parts[:-1]
+        for i in range(1, len(parts) + 1):
+            out.setdefault("/".join(parts[:i]), None)
+    return list(out)
 
 
 class _Mixed(Exception):
