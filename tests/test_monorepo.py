@@ -5,6 +5,7 @@ project's files."""
 
 from __future__ import annotations
 
+from bot.doctor import probe
 from bot.pipeline import ReviewOptions, registry, run_review
 from tests.conftest import GitRepo, require_tool
 
@@ -57,3 +58,15 @@ def test_a_project_config_applies_only_to_the_changed_files_beneath_it(repo: Git
     assert not tools["eslint"].applies(repo.path, ["py/lib/x.js"])
     assert tools["eslint"].applies(repo.path, ["web/quiet/q.js"])
     assert tools["golangci-lint"].applies(repo.path, ["svc/api/a.go"])
+
+
+def test_doctor_lists_each_projects_configuration(repo: GitRepo) -> None:
+    repo.commit(BASE, "base")
+    tools = registry()
+    files = sorted(BASE)
+    facts = {name: probe.linter(tools[name], repo.path, files)  # type: ignore[arg-type]
+             for name in ("ruff", "eslint", "golangci-lint")}
+    assert facts["golangci-lint"].markers == ("svc/api/.golangci.yml",)
+    assert facts["eslint"].markers == ("web/app/eslint.config.mjs", "web/quiet/eslint.config.mjs")
+    assert facts["ruff"].markers == ("py/lib/pyproject.toml",)
+    assert all(not f.declined for f in facts.values())

@@ -14,7 +14,7 @@ from bot import toolpath
 from bot.analyzer import Analyzer
 from bot.doctor.report import ConfigFacts, ToolFacts
 from bot.errors import BotError
-from bot.linters.runner import LinterAnalyzer
+from bot.linters.runner import LinterAnalyzer, folders
 from bot.lsp import servers
 from bot.lsp.analyzer import LspAnalyzer, project_root
 from bot.structural import TOOL as RULES_TOOL
@@ -27,9 +27,12 @@ def _count(files: Sequence[str], suffixes: Collection[str]) -> int:
 def linter(analyzer: LinterAnalyzer, root: Path, files: Sequence[str]) -> ToolFacts:
     spec = analyzer.spec
     candidates = tuple(dict.fromkeys((*spec.config_files, *spec.markers)))
-    found = tuple(n for n in candidates if (root / n).is_file())
+    # The root and every project folder above a file the linter takes (a monorepo's).
+    places = folders([f for f in files if spec.wants(f)])
+    found = tuple(n if place == "." else f"{place}/{n}" for place in places for n in candidates
+                  if (root / place / n).is_file())
     # The same decision as `LinterAnalyzer.applies`: `detect` refines what the files say.
-    enabled = spec.detect(root) if spec.detect is not None else bool(found)
+    enabled = any(analyzer.configured_in(root / place) for place in places)
     resolution = analyzer.resolve(root)
     exe = resolution.executable
     return ToolFacts(

@@ -100,10 +100,11 @@ class LinterAnalyzer(Analyzer):
         """Configured at the root, or in a folder above one of the changed files it takes (a
         project of a monorepo: the tools find each file's nearest configuration themselves)."""
         wanted = [p for p in changed if self.spec.wants(p)]
-        return bool(wanted) and any(self._configured(root / folder)
-                                    for folder in _folders(wanted))
+        return bool(wanted) and any(self.configured_in(root / folder)
+                                    for folder in folders(wanted))
 
-    def _configured(self, folder: Path) -> bool:
+    def configured_in(self, folder: Path) -> bool:
+        """Whether `folder` holds a configuration of the tool (the root, or a project's)."""
         if self.spec.detect is not None:
             return self.spec.detect(folder)
         return any((folder / name).is_file() for name in self.spec.config_files)
@@ -448,7 +449,7 @@ class LinterAnalyzer(Analyzer):
         return Attempt("ok")
 
 
-def _folders(paths: Sequence[str]) -> list[str]:
+def folders(paths: Sequence[str]) -> list[str]:
     """The root, then every folder holding one of `paths` or above one, each once."""
     out = {".": None}
     for path in paths:
