@@ -23,7 +23,7 @@ max RSS (the largest single descendant, exact). The verdicts are checked against
 diff of the linters alone at the base and at the head (per file and rule).
 
     .venv/bin/python bench/large/run.py [--sizes 250 500 1000] [--repeat 3] [--quick]
-        [--profile 1000] [--keep DIR]
+        [--profile 1000] [--keep DIR] [--tree DIR]
 """
 
 from __future__ import annotations
@@ -321,6 +321,8 @@ def main() -> None:
     parser.add_argument("--profile", type=int, metavar="SIZE",
                         help="only profile one cold review of this change (cProfile, to --keep)")
     parser.add_argument("--keep", type=Path, help="build the repository here and keep it")
+    parser.add_argument("--tree", type=Path, default=ROOT,
+                        help="the bot's source tree to run (another checkout: a before/after)")
     args = parser.parse_args()
     sizes = (20, 40) if args.quick else tuple(args.sizes)
     repeat = 1 if args.quick else args.repeat
@@ -342,7 +344,7 @@ def main() -> None:
         else:
             changes = {n: sorted(git(repo, "diff", "--name-only", "main", f"change-{n}").split())
                        for n in sizes}
-        bench = Bench(repo, tmp, ROOT, ruff, str(repo / "node_modules/.bin/eslint"), golangci)
+        bench = Bench(repo, tmp, args.tree.resolve(), ruff, str(repo / "node_modules/.bin/eslint"), golangci)
         if args.profile:
             git(repo, "checkout", "-q", f"change-{args.profile}")
             out = (args.keep or Path.cwd()) / f"review-{args.profile}.prof"
