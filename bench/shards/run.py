@@ -50,7 +50,7 @@ BOT = "import sys\nfrom bot.cli import main\nsys.exit(main(sys.argv[1:]))\n"
 MERGE = """import json, sys
 from pathlib import Path
 from bot.assemble import assemble
-from bot.commands.publish import DEFAULT_MAX_BYTES, read
+from bot.flows.publish import DEFAULT_MAX_BYTES, read
 files = [Path(p) for p in sys.argv[1:]]
 analysis = assemble([read(p, DEFAULT_MAX_BYTES) for p in files], [str(p) for p in files])
 r = analysis.result
