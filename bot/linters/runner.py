@@ -99,6 +99,10 @@ class LinterAnalyzer(Analyzer):
     def applies(self, root: Path, changed: Sequence[str]) -> bool:
         """Configured at the root, or in a folder above one of the changed files it takes (a
         project of a monorepo: the tools find each file's nearest configuration themselves)."""
+        # Configurations first: a tool configured nowhere never matches paths (a glob's
+        # matcher is an import a review without such tools does not pay).
+        if not any(self.configured_in(root / folder) for folder in folders(changed)):
+            return False
         wanted = [p for p in changed if self.spec.wants(p)]
         return bool(wanted) and any(self.configured_in(root / folder)
                                     for folder in folders(wanted))
