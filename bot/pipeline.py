@@ -22,6 +22,7 @@ from bot.diff import LineMap, identity_map
 from bot.errors import BotError
 from bot.linters.registry import CONFIG_FILES, LINTERS
 from bot.linters.registry import declared as declared_linters
+from bot.linters.runner import folders
 from bot.lsp.registry import SERVERS
 from bot.model import Finding, GatePolicy, ReviewResult, Side, ToolRun, ToolStatus
 from bot.structural import TOOL as RULES_TOOL
@@ -81,11 +82,15 @@ def registry() -> dict[str, Analyzer]:
     return {**LINTERS, **SERVERS}
 
 
-def _config_files(analyzers: Mapping[str, Analyzer]) -> list[str]:
+def _config_files(analyzers: Mapping[str, Analyzer], changed: Sequence[str]) -> list[str]:
+    """The config files the base takes from the head: at the root, and in every project folder
+    above a changed file (a monorepo's projects hold their own)."""
     names = list(CONFIG_FILES)
     for analyzer in analyzers.values():
         names += [n for n in analyzer.config_files if n not in names]
-    return names
+    nested = [f"{folder}/{name}" for folder in folders(changed)[1:] for name in names
+              if "/" not in name]
+    return names + nested
 
 
 def _merge_status(name: str, version: str | None, base: Outcome, head: Outcome) -> ToolRun:
@@ -221,7 +226,7 @@ def gather(opts: ReviewOptions) -> Gathered:
     head_findings: list[Finding] = []
     unbaselined: set[tuple[str, str]] = set()
     extra_paths: set[str] = set()
-    with workspace.checkouts(rev, _config_files(analyzers)) as trees:
+    with workspace.checkouts(rev, _config_files(analyzers, changed)) as trees:
         head_root = trees.head_root
         applicable = [a for _, a in sorted(analyzers.items())
                       if a.applies(head_root, changed)]

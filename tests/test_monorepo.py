@@ -70,3 +70,20 @@ def test_doctor_lists_each_projects_configuration(repo: GitRepo) -> None:
     assert facts["eslint"].markers == ("web/app/eslint.config.mjs", "web/quiet/eslint.config.mjs")
     assert facts["ruff"].markers == ("py/lib/pyproject.toml",)
     assert all(not f.declined for f in facts.values())
+
+
+def test_both_revisions_use_the_heads_project_config(repo: GitRepo) -> None:
+    """As with a config at the root: a project's config the change edits applies at the base
+    too, so a rule it turns on does not blame the change for the project's old code."""
+    require_tool("eslint")
+    off = 'export default [{ rules: { "prefer-const": "off" } }];\n'
+    on = 'export default [{ rules: { "prefer-const": "error" } }];\n'
+    repo.commit({"web/app/eslint.config.mjs": off, "web/app/package.json": '{"type": "module"}\n',
+                 "web/app/a.js": "let old = 1;\nexport { old };\n"}, "base")
+    repo.branch("feat")
+    repo.commit({"web/app/eslint.config.mjs": on,
+                 "web/app/a.js": "let old = 1;\nexport { old };\nlet b = 2;\nexport { b };\n"})
+    result = run_review(ReviewOptions(repo=repo.path, base="main", only=("eslint",)))
+    assert [t.status for t in result.tools] == ["ok"], result.tools
+    assert sorted((v.finding.line, v.scope) for v in result.findings) == [
+        (1, "preexisting"), (3, "introduced")]
