@@ -9,52 +9,26 @@ only fixes whose lines are unchanged), atomically, keeping line endings.
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from bot import atomic, git
 from bot.model import Fix, ReviewResult, Span
+from bot.positions import (
+    EditConflict,
+    LineIndex,
+    TextEdit,
+    apply_edits,
+    check_edits,
+    span_edits,
+    split_lines,
+)
 
 FIXABLE_SCOPES = ("introduced", "changed")
-_LINES = re.compile(r"[^\n]*\n|[^\n]+\Z")
 
 
 # --- pure core -------------------------------------------------------------------------------
-
-def lines_of(text: str) -> list[str]:
-    """Lines with their endings; only "\\n" ends a line, as for every linter we drive."""
-    return _LINES.findall(text)
-
-
-def offset(lines: Sequence[str], line: int, column: int) -> int:
-    """0-based offset of a 1-based (line, code-point column); past the end clamps to the end,
-    a column past the line's text clamps before its line ending."""
-    if line > len(lines):
-        return sum(len(x) for x in lines)
-    before = sum(len(x) for x in lines[: line - 1])
-    content = lines[line - 1].rstrip("\r\n")
-    return before + min(max(column, 1) - 1, len(content))
-
-
-def _ranges(lines: Sequence[str], fix: Fix) -> list[tuple[int, int, str]]:
-    return [(offset(lines, e.span.line, e.span.column), offset(lines, e.span.end_line, e.span.end_column),
-             e.new_text) for e in fix.edits]
-
-
-def overlaps(a: tuple[int, int, str], b: tuple[int, int, str]) -> bool:
-    """Two edits conflict when their ranges intersect, when an insertion falls strictly inside
-    the other's range, or when two different insertions share a point (order unknown)."""
-    (s1, e1, t1), (s2, e2, t2) = a, b
-    if s1 == e1 and s2 == e2:
-        return s1 == s2 and t1 != t2
-    if s1 == e1:
-        return s2 < s1 < e2
-    if s2 == e2:
-        return s1 < s2 < e1
-    return s1 < e2 and s2 < e1
-
 
 def apply_fixes(text: str, fixes: Sequence[Fix]) -> tuple[str, list[Fix], list[Fix]]:
     """(new text, fixes applied, fixes skipped because they overlap an earlier one).
@@ -62,29 +36,27 @@ def apply_fixes(text: str, fixes: Sequence[Fix]) -> tuple[str, list[Fix], list[F
     Fixes are taken in order of their first edit, so the result does not depend on the order
     the linters reported them; identical edits from two findings are applied once.
     """
-    lines = lines_of(text)
+    index = LineIndex(text)
     ordered = sorted(fixes, key=lambda f: (min((e.span for e in f.edits), default=Span(0, 0, 0, 0)),
                                            f.description))
-    taken: list[tuple[int, int, str]] = []
+    taken: list[TextEdit[str]] = []
     applied: list[Fix] = []
     skipped: list[Fix] = []
     for fix in ordered:
-        ranges = [r for r in _ranges(lines, fix) if r not in taken]
-        if any(r[0] > r[1] for r in ranges) or any(overlaps(r, t) for r in ranges for t in taken) \
-                or any(overlaps(r, s) for i, r in enumerate(ranges) for s in ranges[i + 1:]):
+        edits = [e for e in span_edits(index, fix.edits) if e not in taken]
+        try:
+            check_edits([*edits, *taken], len(text))
+        except EditConflict:
             skipped.append(fix)
             continue
-        taken += ranges
+        taken += edits
         applied.append(fix)
-    out = text
-    for start, end, new in sorted(taken, reverse=True):
-        out = out[:start] + new + out[end:]
-    return out, applied, skipped
+    return apply_edits(text, taken), applied, skipped
 
 
 def _changed_blocks(old: str, new: str) -> list[tuple[int, int, tuple[str, ...]]]:
     """(first line, end line, replacement lines) of every block of lines that differs."""
-    a, b = lines_of(old), lines_of(new)
+    a, b = split_lines(old), split_lines(new)
     return [(i1, i2, tuple(b[j1:j2])) for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(
         None, a, b, autojunk=False).get_opcodes() if tag != "equal"]
 
@@ -110,7 +82,7 @@ def line_changes(old: str, new: str) -> tuple[int, int]:
     """(lines added, lines removed) between two texts."""
     added = removed = 0
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(
-            None, lines_of(old), lines_of(new), autojunk=False).get_opcodes():
+            None, split_lines(old), split_lines(new), autojunk=False).get_opcodes():
         if tag in ("replace", "delete"):
             removed += i2 - i1
         if tag in ("replace", "insert"):
@@ -141,7 +113,7 @@ def by_file(fixes: Iterable[Fix]) -> dict[str, list[Fix]]:
 
 def unchanged_lines(head: str, work: str, fix: Fix) -> bool:
     """True when every line the fix touches reads the same in both texts."""
-    a, b = lines_of(head), lines_of(work)
+    a, b = split_lines(head), split_lines(work)
     for edit in fix.edits:
         first, last = edit.span.line, max(edit.span.end_line, edit.span.line)
         if a[first - 1:last] != b[first - 1:last]:

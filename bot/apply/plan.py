@@ -22,11 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from bot import fixes
 from bot.apply import sources
 from bot.apply.sources import Group, StagedRewrite
-from bot.fixes import overlaps
-from bot.model import Edit, ReviewResult, Span
+from bot.model import Edit, ReviewResult
+from bot.positions import LineIndex, TextEdit, conflicts
 
 __all__ = ["WORKFLOWS", "Plan", "StagedRewrite", "build", "plan_for", "plan_id", "render",
            "workflow_files"]
@@ -64,19 +63,13 @@ def workflow_files(plan: Plan) -> tuple[str, ...]:
 
 # -- choosing the edits (pure) ------------------------------------------------------------------
 
-Range = tuple[int, int, str]  # start and end offsets in the head text (code points), new text
+Range = TextEdit[str]  # offsets in the head text (code points)
 
 
-def _position(text: str, offset: int) -> tuple[int, int]:
-    line_start = text.rfind("\n", 0, offset) + 1
-    return text.count("\n", 0, line_start) + 1, offset - line_start + 1
-
-
-def _canonical(path: str, text: str, r: Range) -> Edit:
+def _canonical(path: str, index: LineIndex, r: Range) -> Edit:
     """The edit with its span recomputed from offsets, so two spellings of one range (a column
     past the end of a line) are one edit, in the id too."""
-    (line, column), (end_line, end_column) = _position(text, r[0]), _position(text, r[1])
-    return Edit(path, Span(line, column, end_line, end_column), r[2])
+    return Edit(path, index.span(r.start, r.end), r.new)
 
 
 def build(head: str, labels: Sequence[str], groups: Sequence[Group], texts: dict[str, str],
@@ -86,24 +79,25 @@ def build(head: str, labels: Sequence[str], groups: Sequence[Group], texts: dict
     taken: dict[str, list[tuple[Range, str]]] = {}
     counts = dict.fromkeys(labels, 0)
     dropped: list[str] = []
+    indexes: dict[str, LineIndex] = {}  # each head text indexed once
     for group in groups:
         counts.setdefault(group.source, 0)
-        why, ranges = _check(group, texts, taken)
+        why, ranges = _check(group, texts, indexes, taken)
         if why:
             dropped.append(f"dropped: {group.source} at {group.where}: {why}")
             continue
         for path, r in ranges:
             taken.setdefault(path, []).append((r, group.source))
         counts[group.source] += len(ranges)
-    edits = sorted((_canonical(path, texts[path], r) for path, rs in taken.items() for r, _ in rs),
+    edits = sorted((_canonical(path, indexes[path], r) for path, rs in taken.items() for r, _ in rs),
                    key=lambda e: (e.path, e.span, e.new_text))
     lines = [f"{label}: {n} edit{'' if n == 1 else 's'}" for label, n in counts.items()]
     return Plan(plan_id(head, edits), head, tuple(edits), tuple(sorted(taken)),
                 tuple([*lines, *notes, *dropped]))
 
 
-def _check(group: Group, texts: dict[str, str], taken: dict[str, list[tuple[Range, str]]]
-           ) -> tuple[str, list[tuple[str, Range]]]:
+def _check(group: Group, texts: dict[str, str], indexes: dict[str, LineIndex],
+           taken: dict[str, list[tuple[Range, str]]]) -> tuple[str, list[tuple[str, Range]]]:
     """Why `group` cannot be taken (empty when it can), and its new ranges: edits already
     taken identically and edits that change nothing are left out."""
     ranges: list[tuple[str, Range]] = []
@@ -111,18 +105,18 @@ def _check(group: Group, texts: dict[str, str], taken: dict[str, list[tuple[Rang
         text = texts.get(edit.path)
         if text is None:
             return f"{edit.path} is not a regular UTF-8 text file at the head", []
-        lines = fixes.lines_of(text)
-        start = fixes.offset(lines, edit.span.line, edit.span.column)
-        end = fixes.offset(lines, edit.span.end_line, edit.span.end_column)
+        index = indexes.get(edit.path) or indexes.setdefault(edit.path, LineIndex(text))
+        start, end = index.range(edit.span)
         if start > end:
             return "its range ends before it starts", []
-        r = (start, end, edit.new_text)
-        if text[start:end] == edit.new_text or any(r == t for t, _ in taken.get(edit.path, ())):
+        r = TextEdit(start, end, edit.new_text)
+        if text[start:end] == edit.new_text or any(r == t for t, _ in taken.get(edit.path, ())) \
+                or (edit.path, r) in ranges:
             continue
         for other, owner in taken.get(edit.path, ()):
-            if overlaps(r, other):
+            if conflicts(r, other):
                 return f"overlaps an edit of {owner}", []
-        if any(p == edit.path and overlaps(r, o) for p, o in ranges):
+        if any(p == edit.path and conflicts(r, o) for p, o in ranges):
             return "its own edits overlap", []
         ranges.append((edit.path, r))
     return "", ranges

@@ -13,12 +13,12 @@ from bot import git
 from bot.errors import BotError
 from bot.fixes import FIXABLE_SCOPES
 from bot.model import Edit, FileChange, Fix, ReviewResult, Verdict
+from bot.positions import LineIndex
 from bot.structural import TOOL, scan
 from bot.structural.files import MAX_BYTES, SourceFile
 from bot.structural.lang import Lang, for_path, get
 from bot.structural.pattern import Pattern, compile_pattern
 from bot.structural.rewrite import Template, compile_template
-from bot.structural.search import Positions
 
 REGULAR = ("100644", "100755")  # file modes a plan may edit (not symlinks, not submodules)
 
@@ -155,7 +155,7 @@ def staged_groups(rewrite: StagedRewrite, label: str, paths: Sequence[str], text
                              scan.Job(pattern, template))
         if found.rewrite is None:
             continue
-        pos = Positions(source)
+        pos = LineIndex.of_bytes(source)
         groups += [Group(label, (Edit(path, pos.span(e.start, e.end), e.new.decode("utf-8")),))
                    for e in found.rewrite.edits]
     errors = [v for v in compiled.values() if isinstance(v, BotError)]

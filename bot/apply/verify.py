@@ -11,7 +11,6 @@ make the fix; `Verified.unchecked` names those files.
 from __future__ import annotations
 
 import difflib
-import itertools
 import json
 import tomllib
 from collections.abc import Callable
@@ -20,10 +19,11 @@ from pathlib import Path, PurePosixPath
 
 import tree_sitter as ts
 
-from bot import fixes, git
+from bot import git
 from bot.apply.plan import WORKFLOWS, Plan, workflow_files
 from bot.apply.sources import REGULAR
 from bot.model import Edit
+from bot.positions import EditConflict, apply_span_edits, split_lines
 from bot.structural.lang import for_path, parse
 
 
@@ -40,18 +40,10 @@ class Verified:
 
 def apply_edits(text: str, edits: list[Edit]) -> str | None:
     """`text` with `edits` applied, or None when two of them overlap."""
-    lines = fixes.lines_of(text)
-    ranges = sorted((fixes.offset(lines, e.span.line, e.span.column),
-                     fixes.offset(lines, e.span.end_line, e.span.end_column), e.new_text) for e in edits)
-    for (s1, e1, _), (s2, e2, _) in itertools.pairwise(ranges):
-        if s2 < e1 or s1 == e1 == s2 == e2:  # two insertions at one point: order unknown
-            return None
-    out = text
-    for start, end, new in reversed(ranges):
-        if start > end:
-            return None
-        out = out[:start] + new + out[end:]
-    return out
+    try:
+        return apply_span_edits(text, edits)
+    except EditConflict:
+        return None
 
 
 def _errors(root: ts.Node) -> tuple[int, int | None]:
@@ -143,8 +135,8 @@ def preview(checkout: Path, plan: Plan, checked: Verified, max_lines: int = 200)
     olds = git.cat_blobs(checkout, [f"{plan.head}:{p}" for p in sorted(checked.files)])
     out: list[str] = []
     for path, old in zip(sorted(checked.files), olds, strict=True):
-        before = fixes.lines_of((old or b"").decode("utf-8", "replace"))
-        after = fixes.lines_of(checked.files[path][1].decode("utf-8"))
+        before = split_lines((old or b"").decode("utf-8", "replace"))
+        after = split_lines(checked.files[path][1].decode("utf-8"))
         for line in difflib.unified_diff(before, after, f"a/{path}", f"b/{path}"):
             out.append(line if line.endswith("\n") else line + "\n")
             if not line.endswith("\n"):

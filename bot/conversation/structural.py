@@ -11,11 +11,11 @@ import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from bot import fixes
 from bot.apply.sources import Group
 from bot.apply.verify import parse_problem
 from bot.errors import BotError, Exit
 from bot.model import Edit, Finding, Severity
+from bot.positions import apply_span_edits, split_lines
 from bot.render.markdown import frame
 from bot.render.suggestion import block
 from bot.structural.lang import Lang, for_path, get
@@ -78,7 +78,7 @@ def matches_reply(pattern: str, found: Found, texts: Mapping[str, str]) -> str:
     rows = []
     for match in found.matches[:MAX_FRAMES]:
         finding = Finding("ast-grep", "", Severity.INFO, "", match.path, match.span)
-        shown = frame(fixes.lines_of(texts[match.path]), finding)
+        shown = frame(split_lines(texts[match.path]), finding)
         rows.append(f"**{_code(match.path)}:{match.span.line}**\n\n{shown}")
     if n > MAX_FRAMES:
         rows.append(f"… and {n - MAX_FRAMES} more")
@@ -111,7 +111,7 @@ def preview(groups: Sequence[Group], texts: Mapping[str, str]) -> str:
     for path in sorted(by_path):
         before = texts[path]
         after = _applied(before, by_path[path])
-        out += difflib.unified_diff(fixes.lines_of(before), fixes.lines_of(after),
+        out += difflib.unified_diff(split_lines(before), split_lines(after),
                                     f"a/{path}", f"b/{path}", n=1)
     lines = [line.rstrip("\n") for line in out]
     if len(lines) > MAX_DIFF_LINES:
@@ -120,13 +120,7 @@ def preview(groups: Sequence[Group], texts: Mapping[str, str]) -> str:
 
 
 def _applied(text: str, edits: Sequence[Edit]) -> str:
-    lines = fixes.lines_of(text)
-    ranges = sorted(((fixes.offset(lines, e.span.line, e.span.column),
-                      fixes.offset(lines, e.span.end_line, e.span.end_column), e.new_text)
-                     for e in edits), reverse=True)
-    for start, end, new in ranges:  # from the end, so earlier offsets stay valid
-        text = text[:start] + new + text[end:]
-    return text
+    return apply_span_edits(text, edits)
 
 
 def _code(text: str) -> str:

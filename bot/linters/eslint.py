@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -21,7 +20,7 @@ from bot.linters.base import (
     version_tuple,
 )
 from bot.model import Edit, Finding, Fix, Severity, Span
-from bot.positions import split_lines, utf16_length, utf16_to_column
+from bot.positions import LineIndex, utf16_to_column
 from bot.toolpath import npm_version
 
 JS_EXTENSIONS = frozenset({".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"})
@@ -35,35 +34,15 @@ def command(exe: str, unit: Unit, target: Target) -> list[str]:
     return [exe, "-f", "json-with-metadata", "--no-warn-ignored", "--", *unit.paths]
 
 
-class _Source:
-    """A file's lines with the UTF-16 offset each starts at: an offset's position in
-    O(log lines), where a file with thousands of fixes would otherwise cost lines x fixes."""
-
-    def __init__(self, lines: list[str]) -> None:
-        self.lines = lines
-        self.starts = [0]
-        for line in lines[:-1]:
-            self.starts.append(self.starts[-1] + utf16_length(line))
-
-    def position(self, offset: int) -> tuple[int, int]:
-        """(line, column), 1-based, of a 0-based UTF-16 offset (past the end: the last line)."""
-        if not self.lines:
-            return 1, 1
-        index = max(0, bisect_right(self.starts, offset) - 1)
-        return index + 1, utf16_to_column(self.lines[index], offset - self.starts[index])
-
-
-def _edit(path: str, lines: _Source, raw: dict[str, object]) -> Edit:
+def _edit(path: str, lines: LineIndex, raw: dict[str, object]) -> Edit:
     rng = raw["range"]
     assert isinstance(rng, list) and len(rng) == 2
     start, end = int(rng[0]), int(rng[1])
     # ESLint ranges are JavaScript string indices: UTF-16 code units from the file start.
-    sl, sc = lines.position(start)
-    el, ec = lines.position(end)
-    return Edit(path, Span(sl, sc, el, ec), str(raw.get("text") or ""))
+    return Edit(path, lines.span(start, end), str(raw.get("text") or ""))
 
 
-def _fix(path: str, lines: _Source, message: dict[str, object]) -> Fix | None:
+def _fix(path: str, lines: LineIndex, message: dict[str, object]) -> Fix | None:
     fix = message.get("fix")
     if isinstance(fix, dict):
         return Fix(f"eslint --fix ({message.get('ruleId')})", (_edit(path, lines, fix),), "safe")
@@ -120,7 +99,7 @@ def _messages(result: proc.Result) -> Iterator[tuple[str, dict[str, Any]]]:
 
 def parse(result: proc.Result, unit: Unit, target: Target) -> Iterator[Finding]:
     urls = _urls(result)
-    sources: dict[str, _Source] = {}
+    sources: dict[str, LineIndex] = {}
     paths: dict[str, str | None] = {}  # resolving a path costs system calls: once per file
     for file_path, message in _messages(result):
         if file_path not in paths:
@@ -134,7 +113,7 @@ def parse(result: proc.Result, unit: Unit, target: Target) -> Iterator[Finding]:
                 text = (target.root / path).read_text("utf-8", "replace")
             except OSError:
                 text = ""
-            sources[path] = _Source(split_lines(text))
+            sources[path] = LineIndex(text, "utf16")
         source = sources[path]
         lines = source.lines
         rule = message.get("ruleId") or ("parse-error" if message.get("fatal") else "eslint")

@@ -20,7 +20,7 @@ from bot.errors import GarbageOutput
 from bot.linters.base import LinterSpec, Unit, relpath, version_tuple
 from bot.lsp import goenv
 from bot.model import Edit, Finding, Fix, Severity, Span
-from bot.positions import byte_offset_to_position, byte_to_column
+from bot.positions import LineIndex, byte_to_column
 from bot.toolpath import go_module_version
 from bot.trees import nearest_dir_with
 
@@ -107,13 +107,13 @@ def _line_text(data: bytes, line: int) -> str:
 
 def _suggested(raw: list[dict[str, Any]], path: str, data: bytes) -> Fix | None:
     fixes = []
+    index = LineIndex.of_bytes(data)
     for suggested in raw:
         edits = []
         for edit in suggested.get("TextEdits") or []:
-            sl, sc = byte_offset_to_position(data, int(edit["Pos"]))
-            el, ec = byte_offset_to_position(data, int(edit.get("End") or edit["Pos"]))
+            span = index.span(int(edit["Pos"]), int(edit.get("End") or edit["Pos"]))
             text = base64.b64decode(edit.get("NewText") or "").decode("utf-8", "replace")
-            edits.append(Edit(path, Span(sl, sc, el, ec), text))
+            edits.append(Edit(path, span, text))
         if edits:
             fixes.append((str(suggested.get("Message") or "golangci-lint fix"), tuple(edits)))
     if not fixes:

@@ -25,7 +25,7 @@ from bot.errors import GarbageOutput
 from bot.linters.base import LinterSpec, Unit, relpath
 from bot.linters.formats import Context, severity
 from bot.model import Edit, Finding, Fix, Severity, Span
-from bot.positions import offset_to_position, split_lines, utf16_to_column
+from bot.positions import LineIndex, utf16_to_column
 from bot.toolpath import npm_version
 
 # --- shellcheck ------------------------------------------------------------------------------
@@ -129,11 +129,11 @@ def _stylelint_command(exe: str, unit: Unit, target: Target) -> list[str]:
             *unit.paths]
 
 
-def _stylelint_fix(raw: Any, lines: list[str], path: str) -> Fix | None:
+def _stylelint_fix(raw: Any, index: LineIndex, path: str) -> Fix | None:
     if not isinstance(raw, dict) or not isinstance(raw.get("range"), list):
         return None
-    start, end = (offset_to_position(lines, int(o), utf16=True) for o in raw["range"])
-    return Fix("stylelint fix", (Edit(path, Span(*start, *end), str(raw.get("text") or "")),), "safe")
+    start, end = (int(o) for o in raw["range"])  # JavaScript string indices: UTF-16 units
+    return Fix("stylelint fix", (Edit(path, index.span(start, end), str(raw.get("text") or "")),), "safe")
 
 
 def _stylelint_parse(result: proc.Result, unit: Unit, target: Target) -> Iterator[Finding]:
@@ -148,9 +148,10 @@ def _stylelint_parse(result: proc.Result, unit: Unit, target: Target) -> Iterato
         if path is None:
             continue
         try:
-            lines = split_lines((target.root / path).read_text("utf-8", errors="replace"))
+            index = LineIndex((target.root / path).read_text("utf-8", errors="replace"), "utf16")
         except OSError as exc:
             raise GarbageOutput(f"stylelint reported {path}, which cannot be read: {exc}") from exc
+        lines = index.lines
         for item in entry.get("warnings") or []:
             line = int(item.get("line") or 1)
             end_line = int(item.get("endLine") or line)
@@ -163,7 +164,7 @@ def _stylelint_parse(result: proc.Result, unit: Unit, target: Target) -> Iterato
             message = re.sub(rf"\s*\({re.escape(rule)}\)$", "", str(item.get("text") or rule))
             yield Finding("stylelint", rule, severity(item.get("severity"), Severity.ERROR), message,
                           path, Span(line, column, end_line, end_column), url,
-                          _stylelint_fix(item.get("fix"), lines, path))
+                          _stylelint_fix(item.get("fix"), index, path))
 
 
 STYLELINT = LinterSpec(

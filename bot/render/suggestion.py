@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.model import Applicability, Edit, Fix
-from bot.positions import split_lines
+from bot.positions import EditConflict, LineIndex, TextEdit, apply_edits, split_lines
 
 MAX_LINES = 50  # a longer suggestion is unreadable; the fix is described instead
 
@@ -90,30 +90,27 @@ def _last_line(edit: Edit) -> int:
 
 
 def _apply(edits: Sequence[Edit], lines: Sequence[str], start: int, end: int) -> str | None:
-    text = "".join(lines[start - 1:end])
-    offsets = [0]
-    for line in lines[start - 1:end]:
-        offsets.append(offsets[-1] + len(line))
-    for edit in reversed(edits):
-        begin = _offset(offsets, lines, start, edit.span.line, edit.span.column)
-        stop = _offset(offsets, lines, start, edit.span.end_line, edit.span.end_column)
-        if begin is None or stop is None or stop < begin:
+    """The lines [start, end] with `edits` applied, or None when an edit reaches outside them
+    (past a line's text, or beyond the start of the line after them) or two edits conflict."""
+    index = LineIndex("".join(lines[start - 1:end]))
+    moved = []
+    for edit in edits:
+        if not (_inside(lines, start, end, edit.span.line, edit.span.column)
+                and _inside(lines, start, end, edit.span.end_line, edit.span.end_column)):
             return None
-        text = text[:begin] + edit.new_text + text[stop:]
-    return text
+        span = edit.span
+        moved.append(TextEdit(index.offset(span.line - start + 1, span.column),
+                              index.offset(span.end_line - start + 1, span.end_column), edit.new_text))
+    try:
+        return apply_edits(index.text, moved)
+    except EditConflict:
+        return None
 
 
-def _offset(offsets: Sequence[int], lines: Sequence[str], start: int, line: int,
-            column: int) -> int | None:
-    index = line - start
-    if index == len(offsets) - 1 and column == 1:
-        return offsets[-1]  # the start of the line after the range (or end of file)
-    if not 0 <= index < len(offsets) - 1:
-        return None
-    body = lines[line - 1].rstrip("\r\n")
-    if column - 1 > len(body):
-        return None
-    return offsets[index] + column - 1
+def _inside(lines: Sequence[str], start: int, end: int, line: int, column: int) -> bool:
+    if line == end + 1:
+        return column == 1  # the start of the line after the range (or end of file)
+    return start <= line <= end and column - 1 <= len(lines[line - 1].rstrip("\r\n"))
 
 
 def _as_lines(text: str) -> tuple[str, ...]:

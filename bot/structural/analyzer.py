@@ -16,12 +16,13 @@ from typing import Any
 from bot.analyzer import Analyzer, Outcome, Resolution, Target
 from bot.errors import BotError, Exit
 from bot.model import Edit, Finding, Fix, Severity, ToolStatus
+from bot.positions import LineIndex
 from bot.structural import TOOL, rules
 from bot.structural.api import message_for
 from bot.structural.lang import for_path, parse
 from bot.structural.rulefix import rewrite_rule
 from bot.structural.rulematch import find_rule
-from bot.structural.search import Positions, to_match
+from bot.structural.search import to_match
 
 MAX_BYTES = 2_000_000  # larger files are generated or vendored: not reviewed by rules
 
@@ -118,7 +119,7 @@ def _rule_file(entry: str, read: Callable[[str], bytes | None]) -> rules.RuleCon
 
 def _findings(config: rules.RuleConfig, path: str, source: bytes) -> list[Finding]:
     tree = parse(config.lang.grammar, source)
-    pos = Positions(source)
+    pos = LineIndex.of_bytes(source)
     found = list(find_rule(config, tree, source))
     if not found:
         return []

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from bot.errors import BotError, Exit
 from bot.model import Edit, Finding, Fix, Severity
+from bot.positions import LineIndex
 from bot.structural import TOOL, scan
 from bot.structural import files as filesmod
 from bot.structural import plan as planmod
@@ -21,7 +22,7 @@ from bot.structural.pattern import Pattern, compile_pattern
 from bot.structural.plan import Plan
 from bot.structural.rewrite import compile_template
 from bot.structural.rules import RuleConfig
-from bot.structural.search import Match, Positions, search_source
+from bot.structural.search import Match, search_source
 
 
 @dataclass(frozen=True)
@@ -151,7 +152,7 @@ def to_findings(results: Iterable[scan.FileResult], *, rule: str, message: str,
     for r in results:
         fixes: dict[tuple[int, int], Fix] = {}
         if r.rewrite is not None and not r.rewrite.error:
-            pos = Positions(r.source)
+            pos = LineIndex.of_bytes(r.source)
             for e in r.rewrite.edits:
                 edit = Edit(r.file.path, pos.span(e.start, e.end), e.new.decode("utf-8", "replace"))
                 fixes[(e.match_start, e.match_end)] = Fix(f"rewrite with {rule}", (edit,))

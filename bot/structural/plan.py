@@ -17,13 +17,13 @@ from pathlib import Path
 
 from bot import atomic
 from bot.errors import BotError, Exit
+from bot.positions import EditConflict, LineIndex
 from bot.render.quoting import quote_path
 from bot.structural.planjson import from_json, load, save, to_json
 from bot.structural.planpath import containment_problem, root_problem, stage_problem
 from bot.structural.plantypes import PLAN_VERSION, Plan, PlannedEdit, PlannedFile, Refusal
-from bot.structural.rewrite import ByteEdit, apply_edits, eol_of
+from bot.structural.rewrite import ByteEdit, apply_byte_edits, eol_of
 from bot.structural.scan import FileResult
-from bot.structural.search import Positions
 
 __all__ = ["PLAN_VERSION", "Plan", "PlannedEdit", "PlannedFile", "Refusal", "apply", "build",
            "check", "from_json", "load", "save", "to_json", "unsafe", "within"]
@@ -41,7 +41,7 @@ def planned_file(result: FileResult, root: Path) -> PlannedFile:
     if rw is None:
         raise ValueError(f"{result.file.path}: no rewrite to plan")
     staged = result.source
-    pos = Positions(staged)
+    pos = LineIndex.of_bytes(staged)
     by_match = {(m.start, m.end): m for m in result.matches}
     edits = []
     for e in rw.edits:
@@ -140,8 +140,11 @@ def apply(plan: Plan, replace: atomic.Replace = os.replace) -> list[str]:
     new: dict[str, bytes] = {}
     for f in plan.files:
         edits = [ByteEdit(e.start, e.end, e.new.encode(), e.start, e.end) for e in f.edits]
-        out = apply_edits(current[f.path], edits)
-        if sha256(out) != f.sha256_after:
+        try:
+            out: bytes | None = apply_byte_edits(current[f.path], edits)
+        except EditConflict:
+            out = None  # overlapping edits cannot be the staged result
+        if out is None or sha256(out) != f.sha256_after:
             raise BotError(f"plan rejected, nothing written: {quote_path(f.path)}: its edits do "
                            "not produce the staged result (the plan file was altered)", Exit.GATE)
         new[f.path] = out

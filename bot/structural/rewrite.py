@@ -6,12 +6,13 @@ Pure functions over bytes and trees; nothing here touches the file system.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import tree_sitter as ts
 
 from bot.errors import BotError, Exit
+from bot.positions import TextEdit, apply_edits
 from bot.structural.lang import Lang, parse
 from bot.structural.match import Binding, RawMatch, find
 from bot.structural.pattern import NAME, Pattern
@@ -176,11 +177,9 @@ def outermost(raws: list[RawMatch]) -> tuple[list[RawMatch], int]:
     return kept, len(raws) - len(kept)
 
 
-def apply_edits(source: bytes, edits: tuple[ByteEdit, ...] | list[ByteEdit]) -> bytes:
-    out = source
-    for e in sorted(edits, key=lambda e: e.start, reverse=True):
-        out = out[: e.start] + e.new + out[e.end:]
-    return out
+def apply_byte_edits(source: bytes, edits: Iterable[ByteEdit]) -> bytes:
+    """`source` with `edits` applied (`positions.apply_edits`: `EditConflict` on overlaps)."""
+    return apply_edits(source, [TextEdit(e.start, e.end, e.new) for e in edits])
 
 
 def _error_count(root: ts.Node) -> int:
@@ -232,7 +231,7 @@ def rewrite_matches(lang: Lang, found: list[RawMatch], template_for: Callable[[R
         if not new and whole_lines(raw):
             start, end = _widen_deletion(source, start, end)
         edits.append(ByteEdit(start, end, new.encode(), raw.start, raw.end))
-    new_source = apply_edits(source, edits)
+    new_source = apply_byte_edits(source, edits)
     error = ""
     if edits:
         after = parse(lang.grammar, new_source).root_node

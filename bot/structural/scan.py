@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
+from bot.positions import LineIndex
 from bot.structural.files import MAX_BYTES, SourceFile
 from bot.structural.lang import parse
 from bot.structural.match import find
@@ -21,7 +22,7 @@ from bot.structural.rewrite import FileRewrite, Template, rewrite_tree
 from bot.structural.rulefix import rewrite_rule
 from bot.structural.rulematch import find_rule
 from bot.structural.rules import RuleConfig
-from bot.structural.search import Match, Positions, prefilter, to_match
+from bot.structural.search import Match, prefilter, to_match
 
 # Below this much source to parse, a process pool costs more than it saves.
 PARALLEL_MIN_BYTES = 1_000_000
@@ -57,7 +58,7 @@ def process(file: SourceFile, source: bytes, job: Job) -> FileResult:
         return FileResult(file, ())
     tree = parse(job.pattern.lang.grammar, source)
     raws = list(find(job.pattern, tree, source))
-    pos = Positions(source)
+    pos = LineIndex.of_bytes(source)
     matches = tuple(to_match(file.path, source, pos, r) for r in raws)
     if job.template is None or not raws:
         return FileResult(file, matches)
@@ -70,7 +71,7 @@ def _process_rule(file: SourceFile, source: bytes, rule: RuleConfig, rewrite: bo
         return FileResult(file, ())  # a top-level pattern must match: its tokens must occur
     tree = parse(rule.lang.grammar, source)
     raws = [raw for _, raw in find_rule(rule, tree, source)]
-    pos = Positions(source)
+    pos = LineIndex.of_bytes(source)
     matches = tuple(to_match(file.path, source, pos, r) for r in raws)
     if not rewrite or not raws:
         return FileResult(file, matches)
