@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from bot import fixes
 from bot.linters import eslint
 from bot.linters.base import LinterSpec
 from bot.linters.runner import LinterAnalyzer
@@ -31,6 +32,20 @@ def test_positions_fix_and_suggestions(tmp_path: Path) -> None:
     eq = rules["eqeqeq"]
     assert eq.span == Span(3, 7, 3, 9)
     assert eq.url and "eqeqeq" in eq.url
+
+
+def test_a_fix_that_reaches_the_end_of_the_file_applies_whole(tmp_path: Path) -> None:
+    # The fix removes the blank lines at the end: its range ends at the end of a text that
+    # ends with a line break, which is the start of the line after the last one.
+    text = "export const a = 1;\n\n\n"
+    write(tmp_path, {"eslint.config.mjs": 'export default [{ rules: { "no-multiple-empty-lines": '
+                                          '["error", { max: 1, maxEOF: 0 }] } }];\n',
+                     "a.js": text})
+    outcome = lint(eslint.SPEC, tmp_path, ["a.js"])
+    assert outcome.status == "ok", outcome.message
+    [finding] = outcome.findings
+    assert finding.fix is not None
+    assert fixes.apply_fixes(text, [finding.fix])[0] == "export const a = 1;\n"
 
 
 def test_config_error_is_a_failure(tmp_path: Path) -> None:
