@@ -392,6 +392,13 @@ def load(repo_root: Path, explicit: Path | None = None, tools: Collection[str] =
     return Config()
 
 
+def read_at(repo: Path, rev: str, tools: Collection[str] = ()) -> Config:
+    """The settings as committed at `rev` (the first of `FILE_NAMES` there; the working tree
+    never counts), the defaults when there is none."""
+    [found] = _at(repo, (rev,), FILE_NAMES)
+    return parse(found[1], found[0], tools, f"at {git.short(rev)}") if found else Config()
+
+
 def _read_explicit(path: Path) -> str:
     try:
         return path.read_text("utf-8")

@@ -158,3 +158,19 @@ def test_the_readme_any_linter_example_is_valid() -> None:
     example = readme.split("### Any linter", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
     declared = config.parse(example, ".reviewbot.yml", TOOLS | {"hadolint", "shellcheck"}).declared
     assert {d.format for d in declared} == {"sarif", "rdjson", "checkstyle", "regex", "rdjsonl"}
+
+
+def test_read_at_reads_the_file_committed_at_a_revision(repo: GitRepo) -> None:
+    first = repo.commit({"a.txt": "x\n"})
+    second = repo.commit({".reviewbot.yaml": "timeout: 40\n"})
+    third = repo.commit({".reviewbot.yml": "timeout: 50\n"})
+    repo.write({".reviewbot.yml": "timeout: 60\n"})  # the working tree never counts
+    assert config.read_at(repo.path, first) == config.Config()
+    assert config.read_at(repo.path, second).timeout == 40
+    assert config.read_at(repo.path, third).timeout == 50  # .reviewbot.yml comes first
+    bad = repo.commit({".reviewbot.yml": "timeout: fast\n"})
+    with pytest.raises(BotError, match=rf"\.reviewbot\.yml:1:10 at {bad[:12]}: "):
+        config.read_at(repo.path, bad)
+    binary = repo.commit({".reviewbot.yml": b"\xff\n"})
+    with pytest.raises(BotError, match=rf"\.reviewbot\.yml at {binary[:12]} is not UTF-8 text"):
+        config.read_at(repo.path, binary)

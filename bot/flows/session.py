@@ -37,14 +37,7 @@ def log(message: str) -> None:
 
 def settings(checkout: Path, rev: str) -> config.Config:
     """`.reviewbot.yml` as committed at `rev` (the working tree never counts)."""
-    for name in config.FILE_NAMES:
-        blob = git.show(checkout, rev, name)
-        if blob is not None:
-            try:
-                return config.parse(blob.decode("utf-8"), name, revision=f"at {git.short(rev)}")
-            except UnicodeDecodeError as exc:
-                raise BotError(f"{name} at {git.short(rev)} is not UTF-8 text") from exc
-    return config.Config()
+    return config.read_at(checkout, rev)
 
 
 def least(cfg: config.Config) -> Permission:
