@@ -197,8 +197,7 @@ def apply_to_tree(repo: Path, head: str, fixes: Sequence[Fix], force: bool = Fal
 def snapshot(repo: Path) -> str | None:
     """A commit of the working tree's tracked files that moves nothing (no branch, no
     stash entry): what the re-lint reviews. None when the tree is clean."""
-    result = git.git(repo, "stash", "create", "reviewbot --fix", check=False)
-    return result.out.strip() or None if result.returncode == 0 else None
+    return git.stash_create(repo, "reviewbot --fix")
 
 
 def fix_and_relint(repo: Path, result: ReviewResult, relint: Callable[[str], ReviewResult],

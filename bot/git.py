@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -339,6 +341,16 @@ def fetch(repo: Path, remote: str, ref: str, depth: int | None = None,
     return git(repo, *args, check=False, env=env).returncode == 0
 
 
+def unshallow(repo: Path, remote: str) -> bool:
+    """Fetch the whole history a shallow clone lacks."""
+    return git(repo, "fetch", "--quiet", "--unshallow", remote, check=False).returncode == 0
+
+
+def remote_url(repo: Path, remote: str) -> str | None:
+    result = git(repo, "remote", "get-url", remote, check=False)
+    return result.out.strip() or None if result.returncode == 0 else None
+
+
 # --- commits made without a checkout (the apply flow) ----------------------------------------
 # These never read or write the working tree or the repository's own index: the index they
 # use is the private file named by GIT_INDEX_FILE in `env`.
@@ -404,3 +416,132 @@ def remote_head(repo: Path, remote: str, branch: str, env: Mapping[str, str]) ->
         if ref == f"refs/heads/{branch}":
             return sha
     return None
+
+
+def stash_create(repo: Path, message: str) -> str | None:
+    """A commit of the working tree's tracked files that moves nothing (no branch, no stash
+    entry); None when the tree is clean."""
+    result = git(repo, "stash", "create", message, check=False)
+    return result.out.strip() or None if result.returncode == 0 else None
+
+
+def restore(repo: Path, paths: Sequence[str]) -> None:
+    """Put `paths` back as HEAD has them, in the working tree and the index."""
+    git(repo, "checkout", "HEAD", "--", *paths)
+
+
+def untrack(repo: Path, path: str) -> None:
+    """Take `path` out of the index (the file itself is the caller's)."""
+    git(repo, "rm", "-q", "--cached", "--ignore-unmatch", "--", path)
+
+
+def config_listing(repo: Path) -> str:
+    """Every configuration entry git reads in `repo`: scope NUL key LF value NUL, for each."""
+    return git(repo, "config", "--list", "--show-scope", "-z", check=False).out
+
+
+# -- a folder that may not be in a repository (structural search) -----------------------------
+
+def _outside_ok(folder: Path, *args: str) -> proc.Result | None:
+    """`git` in a folder that need not be a repository: None when git cannot run there (not
+    installed, timed out, no such folder), so the caller can do without it."""
+    try:
+        return git(folder, *args, check=False)
+    except BotError:
+        return None
+
+
+def listed_files(folder: Path) -> list[str] | None:
+    """Tracked and untracked-but-not-ignored files under `folder`, relative to it; None
+    outside a repository."""
+    result = _outside_ok(folder, "ls-files", "-co", "--exclude-standard", "-z", "--", ".")
+    if result is None or result.returncode != 0:
+        return None
+    return [p for p in result.out.split("\0") if p]
+
+
+def is_ignored(folder: Path) -> bool:
+    """Whether the repository's ignore rules ignore `folder` itself."""
+    result = _outside_ok(folder, "check-ignore", "-q", "--", ".")
+    return result is not None and result.returncode == 0
+
+
+def toplevel_of(folder: Path) -> Path | None:
+    """The root of the repository `folder` is in; None outside one."""
+    result = _outside_ok(folder, "rev-parse", "--show-toplevel")
+    if result is None or result.returncode != 0 or not result.out.strip():
+        return None
+    return Path(result.out.strip())
+
+
+# -- history (the sweep) ------------------------------------------------------------------------
+
+def is_ancestor(repo: Path, older: str, newer: str) -> bool:
+    return git(repo, "merge-base", "--is-ancestor", older, newer, check=False).returncode == 0
+
+
+def commits_between(repo: Path, base: str, head: str) -> list[str]:
+    """The commits after `base` up to `head`, oldest first, parents before children."""
+    return git(repo, "rev-list", "--reverse", "--topo-order", f"{base}..{head}").out.split()
+
+
+def blame_line(repo: Path, head: str, path: str, line: int) -> str | None:
+    """The commit that last wrote `line` of `path` at `head`."""
+    result = git(repo, "blame", "--porcelain", "-L", f"{line},{line}", head, "--", path, check=False)
+    if result.returncode != 0 or not result.out:
+        return None
+    first = result.out.split(maxsplit=1)[0]
+    return first if len(first) >= 40 else None
+
+
+def author(repo: Path, sha: str) -> str | None:
+    result = git(repo, "log", "-1", "--format=%an", sha, check=False)
+    return result.out.strip() or None if result.returncode == 0 else None
+
+
+def changed_paths(repo: Path, base: str, head: str, names: Sequence[str]) -> list[str]:
+    """Which of `names` (repository-relative) differ between the two commits."""
+    if not names:
+        return []
+    out = git(repo, "diff", "--name-only", "--no-renames", base, head, "--", *names).out
+    return sorted(set(out.split("\n")) - {""})
+
+
+def blob_id(repo: Path, rev: str, path: str) -> str | None:
+    """The id of the blob at `rev:path`, None when there is none."""
+    result = git(repo, "rev-parse", "--verify", "--quiet", f"{rev}:{path}", check=False)
+    return result.out.strip() or None if result.returncode == 0 else None
+
+
+def tree_commit(repo: Path, tree_of: str, overlay: Mapping[str, str | None], parent: str | None
+                ) -> str:
+    """An unreferenced commit holding `tree_of`'s tree with `overlay` (path -> blob, None:
+    removed) applied, on `parent`. Nothing in the checkout or the refs changes."""
+    with tempfile.TemporaryDirectory(prefix="reviewbot-index-") as folder:
+        env = {"GIT_INDEX_FILE": os.path.join(folder, "index")}  # the user's index stays as it is
+        git(repo, "read-tree", tree_of, env=env)
+        for path, blob in sorted(overlay.items()):
+            if blob is None:
+                git(repo, "update-index", "--force-remove", "--", path, env=env)
+            else:
+                git(repo, "update-index", "--add", "--cacheinfo", f"100644,{blob},{path}", env=env)
+        tree = git(repo, "write-tree", env=env).out.strip()
+    args = ["commit-tree", tree, "-m", "reviewbot sweep: configuration probe"]
+    if parent:
+        args += ["-p", parent]
+    return _with_identity(repo, args)
+
+
+def empty_commit(repo: Path) -> str:
+    """A root commit with nothing in it: a base against which every file is added."""
+    tree = git(repo, "mktree", stdin=b"").out.strip()  # git's empty tree, in any hash
+    return _with_identity(repo, ["commit-tree", tree, "-m", "reviewbot sweep: empty"])
+
+
+def _with_identity(repo: Path, args: list[str]) -> str:
+    # A fixed identity and date: the same probe is the same commit, so the cache reuses it.
+    stamp = "2000-01-01T00:00:00Z"
+    return git(repo, *args, env={
+        "GIT_AUTHOR_NAME": "reviewbot", "GIT_AUTHOR_EMAIL": "reviewbot@localhost",
+        "GIT_COMMITTER_NAME": "reviewbot", "GIT_COMMITTER_EMAIL": "reviewbot@localhost",
+        "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}).out.strip()

@@ -43,7 +43,7 @@ def _merge_request_pipeline() -> bool:
 
 def found(repo: Path) -> list[str]:
     """`scope key` of each configuration entry of `repo` that holds a credential."""
-    listing = git.git(repo, "config", "--list", "--show-scope", "-z", check=False).out
+    listing = git.config_listing(repo)
     held = []
     fields = listing.split("\0")  # scope NUL key LF value NUL, for each entry
     for scope, entry in zip(fields[0::2], fields[1::2], strict=False):

@@ -47,7 +47,7 @@ def _restore(repo: Path, before: dict[str, str], after: dict[str, str]
     kept = git.store_blobs(repo, files)
     in_head = git.tree_blobs(repo, "HEAD", tracked)
     if in_head:
-        git.git(repo, "checkout", "HEAD", "--", *sorted(in_head))
+        git.restore(repo, sorted(in_head))
     for path in created + [p for p in tracked if p not in in_head]:
         target = repo / path.rstrip("/")
         if target.is_dir() and not target.is_symlink():
@@ -55,7 +55,7 @@ def _restore(repo: Path, before: dict[str, str], after: dict[str, str]
         elif target.exists() or target.is_symlink():
             target.unlink()
         if path in tracked:
-            git.git(repo, "rm", "-q", "--cached", "--ignore-unmatch", "--", path)
+            git.untrack(repo, path)
     return [p for p in changed if p not in lost], lost, kept
 
 

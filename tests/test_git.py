@@ -3,6 +3,7 @@ cannot answer exactly (a range, an option, a revision that is not a commit) to t
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -83,3 +84,47 @@ def test_cat_blobs_reads_specs_and_blob_ids_in_order_through_one_process(two: Gi
     blob = two.git("rev-parse", "main:a.py")
     assert git.cat_blobs(two.path, [f"{blob}", "HEAD:a.py", "HEAD:missing.py", "HEAD:", blob]) == [
         b"x = 1\n", b"x = 2\n", None, None, b"x = 1\n"]
+
+
+def _runs_git(node: ast.AST) -> bool:
+    """A call of `git.git(...)`, or an argv list or tuple that starts with "git"."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            and node.func.attr == "git" and isinstance(node.func.value, ast.Name) \
+            and node.func.value.id == "git":
+        return True
+    return isinstance(node, ast.List | ast.Tuple) and bool(node.elts) \
+        and isinstance(node.elts[0], ast.Constant) and node.elts[0].value == "git"
+
+
+def test_git_runs_only_in_the_git_module() -> None:
+    package = Path(git.__file__).parent
+    found = [f"{path.relative_to(package.parent)}:{node.lineno}"
+             for path in sorted(package.rglob("*.py")) if path != Path(git.__file__)
+             for node in ast.walk(ast.parse(path.read_text("utf-8"))) if _runs_git(node)]
+    assert found == []
+
+
+def test_the_sweep_probe_commits_are_unreferenced_and_reproducible(repo: GitRepo) -> None:
+    head = repo.commit({"a.py": "x = 1\n", ".cfg": "old\n"})
+    old_blob = git.blob_id(repo.path, head, ".cfg")
+    assert old_blob is not None and git.blob_id(repo.path, head, "missing") is None
+    repo.write({".cfg": "new\n"})
+    newer = repo.commit()
+    refs = repo.git("for-each-ref")
+    root = git.empty_commit(repo.path)
+    probe = git.tree_commit(repo.path, newer, {".cfg": old_blob, "a.py": None}, root)
+    assert probe == git.tree_commit(repo.path, newer, {".cfg": old_blob, "a.py": None}, root)
+    assert repo.git("ls-tree", "--name-only", probe) == ".cfg"
+    assert git.blob_id(repo.path, probe, ".cfg") == old_blob
+    assert repo.git("for-each-ref") == refs and repo.git("status", "--porcelain") == ""
+    assert git.changed_paths(repo.path, head, newer, [".cfg", "a.py"]) == [".cfg"]
+    assert git.commits_between(repo.path, head, newer) == [newer]
+    assert git.is_ancestor(repo.path, head, newer) and not git.is_ancestor(repo.path, newer, head)
+    assert git.blame_line(repo.path, newer, "a.py", 1) == head
+    assert git.author(repo.path, head) == "Test"
+
+
+def test_a_folder_outside_any_repository(tmp_path: Path) -> None:
+    assert git.listed_files(tmp_path) is None
+    assert git.toplevel_of(tmp_path) is None
+    assert not git.is_ignored(tmp_path)

@@ -141,8 +141,8 @@ def repository_from_url(url: str) -> str | None:
 
 
 def origin_repository(repo: Path) -> str | None:
-    result = git.git(repo, "remote", "get-url", "origin", check=False)
-    return repository_from_url(result.out) if result.returncode == 0 else None
+    url = git.remote_url(repo, "origin")
+    return repository_from_url(url) if url is not None else None
 
 
 def _counts(result: ReviewResult) -> str:

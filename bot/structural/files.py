@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot import proc
-from bot.errors import BotError, Exit, ProcError
+from bot import git
+from bot.errors import BotError, Exit
 from bot.structural import lang as langs
 from bot.structural.lang import Lang
 
@@ -24,19 +24,12 @@ class SourceFile:
 
 def _git_files(directory: Path) -> list[Path] | None:
     """Tracked and untracked-but-not-ignored files under `directory`; None outside git."""
-    try:
-        res = proc.run(["git", "ls-files", "-co", "--exclude-standard", "-z", "--", "."],
-                       cwd=directory, timeout=120)
-    except ProcError:
-        return None
-    if res.returncode != 0:
-        return None
+    listed = git.listed_files(directory)
     # A directory named explicitly is searched even when git ignores it as a whole (a
     # vendored tree, an interpreter's library); .gitignore rules then cannot apply inside.
-    ignored = proc.run(["git", "check-ignore", "-q", "--", "."], cwd=directory, timeout=30)
-    if ignored.returncode == 0:
+    if listed is None or git.is_ignored(directory):
         return None
-    return [directory / p for p in res.out.split("\0") if p]
+    return [directory / p for p in listed]
 
 
 def _walk(directory: Path) -> list[Path]:
@@ -48,11 +41,7 @@ def _walk(directory: Path) -> list[Path]:
 
 
 def repo_root(cwd: Path) -> Path:
-    try:
-        res = proc.run(["git", "rev-parse", "--show-toplevel"], cwd=cwd, timeout=30)
-    except ProcError:
-        return cwd
-    return Path(res.out.strip()) if res.returncode == 0 and res.out.strip() else cwd
+    return git.toplevel_of(cwd) or cwd
 
 
 def _display(path: Path, cwd: Path) -> str:

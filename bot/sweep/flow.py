@@ -23,7 +23,7 @@ from bot.linters.registry import CONFIG_FILES
 from bot.model import Finding, ReviewResult, Verdict
 from bot.pipeline import ReviewOptions, run_review
 from bot.render.markdown import BODY_LIMIT
-from bot.sweep import attribute, codeowners, history, probes, render, state
+from bot.sweep import attribute, codeowners, probes, render, state
 from bot.sweep.state import Regression, State
 
 Kind = Literal["baseline", "quiet", "swept", "rebaselined"]
@@ -108,20 +108,20 @@ def _in_history(repo: Path, sha: str, head: str) -> bool:
     if git.is_shallow(repo):
         # actions/checkout fetches one commit: without the range's history every last sweep
         # would look rewritten, and blame would name the one commit there is.
-        git.git(repo, "fetch", "--quiet", "--unshallow", "origin", check=False)
+        git.unshallow(repo, "origin")
         if git.is_shallow(repo):
             raise BotError("the checkout is shallow and could not be deepened: use "
                            "actions/checkout with fetch-depth: 0", Exit.USAGE)
     if git.rev_parse(repo, sha) is None:
         git.fetch(repo, "origin", sha)  # a single-branch clone may lack it
-    return git.rev_parse(repo, sha) is not None and history.is_ancestor(repo, sha, head)
+    return git.rev_parse(repo, sha) is not None and git.is_ancestor(repo, sha, head)
 
 
 def _sweep(opts: Options, repository: Repository, pulls: Pulls, review: Review, issue: Issue,
            previous: State) -> Swept:
     base_opts = replace(opts.review, repo=opts.repo, base=previous.sha, head=opts.head)
     result = review(base_opts)
-    commits = history.commits(opts.repo, previous.sha, opts.head)
+    commits = git.commits_between(opts.repo, previous.sha, opts.head)
     still, fixed = carry(previous.open, result)
     attributor = _Attributor(opts, pulls, review, base_opts, commits, result)
     known = {r.fingerprint for r in still}
@@ -202,7 +202,7 @@ class _Attributor:
 
     def regression(self, verdict: Verdict) -> Regression:
         f = verdict.finding
-        blamed = None if f.file_level else history.blame(self.opts.repo, self.opts.head, f.path,
+        blamed = None if f.file_level else git.blame_line(self.opts.repo, self.opts.head, f.path,
                                                          f.span.line)
         line_changed = not f.file_level and f.span.line in self.changed.get(f.path, frozenset())
         found = attribute.attribute(blamed, line_changed, self.commits,
@@ -211,7 +211,7 @@ class _Attributor:
         return Regression(
             verdict.fingerprint, f.tool, f.rule, f.severity.label, f.message, f.path, f.span.line,
             f.span.end_line, f.span.column, f.span.end_column, found.commit,
-            history.author(self.opts.repo, found.commit) if found.commit else None,
+            git.author(self.opts.repo, found.commit) if found.commit else None,
             pull.number if pull else None, pull.author if pull else None,
             codeowners.owners(self.owners, f.path), self.opts.head)
 
@@ -252,13 +252,13 @@ def _environment(opts: Options, review: Review, base_opts: ReviewOptions, previo
                   for t in result.tools
                   if t.version and t.name in previous.tools and previous.tools[t.name] != t.version)
     names = list(dict.fromkeys([*CONFIG_FILES, *config_mod.FILE_NAMES]))
-    paths = tuple(history.changed_paths(opts.repo, previous.sha, opts.head, names))
+    paths = tuple(git.changed_paths(opts.repo, previous.sha, opts.head, names))
     if not paths:
         return render.Environment(tools=tools)
-    root = history.empty_commit(opts.repo)
-    old = {p: history.blob_of(opts.repo, previous.sha, p) for p in paths}
-    with_new = history.tree_commit(opts.repo, opts.head, {}, root)
-    with_old = history.tree_commit(opts.repo, opts.head, old, root)
+    root = git.empty_commit(opts.repo)
+    old = {p: git.blob_id(opts.repo, previous.sha, p) for p in paths}
+    with_new = git.tree_commit(opts.repo, opts.head, {}, root)
+    with_old = git.tree_commit(opts.repo, opts.head, old, root)
     before = review(replace(base_opts, base=root, head=with_old))
     after = review(replace(base_opts, base=root, head=with_new))
     # A regression of new code under a new rule is the code's: it is in the table already.
