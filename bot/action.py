@@ -25,7 +25,7 @@ from bot.model import Scope
 
 MODES = ("review", "analyze", "publish", "publish-label", "sweep")
 DEFAULT_ARTIFACT = "reviewbot-analysis.json"
-SCOPES: tuple[Scope, ...] = ("introduced", "changed", "preexisting", "fixed")
+SCOPES = tuple(s for s in Scope if s is not Scope.UNCLASSIFIED)
 # The inputs each mode reads besides mode, github-token and working-directory; any other input
 # given a value is a mistake worth stopping for (it would silently do nothing).
 TAKES = {

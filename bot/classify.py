@@ -21,7 +21,7 @@ from functools import lru_cache
 
 from bot import moves
 from bot.diff import ADDED, MODIFIED, UNCHANGED, WS_CHANGED, LineMap, identity_map, norm
-from bot.model import Finding, Span, Verdict, Where
+from bot.model import Finding, Scope, Span, Verdict, Where
 from bot.reflow import Landing, TokenMap, aligned, token_at
 from bot.tokens import Code, Definition, read
 
@@ -422,7 +422,7 @@ def _verdict_for_pair(h: _Anchored, b: _Anchored, pass_name: str, fingerprint: s
         reasons.append("severity-up")
     elif h.f.severity < b.f.severity:
         reasons.append("severity-down")
-    return Verdict(h.f, "changed" if reasons else "preexisting", fingerprint,
+    return Verdict(h.f, Scope.CHANGED if reasons else Scope.PREEXISTING, fingerprint,
                    touched=h.status != UNCHANGED, base=b.f, reasons=tuple(reasons),
                    matched_by=pass_name)
 
@@ -563,12 +563,12 @@ def classify(inputs: Inputs) -> tuple[list[Verdict], list[Verdict], list[str]]:
         if base_path is not None and ((h.f.tool, base_path) in inputs.unbaselined
                                       or (h.f.tool, h.f.path) in inputs.unbaselined
                                       or (h.f.tool, h.pair_key) in broken_base):
-            scope = "introduced" if where == "diff" else "unclassified"
-            verdicts.append(Verdict(h.f, scope, head_fp[id(h)],  # type: ignore[arg-type]
-                                    where=where if scope == "introduced" else None,
+            scope = Scope.INTRODUCED if where == "diff" else Scope.UNCLASSIFIED
+            verdicts.append(Verdict(h.f, scope, head_fp[id(h)],
+                                    where=where if scope is Scope.INTRODUCED else None,
                                     reasons=("no-baseline",)))
             continue
-        verdicts.append(Verdict(h.f, "introduced", head_fp[id(h)], where=where))
+        verdicts.append(Verdict(h.f, Scope.INTRODUCED, head_fp[id(h)], where=where))
 
     broken = {(h.f.tool, h.pair_key) for h in heads if h.f.rule in SYNTAX_RULES}
     notes: list[str] = []
@@ -580,7 +580,7 @@ def classify(inputs: Inputs) -> tuple[list[Verdict], list[Verdict], list[str]]:
         if (b.f.tool, b.pair_key) in broken or (b.f.tool, b.f.path) in inputs.unbaselined:
             suppressed[(b.f.tool, b.f.path)] += 1
             continue
-        fixed.append(Verdict(b.f, "fixed", base_fp[id(b)]))
+        fixed.append(Verdict(b.f, Scope.FIXED, base_fp[id(b)]))
     for (tool, path), n in sorted(suppressed.items()):
         notes.append(f"{tool}: {n} finding(s) of the merge base in {path} could not be compared "
                      "(the file does not parse at one revision, or the tool failed on it); "

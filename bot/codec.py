@@ -16,16 +16,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from enum import StrEnum
 from typing import Any, TypeVar
 
 from bot.errors import CodecError
 from bot.model import (
+    Applicability,
     Edit,
+    FailLevel,
     FileChange,
     Finding,
     Fix,
     GatePolicy,
     ReviewResult,
+    Scope,
     Severity,
     Span,
     ToolRun,
@@ -33,16 +37,14 @@ from bot.model import (
 )
 
 T = TypeVar("T")
+E = TypeVar("E", bound=StrEnum)
 JsonObject = dict[str, Any]
 
 SEVERITIES = {s.label: s for s in Severity}
-APPLICABILITIES = ("safe", "unsafe", "display")
-SCOPES = ("introduced", "changed", "preexisting", "fixed", "unclassified")
 WHERES = ("diff", "elsewhere")
 TOOL_STATUSES = ("ok", "missing", "failed", "timeout", "skipped")
 SIDES = ("base", "head")
 FILE_STATUSES = ("added", "modified", "deleted", "renamed", "copied")
-FAIL_LEVELS = ("none", "info", "warning", "error")
 TOOL_ERRORS = ("fail", "warn")
 
 SPAN_KEYS = ("line", "column", "end_line", "end_column")
@@ -175,6 +177,10 @@ class Fields:
     def choice(self, key: str, choices: Sequence[str]) -> Any:
         return _choice(self.raw[key], self.at(key), choices)
 
+    def member(self, key: str, kind: type[E]) -> E:
+        """The member of the string enum `kind` whose value the field holds."""
+        return kind(_choice(self.raw[key], self.at(key), [m.value for m in kind]))
+
     def items(self, key: str) -> Iterator[tuple[object, str]]:
         value = self.raw[key]
         if not isinstance(value, list):
@@ -233,7 +239,7 @@ def decode_edit(raw: object, path: str = "edit") -> Edit:
 def decode_fix(raw: object, path: str = "fix") -> Fix:
     obj = Fields(raw, path, FIX_KEYS)
     return Fix(obj.text("description"), obj.many("edits", decode_edit),
-               obj.choice("applicability", APPLICABILITIES))
+               obj.member("applicability", Applicability))
 
 
 def _finding(obj: Fields) -> Finding:
@@ -259,7 +265,7 @@ def decode_verdict(raw: object, path: str = "verdict") -> Verdict:
     base = obj.raw["base"]
     where = obj.raw["where"]
     return Verdict(
-        _finding(obj), obj.choice("scope", SCOPES), obj.text("fingerprint"),
+        _finding(obj), obj.member("scope", Scope), obj.text("fingerprint"),
         None if where is None else _choice(where, obj.at("where"), WHERES),
         obj.flag("touched"), None if base is None else decode_finding(base, obj.at("base")),
         obj.many("reasons", _text), obj.optional_text("matched_by"))
@@ -308,7 +314,7 @@ def _line_pair(raw: object, path: str) -> tuple[int, int]:
 
 def decode_policy(raw: object, path: str = "policy") -> GatePolicy:
     obj = Fields(raw, path, POLICY_KEYS)
-    return GatePolicy(obj.choice("fail_level", FAIL_LEVELS), obj.choice("tool_errors", TOOL_ERRORS))
+    return GatePolicy(obj.member("fail_level", FailLevel), obj.choice("tool_errors", TOOL_ERRORS))
 
 
 def decode_result(raw: object, path: str = "") -> ReviewResult:

@@ -46,9 +46,9 @@ from typing import Any, cast
 
 from bot import git
 from bot.errors import BotError
-from bot.model import Applicability, GatePolicy, ToolErrors
+from bot.model import Applicability, FailLevel, GatePolicy, ToolErrors
 
-FAIL_LEVELS = ("none", "info", "warning", "error")
+FAIL_LEVELS = tuple(level.value for level in FailLevel)  # as written in .reviewbot.yml
 TOOL_ERRORS: tuple[ToolErrors, ...] = ("fail", "warn")
 FILE_NAMES = (".reviewbot.yml", ".reviewbot.yaml")
 KEYS = ("fail-level", "tool-errors", "timeout", "tools", "rules", "commands", "apply", "sweep")
@@ -75,14 +75,14 @@ class Declared:
     files: tuple[str, ...]
     format: str
     scope: str = "file"
-    fix: Applicability | None = "unsafe"  # None: its fixes are dropped
+    fix: Applicability | None = Applicability.UNSAFE  # None: its fixes are dropped
     pattern: str = ""
     exit_codes: tuple[int, ...] = (0, 1)
 
 
 @dataclass(frozen=True)
 class Config:
-    fail_level: str = "error"
+    fail_level: FailLevel = FailLevel.ERROR
     tool_errors: ToolErrors = "fail"
     timeout: float = 300.0
     disabled: frozenset[str] = field(default_factory=frozenset)
@@ -201,7 +201,7 @@ def _settings(data: Any, source: str, tools: Collection[str]) -> Config:
         raise _Problem(("timeout",), f"timeout must be a positive number of seconds, not {timeout!r}")
     prefix, permission = _commands(data.get("commands"))
     label, author = _apply(data.get("apply"))
-    return Config(level, cast(ToolErrors, errors), float(timeout),
+    return Config(FailLevel(level), cast(ToolErrors, errors), float(timeout),
                   _disabled(data.get("tools"), tools), source, _rules(data.get("rules")),
                   prefix, permission, label, author,
                   sweep_label=_sweep_label(data.get("sweep")),
@@ -340,7 +340,7 @@ def _declared(tools: Any, known: Collection[str]) -> tuple[Declared, ...]:
             raise _Problem((*where, "exit-codes"), f"tools.{name}.exit-codes must list the exit "
                                                    "statuses (0 to 255) that mean it ran, e.g. [0, 1]")
         declared.append(Declared(name, tuple(command), tuple(files), fmt, scope,
-                                 None if fix == "none" else cast(Applicability, fix), pattern,
+                                 None if fix == "none" else Applicability(fix), pattern,
                                  tuple(codes)))
     return tuple(declared)
 

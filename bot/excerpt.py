@@ -16,10 +16,6 @@ from bot.model import ReviewResult
 from bot.render.markdown import frame_digest
 from bot.render.suggestion import suggest
 
-# Head findings shown with a frame (comments, the summary's folded, elsewhere and unclassified
-# entries); preexisting ones are listed without frames and fixed ones sit at the merge base.
-SHOWN_SCOPES = ("introduced", "changed", "unclassified")
-
 
 class Excerpt(LineView):
     """A file of `size` lines of which only `known` (1-based line number: text with its line
@@ -67,7 +63,10 @@ def needed(result: ReviewResult, texts: Mapping[str, Sequence[str]]) -> dict[str
     for verdict in result.findings:
         finding = verdict.finding
         lines = texts.get(finding.path)
-        if verdict.scope not in SHOWN_SCOPES or lines is None:
+        # Shown findings get a frame (comments, the summary's folded, elsewhere and
+        # unclassified entries); preexisting ones are listed without, fixed ones sit at the
+        # merge base.
+        if not verdict.scope.shown or lines is None:
             continue
         recorder = reads.setdefault(finding.path, _Reads(lines))
         frame_digest(recorder, finding)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from bot import atomic, git
-from bot.model import Fix, ReviewResult, Span
+from bot.model import Applicability, Fix, ReviewResult, Span
 from bot.positions import (
     EditConflict,
     LineIndex,
@@ -24,9 +24,6 @@ from bot.positions import (
     span_edits,
     split_lines,
 )
-
-FIXABLE_SCOPES = ("introduced", "changed")
-
 
 # --- pure core -------------------------------------------------------------------------------
 
@@ -93,10 +90,10 @@ def line_changes(old: str, new: str) -> tuple[int, int]:
 def select_fixes(result: ReviewResult, unsafe: bool = False) -> list[Fix]:
     """The fixes of introduced and changed findings: safe ones, unsafe ones too on request;
     display-only ones never. Each fix once, even when two findings share it."""
-    allowed = ("safe", "unsafe") if unsafe else ("safe",)
+    least = Applicability.UNSAFE if unsafe else Applicability.SAFE
     picked = [v.finding.fix for v in result.findings
-              if v.scope in FIXABLE_SCOPES and v.finding.fix is not None
-              and v.finding.fix.applicability in allowed and v.finding.fix.edits]
+              if v.scope.fixable and v.finding.fix is not None
+              and v.finding.fix.applicability.applies(least) and v.finding.fix.edits]
     return list(dict.fromkeys(f for f in picked if f is not None))
 
 
@@ -222,6 +219,6 @@ def render(report: FixReport) -> str:
     header = f"fixed {len(report.changed)} file(s)" if report.changed else "no fixes applied"
     body = [header + ":" if lines else header, *lines, *(f"  {n}" for n in report.notes)]
     if report.remaining is not None:
-        left = sum(1 for v in report.remaining.findings if v.scope in FIXABLE_SCOPES)
+        left = sum(1 for v in report.remaining.findings if v.scope.fixable)
         body.append(f"after fixing: {left} introduced/changed finding(s) remain")
     return "\n".join(body) + "\n"

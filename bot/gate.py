@@ -13,27 +13,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.errors import Exit
-from bot.model import GatePolicy, ReviewResult, Severity, ToolErrors, Verdict
-
-LEVELS = {"info": Severity.INFO, "warning": Severity.WARNING, "error": Severity.ERROR}
+from bot.model import FailLevel, GatePolicy, ReviewResult, Scope, ToolErrors, Verdict
 
 
-def at_level(verdict: Verdict, fail_level: str) -> bool:
-    return fail_level != "none" and verdict.finding.severity >= LEVELS[fail_level]
-
-
-def blocking(verdict: Verdict, fail_level: str) -> bool:
+def blocking(verdict: Verdict, fail_level: FailLevel) -> bool:
     """An introduced finding, or a changed one whose severity went up, at or above the level."""
-    if not at_level(verdict, fail_level):
+    if not fail_level.gates(verdict.finding.severity):
         return False
-    return verdict.scope == "introduced" or (verdict.scope == "changed" and verdict.severity_up)
+    return verdict.scope is Scope.INTRODUCED or (verdict.scope is Scope.CHANGED and verdict.severity_up)
 
 
-def blocking_findings(result: ReviewResult, fail_level: str) -> list[Verdict]:
+def blocking_findings(result: ReviewResult, fail_level: FailLevel) -> list[Verdict]:
     return [v for v in result.findings if blocking(v, fail_level)]
 
 
-def unchecked(result: ReviewResult, fail_level: str) -> list[str]:
+def unchecked(result: ReviewResult, fail_level: FailLevel) -> list[str]:
     """Why the change was not fully checked, one line each; empty when it was."""
     out = []
     for tool in result.tools:
@@ -42,7 +36,8 @@ def unchecked(result: ReviewResult, fail_level: str) -> list[str]:
         elif tool.status in ("failed", "timeout") and "head" in tool.failed_at:
             what = "timed out" if tool.status == "timeout" else "failed"
             out.append(f"{tool.name} {what} at the head")
-    blind = [v for v in result.findings if v.scope == "unclassified" and at_level(v, fail_level)]
+    blind = [v for v in result.findings
+             if v.scope is Scope.UNCLASSIFIED and fail_level.gates(v.finding.severity)]
     if blind:
         tools = ", ".join(sorted({v.finding.tool for v in blind}))
         out.append(f"{len(blind)} finding{'s' * (len(blind) != 1)} at or above `{fail_level}` "
@@ -57,7 +52,7 @@ class Gate:
     what could not be checked."""
 
     blocking: int
-    fail_level: str
+    fail_level: FailLevel
     unchecked: tuple[str, ...] = ()
     tool_errors: ToolErrors = "fail"
 
@@ -94,8 +89,8 @@ def decide(result: ReviewResult, policy: GatePolicy | None = None) -> Gate:
 
 
 def override(policy: GatePolicy, fail_level: str | None, tool_errors: str | None) -> GatePolicy:
-    """The policy with the command line's choices on top."""
-    return GatePolicy(fail_level or policy.fail_level,
+    """The policy with the command line's choices on top (argparse checked `fail_level`)."""
+    return GatePolicy(FailLevel(fail_level) if fail_level else policy.fail_level,
                       policy.tool_errors if tool_errors is None else _errors(tool_errors))
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import IntEnum
+from enum import IntEnum, StrEnum
 from typing import Literal
 
 
@@ -33,9 +33,65 @@ class Severity(IntEnum):
         return cls[aliases.get(key, key).upper()]
 
 
-Scope = Literal["introduced", "changed", "preexisting", "fixed", "unclassified"]
+class Scope(StrEnum):
+    """A finding's place against the merge base, in the order a reader meets them. The
+    values are the wire format (artifacts, JSON and SARIF outputs): a `Scope` is its string.
+    """
+
+    INTRODUCED = "introduced"  # the change made it
+    CHANGED = "changed"  # it was there, the change made it different (or worse)
+    PREEXISTING = "preexisting"  # it was there and still is
+    FIXED = "fixed"  # it was there at the merge base and the change removed it
+    UNCLASSIFIED = "unclassified"  # no baseline to tell (the tool failed at the merge base)
+
+    @property
+    def commented(self) -> bool:
+        """Worth a comment on the change: the change made it or made it different."""
+        return self in (Scope.INTRODUCED, Scope.CHANGED)
+
+    @property
+    def fixable(self) -> bool:
+        """Whose fixes `--fix` and the apply plan take: the change's own findings only."""
+        return self in (Scope.INTRODUCED, Scope.CHANGED)
+
+    @property
+    def shown(self) -> bool:
+        """Listed with an excerpt for a reader: the change's findings and those that could
+        be (no baseline); not what was there before, not what went away."""
+        return self in (Scope.INTRODUCED, Scope.CHANGED, Scope.UNCLASSIFIED)
+
+
 Where = Literal["diff", "elsewhere"]
-Applicability = Literal["safe", "unsafe", "display"]
+
+
+class Applicability(StrEnum):
+    """How far a tool trusts its fix, from most to least (as ruff ranks them)."""
+
+    SAFE = "safe"  # applied by `--fix`, offered as a suggestion
+    UNSAFE = "unsafe"  # may change behaviour: applied only when asked for
+    DISPLAY = "display"  # shown to a human, never applied
+
+    @property
+    def rank(self) -> int:
+        """Higher is more trusted."""
+        return {Applicability.SAFE: 2, Applicability.UNSAFE: 1, Applicability.DISPLAY: 0}[self]
+
+    def applies(self, least: Applicability) -> bool:
+        """Trusted at least as far as `least`."""
+        return self.rank >= least.rank
+
+
+class FailLevel(StrEnum):
+    """The lowest severity a finding needs to fail the gate; `none` never fails it."""
+
+    NONE = "none"
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
+
+    def gates(self, severity: Severity) -> bool:
+        """Whether a finding of `severity` is at or above this level."""
+        return self is not FailLevel.NONE and severity >= Severity[self.name]
 ToolStatus = Literal["ok", "missing", "failed", "timeout", "skipped"]
 FileStatus = Literal["added", "modified", "deleted", "renamed", "copied"]
 ToolErrors = Literal["fail", "warn"]  # what a tool that could not check does to the gate
@@ -65,7 +121,11 @@ class Edit:
 class Fix:
     description: str
     edits: tuple[Edit, ...]
-    applicability: Applicability = "safe"
+    applicability: Applicability = Applicability.SAFE
+
+    def __post_init__(self) -> None:
+        # A value given as its string (a hand-built fix) is the member: predicates work.
+        object.__setattr__(self, "applicability", Applicability(self.applicability))
 
 
 @dataclass(frozen=True)
@@ -118,6 +178,9 @@ class Verdict:
     reasons: tuple[str, ...] = ()  # why "changed": message-args, message, severity-up, ...
     matched_by: str | None = None  # the matching pass (P1..P8) that paired it
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "scope", Scope(self.scope))  # as for `Fix.applicability`
+
     @property
     def severity_up(self) -> bool:
         return "severity-up" in self.reasons
@@ -164,8 +227,11 @@ class GatePolicy:
     """How the gate judges a review: the lowest severity that fails it, and whether a tool
     that could not check the change fails it too."""
 
-    fail_level: str = "error"  # none | info | warning | error
+    fail_level: FailLevel = FailLevel.ERROR
     tool_errors: ToolErrors = "fail"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "fail_level", FailLevel(self.fail_level))  # as for `Fix`
 
 
 @dataclass(frozen=True)
@@ -187,7 +253,7 @@ class ReviewResult:
     policy: GatePolicy = field(default_factory=GatePolicy)
 
     def count(self, scope: Scope) -> int:
-        if scope == "fixed":
+        if scope is Scope.FIXED:
             return len(self.fixed)
         return sum(1 for v in self.findings if v.scope == scope)
 

@@ -10,10 +10,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from bot.model import Verdict
+from bot.model import Scope, Verdict
 
 Kind = Literal["inline", "file", "summary"]
-COMMENTED_SCOPES = ("introduced", "changed")
 
 
 @dataclass(frozen=True)
@@ -72,7 +71,7 @@ class Dialect:
 def priority(verdict: Verdict) -> tuple[int, int, str, int, int, str]:
     """Worst first, introduced before changed, then by position."""
     f = verdict.finding
-    return (-int(f.severity), 0 if verdict.scope == "introduced" else 1, f.path, f.span.line,
+    return (-int(f.severity), 0 if verdict.scope is Scope.INTRODUCED else 1, f.path, f.span.line,
             f.span.column, f.rule)
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from bot.model import FileChange, ReviewResult, Verdict
-from bot.placement import COMMENTED_SCOPES, Dialect, Item, Placed, last_line, priority
+from bot.model import FileChange, ReviewResult, Scope, Verdict
+from bot.placement import Dialect, Item, Placed, last_line, priority
 from bot.render.markdown import comment_body, safe_fingerprint
 from bot.render.suggestion import NoSuggestion, Suggestion, suggest
 
@@ -31,8 +31,8 @@ def place(result: ReviewResult, texts: Mapping[str, Sequence[str]],
           policy: Policy = Policy(), *, dialect: Dialect) -> tuple[Item, ...]:
     """Every introduced (in the diff) and changed finding, placed; caps are applied later."""
     changes = {change.path: change for change in result.changes}
-    candidates = sorted((v for v in result.findings if v.scope in COMMENTED_SCOPES
-                         and not (v.scope == "introduced" and v.where == "elsewhere")),
+    candidates = sorted((v for v in result.findings if v.scope.commented
+                         and not (v.scope is Scope.INTRODUCED and v.where == "elsewhere")),
                         key=priority)
     keys = unique_keys(candidates)
     return tuple(_place(v, keys[id(v)], changes.get(v.finding.path), texts.get(v.finding.path, ()),

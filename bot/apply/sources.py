@@ -11,8 +11,7 @@ from typing import Literal
 
 from bot import git
 from bot.errors import BotError
-from bot.fixes import FIXABLE_SCOPES
-from bot.model import Edit, FileChange, Fix, ReviewResult, Verdict
+from bot.model import Applicability, Edit, FileChange, Fix, ReviewResult, Verdict
 from bot.positions import LineIndex
 from bot.structural import TOOL, scan
 from bot.structural.files import MAX_BYTES, SourceFile
@@ -114,8 +113,8 @@ def rule_groups(result: ReviewResult) -> list[Group]:
 def linter_groups(result: ReviewResult) -> list[Group]:
     """The linters' safe fixes of introduced and changed findings (rules' fixes are not
     linter fixes: `/fix` never takes them)."""
-    picked = [v for v in result.findings if v.finding.tool != TOOL and v.scope in FIXABLE_SCOPES
-              and v.finding.fix is not None and v.finding.fix.applicability == "safe"]
+    picked = [v for v in result.findings if v.finding.tool != TOOL and v.scope.fixable
+              and v.finding.fix is not None and v.finding.fix.applicability is Applicability.SAFE]
     return _fix_groups(picked, "{tool} {rule} (safe)")
 
 

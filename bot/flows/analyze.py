@@ -24,7 +24,7 @@ from bot.ci.base import Runner
 from bot.errors import BotError, Exit
 from bot.flows.session import ensure_commits, fetch_change, log
 from bot.forges.base import Range
-from bot.model import ReviewResult
+from bot.model import ReviewResult, Scope
 from bot.options import Checks
 from bot.outputs import writable_output, writing
 from bot.pipeline import Gathered, ReviewOptions, conclude, gather
@@ -146,5 +146,4 @@ def origin_repository(repo: Path) -> str | None:
 
 
 def _counts(result: ReviewResult) -> str:
-    return ", ".join(f"{result.count(s)} {s}" for s in ("introduced", "changed", "preexisting",
-                                                         "fixed", "unclassified"))
+    return ", ".join(f"{result.count(s)} {s}" for s in Scope)

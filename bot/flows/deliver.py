@@ -22,7 +22,7 @@ from bot.config import Config
 from bot.conversation.state import Conversation, section, without_ignored
 from bot.forges.base import Draft, Forge, Posted, Rejected, State, StatusReport, status_annotations
 from bot.gate import Gate, decide
-from bot.model import ReviewResult
+from bot.model import ReviewResult, Scope
 from bot.options import Delivery
 from bot.outputs import report_gate, write_code_quality, write_sarif
 from bot.placement import Dialect
@@ -134,9 +134,9 @@ def print_dry_run(gate: Gate, requests: Recorded) -> None:
 
 def check_report(result: ReviewResult, gate: Gate, outcome: Synced,
                  texts: Mapping[str, Sequence[str]]) -> StatusReport:
-    introduced = result.count("introduced") + result.count("changed")
+    introduced = result.count(Scope.INTRODUCED) + result.count(Scope.CHANGED)
     title = (f"{'failing' if gate.failed else 'passing'}: {introduced} new or changed finding"
-             f"{'s' * (introduced != 1)}, {result.count('preexisting')} pre-existing")
+             f"{'s' * (introduced != 1)}, {result.count(Scope.PREEXISTING)} pre-existing")
     if gate.unchecked:
         title += f"; not fully checked: {gate.unchecked[0]}" + (" …" if len(gate.unchecked) > 1 else "")
     body = summary.render(result, outcome.placed, gate, texts, marker=False, limit=60_000)

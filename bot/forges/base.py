@@ -21,7 +21,7 @@ from typing import Literal, Protocol
 
 from bot.forges.repository import Permission, Repository
 from bot.model import ReviewResult, Severity, Trigger
-from bot.placement import COMMENTED_SCOPES, Dialect, last_line, priority
+from bot.placement import Dialect, last_line, priority
 
 MESSAGE_LIMIT = 60_000  # characters of a finding's message kept in a status annotation
 TITLE_LIMIT = 255
@@ -107,7 +107,7 @@ def status_annotations(result: ReviewResult) -> tuple[Annotation, ...]:
     """What the change made worse, worst first (pre-existing findings are noise)."""
     out = []
     for verdict in sorted(result.findings, key=priority):
-        if verdict.scope not in COMMENTED_SCOPES:
+        if not verdict.scope.commented:
             continue
         f = verdict.finding
         title = f"{f.tool} {f.rule} ({verdict.scope})".strip()

@@ -19,7 +19,7 @@ from bot.analyzer import Target
 from bot.errors import GarbageOutput, MissingBinary, Timeout
 from bot.linters.base import LinterSpec, Unit, build, json_events, relpath
 from bot.linters.eslint import JS_EXTENSIONS, has_config
-from bot.model import Edit, Finding, Fix, Severity, Span
+from bot.model import Applicability, Edit, Finding, Fix, Severity, Span
 from bot.toolpath import npm_version
 
 CONFIG_FILES = ("biome.json", "biome.jsonc")
@@ -71,7 +71,7 @@ def parse(result: proc.Result, unit: Unit, target: Target) -> Iterator[Finding]:
         edits = tuple(Edit(path, _span(s["range"]), str(s.get("text") or ""))
                       for s in diag.get("suggestions") or [] if s.get("range"))
         # Unsafe until Biome's safe fixer shows otherwise (`refine`).
-        fix = Fix(f"biome: {rule}", edits, "unsafe") if edits else None
+        fix = Fix(f"biome: {rule}", edits, Applicability.UNSAFE) if edits else None
         severity = Severity.parse(str(diag.get("severity") or "warning"))
         yield Finding("biome", rule, severity, str(diag.get("message") or ""), path, span,
                       code.get("url") or None, fix, rng is None)
@@ -118,7 +118,7 @@ def refine(exe: str, findings: list[Finding], unit: Unit, target: Target) -> lis
             finding = findings[indexes[shown]]
             assert finding.fix is not None
             out[indexes[shown]] = dataclasses.replace(
-                finding, fix=dataclasses.replace(finding.fix, applicability="safe"))
+                finding, fix=dataclasses.replace(finding.fix, applicability=Applicability.SAFE))
     return out
 
 

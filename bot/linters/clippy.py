@@ -16,13 +16,13 @@ from bot import proc
 from bot.analyzer import Target, TreeView
 from bot.errors import GarbageOutput
 from bot.linters.base import LinterSpec, Unit, relpath
-from bot.model import Edit, Finding, Fix, Severity, Span
+from bot.model import Applicability, Edit, Finding, Fix, Severity, Span
 from bot.trees import nearest_dir_with
 
 CONFIG_FILES = ("clippy.toml", ".clippy.toml")
 CRATE_FILES = frozenset({"Cargo.toml", "Cargo.lock", "clippy.toml", ".clippy.toml",
                          "rust-toolchain", "rust-toolchain.toml"})
-APPLICABILITY = {"MachineApplicable": "safe", "MaybeIncorrect": "unsafe"}
+APPLICABILITY = {"MachineApplicable": Applicability.SAFE, "MaybeIncorrect": Applicability.UNSAFE}
 
 
 def detect(root: Path) -> bool:
@@ -88,9 +88,11 @@ def _fix(message: dict[str, Any], target: Target, unit: Unit) -> Fix | None:
             if path is None:
                 return None  # a fix that also edits code outside the checkout is not ours to offer
             edits.append(Edit(path, _span(span), str(span["suggested_replacement"])))
-        kinds = {APPLICABILITY.get(str(s.get("suggestion_applicability")), "display") for s in spans}
-        applicability = "display" if "display" in kinds else "unsafe" if "unsafe" in kinds else "safe"
-        return Fix(str(child.get("message") or "clippy suggestion"), tuple(edits), applicability)  # type: ignore[arg-type]
+        # The fix is trusted as far as its least trusted part.
+        applicability = min((APPLICABILITY.get(str(s.get("suggestion_applicability")),
+                                               Applicability.DISPLAY) for s in spans),
+                            key=lambda a: a.rank, default=Applicability.SAFE)
+        return Fix(str(child.get("message") or "clippy suggestion"), tuple(edits), applicability)
     return None
 
 

@@ -19,7 +19,7 @@ from bot.linters.base import (
     relpath,
     version_tuple,
 )
-from bot.model import Edit, Finding, Fix, Severity, Span
+from bot.model import Applicability, Edit, Finding, Fix, Severity, Span
 from bot.positions import LineIndex, utf16_to_column
 from bot.toolpath import npm_version
 
@@ -45,12 +45,12 @@ def _edit(path: str, lines: LineIndex, raw: dict[str, object]) -> Edit:
 def _fix(path: str, lines: LineIndex, message: dict[str, object]) -> Fix | None:
     fix = message.get("fix")
     if isinstance(fix, dict):
-        return Fix(f"eslint --fix ({message.get('ruleId')})", (_edit(path, lines, fix),), "safe")
+        return Fix(f"eslint --fix ({message.get('ruleId')})", (_edit(path, lines, fix),), Applicability.SAFE)
     suggestions = message.get("suggestions")
     if isinstance(suggestions, list) and suggestions and isinstance(suggestions[0], dict):
         first = suggestions[0]
         return Fix(str(first.get("desc") or "suggestion"), (_edit(path, lines, first["fix"]),),
-                   "unsafe")
+                   Applicability.UNSAFE)
     return None
 
 

@@ -19,7 +19,7 @@ from bot.analyzer import Target, TreeView
 from bot.errors import GarbageOutput
 from bot.linters.base import LinterSpec, Unit, relpath, version_tuple
 from bot.lsp import goenv
-from bot.model import Edit, Finding, Fix, Severity, Span
+from bot.model import Applicability, Edit, Finding, Fix, Severity, Span
 from bot.positions import LineIndex, byte_to_column
 from bot.toolpath import go_module_version
 from bot.trees import nearest_dir_with
@@ -119,7 +119,7 @@ def _suggested(raw: list[dict[str, Any]], path: str, data: bytes) -> Fix | None:
     if not fixes:
         return None
     # `golangci-lint --fix` applies a lone fix; alternatives need a human to pick one.
-    return Fix(fixes[0][0], fixes[0][1], "safe" if len(fixes) == 1 else "unsafe")
+    return Fix(fixes[0][0], fixes[0][1], Applicability.SAFE if len(fixes) == 1 else Applicability.UNSAFE)
 
 
 def _replacement(issue: dict[str, Any], path: str, data: bytes, line: int) -> Fix | None:
@@ -143,7 +143,7 @@ def _replacement(issue: dict[str, Any], path: str, data: bytes, line: int) -> Fi
         edit = Edit(path, Span(first, 1, last + 1, 1), new)
     else:
         return None
-    return Fix("golangci-lint fix", (edit,), "safe")
+    return Fix("golangci-lint fix", (edit,), Applicability.SAFE)
 
 
 def _typecheck(issue: dict[str, Any], unit: Unit, target: Target) -> list[Finding]:

@@ -24,7 +24,7 @@ from bot.analyzer import Target
 from bot.errors import GarbageOutput
 from bot.linters.base import LinterSpec, Unit, relpath
 from bot.linters.formats import Context, severity
-from bot.model import Edit, Finding, Fix, Severity, Span
+from bot.model import Applicability, Edit, Finding, Fix, Severity, Span
 from bot.positions import LineIndex, utf16_to_column
 from bot.toolpath import npm_version
 
@@ -58,7 +58,7 @@ def _shellcheck_parse(result: proc.Result, unit: Unit, target: Target) -> Iterat
             edits = tuple(Edit(path, Span(int(r["line"]), int(r["column"]), int(r["endLine"]),
                                           int(r["endColumn"])), str(r["replacement"]))
                           for r in replacements)
-            fix = Fix(f"shellcheck {code} fix", edits, "unsafe")
+            fix = Fix(f"shellcheck {code} fix", edits, Applicability.UNSAFE)
         yield Finding("shellcheck", code, SHELLCHECK_LEVELS.get(str(item["level"]), Severity.WARNING),
                       str(item["message"]), path, span, f"https://www.shellcheck.net/wiki/{code}", fix)
 
@@ -133,7 +133,8 @@ def _stylelint_fix(raw: Any, index: LineIndex, path: str) -> Fix | None:
     if not isinstance(raw, dict) or not isinstance(raw.get("range"), list):
         return None
     start, end = (int(o) for o in raw["range"])  # JavaScript string indices: UTF-16 units
-    return Fix("stylelint fix", (Edit(path, index.span(start, end), str(raw.get("text") or "")),), "safe")
+    return Fix("stylelint fix", (Edit(path, index.span(start, end), str(raw.get("text") or "")),),
+               Applicability.SAFE)
 
 
 def _stylelint_parse(result: proc.Result, unit: Unit, target: Target) -> Iterator[Finding]:

@@ -10,7 +10,7 @@ from bot import proc
 from bot.analyzer import Target
 from bot.errors import GarbageOutput
 from bot.linters.base import LinterSpec, Unit, json_lines, relpath
-from bot.model import Edit, Finding, Fix, Severity, Span
+from bot.model import Applicability, Edit, Finding, Fix, Severity, Span
 
 CONFIG_FILES = ("ruff.toml", ".ruff.toml", "pyproject.toml")
 
@@ -44,8 +44,9 @@ def _fix(item: dict[str, object], path: str) -> Fix | None:
         return None
     edits = tuple(Edit(path, _span({"location": e["location"], "end_location": e["end_location"]}),
                        str(e.get("content") or "")) for e in raw["edits"])
-    applicability = {"safe": "safe", "unsafe": "unsafe"}.get(str(raw.get("applicability")), "display")
-    return Fix(str(raw.get("message") or "ruff fix"), edits, applicability)  # type: ignore[arg-type]
+    named = {"safe": Applicability.SAFE, "unsafe": Applicability.UNSAFE}
+    applicability = named.get(str(raw.get("applicability")), Applicability.DISPLAY)
+    return Fix(str(raw.get("message") or "ruff fix"), edits, applicability)
 
 
 def parse(result: proc.Result, unit: Unit, target: Target) -> Iterator[Finding]:

@@ -13,7 +13,6 @@ from typing import Any
 
 from bot import codec
 from bot.model import ReviewResult, Severity, Verdict
-from bot.placement import COMMENTED_SCOPES
 
 SEVERITIES = {Severity.ERROR: "major", Severity.WARNING: "minor", Severity.INFO: "info"}
 DESCRIPTION_LIMIT = 4_000
@@ -21,7 +20,7 @@ DESCRIPTION_LIMIT = 4_000
 
 def to_code_quality(result: ReviewResult) -> list[dict[str, Any]]:
     return [_issue(v) for v in sorted(result.findings, key=lambda v: v.finding.sort_key())
-            if v.scope in COMMENTED_SCOPES]
+            if v.scope.commented]
 
 
 def dumps(result: ReviewResult) -> bytes:

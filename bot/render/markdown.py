@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.lineview import LineView
-from bot.model import Finding, Severity, Verdict
+from bot.model import Applicability, Finding, Scope, Severity, Verdict
 from bot.placement import Body, Dialect
 from bot.render.frame import frame_lines, render_frame
 from bot.render.quoting import printable
@@ -162,7 +162,7 @@ def headline(verdict: Verdict) -> str:
     """Badge, severity and rule: the first line of a comment or a summary entry."""
     finding = verdict.finding
     badge = BADGES[verdict.scope]
-    if verdict.scope == "changed" and verdict.reasons:
+    if verdict.scope is Scope.CHANGED and verdict.reasons:
         badge += f" ({_changed_why(verdict)})"
     return f"{badge} · {SEVERITY_ICONS[finding.severity]} · {rule_link(finding)}"
 
@@ -215,7 +215,7 @@ def suggestion_part(result: Suggestion | NoSuggestion | None, dialect: Dialect,
         return ""
     if isinstance(result, NoSuggestion):
         return f"<sub>A fix exists but is not offered here: {inline(result.reason)}.</sub>"
-    note = " — review it before applying" if result.applicability == "unsafe" else ""
+    note = " — review it before applying" if result.applicability is Applicability.UNSAFE else ""
     title = inline(result.description) or "Suggested fix"
     info = dialect.fence(result.start_line, result.end_line,
                          result.start_line if anchor is None else anchor)

@@ -13,10 +13,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from bot import codec
-from bot.model import Finding, ReviewResult, Severity, Span
+from bot.model import Finding, ReviewResult, Scope, Severity, Span
 
 SEVERITIES = {Severity.ERROR: "ERROR", Severity.WARNING: "WARNING", Severity.INFO: "INFO"}
-DEFAULT_SCOPES = ("introduced", "changed", "unclassified")
 
 Lines = Callable[[str], Sequence[str]]
 
@@ -48,8 +47,9 @@ def diagnostic(finding: Finding, lines: Sequence[str]) -> dict[str, Any]:
 
 
 def to_rdjson(result: ReviewResult, lines: Lines, preexisting: bool = False) -> dict[str, Any]:
-    scopes = (*DEFAULT_SCOPES, "preexisting") if preexisting else DEFAULT_SCOPES
-    shown = sorted((v for v in result.findings if v.scope in scopes), key=lambda v: v.finding.sort_key())
+    shown = sorted((v for v in result.findings
+                    if v.scope.shown or (preexisting and v.scope is Scope.PREEXISTING)),
+                   key=lambda v: v.finding.sort_key())
     return {"source": {"name": "reviewbot"},
             "diagnostics": [diagnostic(v.finding, lines(v.finding.path)) for v in shown]}
 

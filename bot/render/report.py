@@ -6,7 +6,7 @@ from typing import Any
 
 from bot import codec
 from bot.gate import decide
-from bot.model import ReviewResult, Verdict
+from bot.model import ReviewResult, Scope, Verdict
 
 SCHEMA_VERSION = 1
 
@@ -29,8 +29,7 @@ def to_dict(result: ReviewResult) -> dict[str, Any]:
         "tools": [codec.encode_tool_run(t) for t in result.tools],
         "findings": [verdict_dict(v) for v in result.findings],
         "fixed": [verdict_dict(v) for v in result.fixed],
-        "summary": {s: result.count(s) for s in
-                    ("introduced", "changed", "preexisting", "fixed", "unclassified")},
+        "summary": {s: result.count(s) for s in Scope},
         "notes": list(result.notes),
         "gate": {"status": int(gate.exit), "failed": gate.failed, "fail_level": gate.fail_level,
                  "tool_errors": gate.tool_errors, "blocking": gate.blocking,

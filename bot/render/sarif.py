@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from bot.model import ReviewResult, Severity, Verdict
+from bot.model import ReviewResult, Scope, Severity, Verdict
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 FINGERPRINT_KEY = "reviewbot/v1"
@@ -37,7 +37,7 @@ def to_sarif(result: ReviewResult, version: str = "0.1.0") -> dict[str, Any]:
             "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "repository root"}}},
             # Fixed findings are not results (code scanning would show them as alerts).
             "properties": {"mergeBase": result.merge_base, "head": result.head,
-                           "fixed": result.count("fixed")},
+                           "fixed": result.count(Scope.FIXED)},
             "results": results,
         }],
     }

@@ -36,7 +36,7 @@ class NoSuggestion:
 
 def suggest(fix: Fix, path: str, lines: Sequence[str]) -> Suggestion | NoSuggestion:
     """The replacement for the lines `fix` touches in `lines` (the head file, `split_lines`)."""
-    if fix.applicability == "display":
+    if fix.applicability == Applicability.DISPLAY:
         return NoSuggestion("the tool marks this fix as display-only")
     if not fix.edits or any(edit.path != path for edit in fix.edits):
         return NoSuggestion("the fix edits other files")

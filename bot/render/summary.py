@@ -61,9 +61,9 @@ def render(result: ReviewResult, placed: Placed, gate: Gate,
     lists = [s for s in (
         _folded([i for i in placed.items if i.kind == "summary"], texts),
         _elsewhere([v for v in result.findings
-                    if v.scope == "introduced" and v.where == "elsewhere"], texts),
-        _unclassified([v for v in result.findings if v.scope == "unclassified"], texts),
-        _preexisting([v for v in result.findings if v.scope == "preexisting"]),
+                    if v.scope is Scope.INTRODUCED and v.where == "elsewhere"], texts),
+        _unclassified([v for v in result.findings if v.scope is Scope.UNCLASSIFIED], texts),
+        _preexisting([v for v in result.findings if v.scope is Scope.PREEXISTING]),
     ) if s is not None]
     bottom = [_tools(result), _notes(result)]
     if len("\n\n".join([*top, *bottom])) > limit // 2:  # tool messages are bounded, not small
@@ -115,9 +115,7 @@ def _head(result: ReviewResult, gate: Gate) -> str:
 
 
 def _counts(result: ReviewResult) -> str:
-    scopes: list[Scope] = ["introduced", "changed", "preexisting", "fixed"]
-    if result.count("unclassified"):
-        scopes.append("unclassified")
+    scopes = [s for s in Scope if s is not Scope.UNCLASSIFIED or result.count(s)]
     header = "| | " + " | ".join(scopes) + " |\n|---|" + "---:|" * len(scopes)
     row = "| findings | " + " | ".join(str(result.count(s)) for s in scopes) + " |"
     return f"{header}\n{row}"

@@ -11,7 +11,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 
 from bot.git import short
-from bot.model import ReviewResult, Verdict
+from bot.model import ReviewResult, Scope, Verdict
 from bot.render.frame import render_frame
 from bot.render.quoting import printable, quote_path
 
@@ -19,12 +19,12 @@ Lines = Callable[[str], Sequence[str]]  # path -> head lines
 
 
 def _label(v: Verdict) -> str:
-    if v.scope == "introduced":
+    if v.scope is Scope.INTRODUCED:
         return "introduced" + (" (elsewhere: the change broke an untouched line)"
                                if v.where == "elsewhere" else "")
-    if v.scope == "changed":
+    if v.scope is Scope.CHANGED:
         return f"changed ({', '.join(v.reasons)})"
-    if v.scope == "preexisting":
+    if v.scope is Scope.PREEXISTING:
         return "preexisting" + (" (on a line this change touched)" if v.touched else "")
     return "unclassified (no baseline: the tool failed at one revision)"
 
@@ -44,9 +44,8 @@ def _finding(v: Verdict, lines: Sequence[str]) -> str:
 
 
 def summary_line(result: ReviewResult) -> str:
-    counts = ", ".join(f"{result.count(s)} {s}" for s in ("introduced", "changed", "preexisting", "fixed"))
-    if result.count("unclassified"):
-        counts += f", {result.count('unclassified')} unclassified"
+    counts = ", ".join(f"{result.count(s)} {s}" for s in Scope if s is not Scope.UNCLASSIFIED
+                       or result.count(s))
     tools = ", ".join(printable(f"{t.name} {t.version or ''}".strip())
                       + ("" if t.status == "ok" else f" ({t.status})")
                       for t in result.tools) or "no tools"
@@ -64,8 +63,7 @@ def _problem(name: str, status: str, message: str) -> str:
 
 def render(result: ReviewResult, lines: Lines, show_preexisting: bool = False) -> str:
     shown = [v for v in result.findings
-             if v.scope in ("introduced", "changed", "unclassified")
-             or (show_preexisting and v.scope == "preexisting")]
+             if v.scope.shown or (show_preexisting and v.scope is Scope.PREEXISTING)]
     by_file: dict[str, list[Verdict]] = defaultdict(list)
     for v in shown:
         by_file[v.finding.path].append(v)
@@ -81,7 +79,7 @@ def render(result: ReviewResult, lines: Lines, show_preexisting: bool = False) -
     # What a tool that ran well left out on purpose (gopls beside golangci-lint).
     out += [f"note: {printable(t.name)}: {printable(t.message)}" for t in result.tools
             if t.status == "ok" and t.message]
-    hidden = result.count("preexisting") if not show_preexisting else 0
+    hidden = result.count(Scope.PREEXISTING) if not show_preexisting else 0
     if hidden:
         out.append(f"({hidden} preexisting finding(s) not listed; --show-preexisting lists them)")
     out.append(summary_line(result))

@@ -26,7 +26,7 @@ class Context:
     cwd: str = "."
     # How far the fixes read are trusted: safe (review --fix applies them), unsafe (offered
     # as suggestions, applied only with --unsafe-fixes); None drops them.
-    applicability: Applicability | None = "unsafe"
+    applicability: Applicability | None = Applicability.UNSAFE
     pattern: str = ""  # the `regex` format's expression
     _paths: dict[str, str | None] = field(default_factory=dict)
     _lines: dict[str, list[str]] = field(default_factory=dict)
