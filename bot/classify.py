@@ -2,8 +2,8 @@
 
 Every head finding gets one scope (introduced, changed, preexisting; unclassified when its
 file has no baseline); base findings with no partner are fixed. Matching is one-to-one, within
-the same tool and rule, in passes from the strongest evidence to the weakest
-(`shared/research/anchors-baseline.md` §3), processing head findings on unchanged lines first
+the same tool and rule, in passes from the strongest evidence to the weakest (`_PASSES`
+below), processing head findings on unchanged lines first
 so that when copies outnumber originals the new one is the copy on the added line. Code moved
 to another changed file is matched last, along the line map `bot.moves` draws between them.
 Per-line facts (normalised text, how often it occurs) are computed once per file.

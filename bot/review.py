@@ -12,11 +12,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from bot.model import FileChange, ReviewResult, Scope, Verdict
-from bot.placement import Dialect, Item, Placed, last_line, priority
+from bot.placement import Dialect, Item, last_line, priority
 from bot.render.markdown import comment_body, safe_fingerprint
 from bot.render.suggestion import NoSuggestion, Suggestion, suggest
-
-__all__ = ["Item", "Placed", "Policy", "cap", "demote", "place", "priority", "unique_keys"]
 
 MULTI_LINE = 5  # a finding spanning up to this many more lines is commented as a range
 

@@ -27,7 +27,7 @@ def rule_of(spec: ServerSpec, diagnostic: dict[str, Any]) -> str:
 
 def setup_notes(spec: ServerSpec, diagnostics: Sequence[dict[str, Any]]) -> list[str]:
     """The server's notes that it cannot analyse the file (outside every build, ...): such a
-    file is "not checkable", never "clean" (lsp.md §5.11)."""
+    file is "not checkable", never "clean"."""
     return [str(d.get("message", "")) for d in diagnostics
             if any(re.search(p, str(d.get("message", ""))) for p in spec.ignore)]
 

@@ -1,7 +1,7 @@
 """Language server specs as data: how to start each server, where it applies, what it needs.
 
-The completion signal is named per spec (lsp.md §1): publishDiagnostics has no "done" marker,
-so each server gets the signal that actually means done for it — never a fixed sleep.
+The completion signal is named per spec: the protocol's publishDiagnostics has no "done"
+marker, so each server gets the signal that actually means done for it — never a fixed sleep.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ class ServerSpec:
     languages: Mapping[str, str]  # file suffix -> LSP languageId
     markers: tuple[Marker, ...]
     completion: Completion
-    pull: bool  # declare pull diagnostics (changes some servers' behaviour, lsp.md §5.8)
+    pull: bool  # declare pull diagnostics (some servers then report differently)
     install_hint: str
     settings: Mapping[str, Any] = field(default_factory=dict)
     init_options: Mapping[str, Any] = field(default_factory=dict)
@@ -221,7 +221,7 @@ RUST_ANALYZER = ServerSpec(
     languages={".rs": "rust"},
     markers=(Marker("Cargo.toml"),),
     completion="flycheck",
-    # Without a pull capability rust-analyzer pushes its native diagnostics too (lsp.md §1).
+    # Without a pull capability rust-analyzer pushes its native diagnostics too.
     pull=False,
     install_hint="rustup component add rust-analyzer",
     settings={"rust-analyzer": _RA_CONFIG},

@@ -256,7 +256,7 @@ def _wait(client: LspClient, predicate: Callable[[ServerState], bool], clock: _C
         raise RequestTimeout(what, budget)
 
 
-# -- completion signals (lsp.md §1) --------------------------------------------------------
+# -- completion signals (`ServerSpec.completion`) ------------------------------------------
 
 
 def _pull(client: LspClient, spec: ServerSpec, uris: dict[str, str], clock: _Clock,

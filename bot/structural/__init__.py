@@ -1,4 +1,4 @@
-"""Structural search and staged rewrites on tree-sitter (design §5).
+"""Structural search and staged rewrites on tree-sitter.
 
 `pattern` compiles a code pattern through a ladder of wrapping contexts, `match` finds it in
 parsed trees, `rewrite` turns matches into edits, `plan` stages and applies them, and `api`

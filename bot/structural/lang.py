@@ -17,9 +17,6 @@ import tree_sitter_language_pack as tslp
 
 from bot.errors import BotError, Exit
 
-# Bundled grammars; part of every cache key because node kinds change between builds.
-GRAMMAR_PACKAGE = "tree-sitter-language-pack==0.13.0"
-
 
 @dataclass(frozen=True)
 class Context:
