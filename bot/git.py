@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot import proc
-from bot.errors import BotError, MissingBinary, Timeout
+from bot.errors import BotError, Exit, MissingBinary, Timeout
 
 GIT_TIMEOUT = 600.0
 
@@ -84,6 +84,20 @@ def is_shallow(repo: Path) -> bool:
 
 def fetch_deepen(repo: Path, remote: str, ref: str, depth: int) -> bool:
     return git(repo, "fetch", "--quiet", f"--deepen={depth}", remote, ref, check=False).returncode == 0
+
+
+def ensure_commits(checkout: Path, shas: tuple[str, ...], hint: str,
+                   env: dict[str, str] | None = None) -> None:
+    """A CI's checkout holds one commit (a merge commit, a shallow detached head): fetch the
+    change's head and base when missing, keeping a shallow checkout shallow (the workspace
+    deepens it to the merge base later)."""
+    for sha in shas:
+        if rev_parse(checkout, sha) is None:
+            fetch(checkout, "origin", sha, depth=50 if is_shallow(checkout) else None,
+                      env=env)
+        if rev_parse(checkout, sha) is None:
+            raise BotError(f"commit {sha[:12]} of the change is not in the checkout and could "
+                           f"not be fetched: {hint}", Exit.USAGE)
 
 
 def init_bare(where: Path, origin: str) -> Path:

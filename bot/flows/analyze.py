@@ -22,7 +22,7 @@ from bot import artifact, atomic, git, shards, workspace
 from bot import part as shard_part
 from bot.ci.base import Runner
 from bot.errors import BotError, Exit
-from bot.flows.session import ensure_commits, fetch_change, log
+from bot.flows.session import fetch_change, log
 from bot.forges.base import Range
 from bot.model import ReviewResult, Scope
 from bot.options import Checks
@@ -125,8 +125,8 @@ def _change(runner: Runner, options: Options) -> Change | None:
         if change.base.startswith("refs/remotes/origin/"):  # a branch: fetched whole
             git.fetch_branches(repo, "origin")
         else:
-            ensure_commits(repo, (change.base,), runner.checkout_hint)
-        ensure_commits(repo, (change.head,), runner.checkout_hint)
+            git.ensure_commits(repo, (change.base,), runner.checkout_hint)
+        git.ensure_commits(repo, (change.head,), runner.checkout_hint)
     return Change(repo, change.base, change.head, trigger.repository, trigger.number,
                   trigger.target_ref)
 

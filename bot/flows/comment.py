@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Literal
 
-from bot import git
+from bot import config, git
 from bot.apply import sources
 from bot.apply.flow import ApplyOutcome
 from bot.apply.plan import plan_for, render
@@ -27,7 +27,7 @@ from bot.conversation.parse import commands as parse_commands
 from bot.conversation.state import Ignored, Staged, without_ignored
 from bot.errors import BotError, Exit
 from bot.flows.deliver import staged
-from bot.flows.session import Session, Workplace, log, settings
+from bot.flows.session import Session, Workplace, log
 from bot.forges.repository import Access
 from bot.model import Trigger
 from bot.options import CiOptions
@@ -46,7 +46,7 @@ def comment(runner: Runner, options: CiOptions, trigger: Trigger,
     if at is None:
         checkout = runner.checkout(options.repo)
         # The default branch: a checkout without `ref`.
-        at = Workplace(checkout, settings(checkout, "HEAD"))
+        at = Workplace(checkout, config.read_at(checkout, "HEAD"))
     cfg = at.cfg
     parsed = parse_commands(trigger.comment_body or "", cfg.command_prefix)
     if not parsed:

@@ -13,10 +13,11 @@ is reviewed in the same run (a push made with GITHUB_TOKEN starts no workflow).
 
 from __future__ import annotations
 
+from bot import config, git
 from bot.ci.base import Runner
 from bot.errors import Exit
 from bot.flows.comment import reply_outcome
-from bot.flows.session import Session, Workplace, ensure_commits, log, settings
+from bot.flows.session import Session, Workplace, log
 from bot.forges.repository import Access
 from bot.model import Trigger
 from bot.options import CiOptions
@@ -30,10 +31,10 @@ def label(runner: Runner, options: CiOptions, trigger: Trigger,
     if at is None:
         checkout = runner.checkout(options.repo)
         if trigger.base_sha:
-            ensure_commits(checkout, (trigger.base_sha,), runner.checkout_hint)
+            git.ensure_commits(checkout, (trigger.base_sha,), runner.checkout_hint)
         # The target's settings (the PR cannot change them): its base when the event names
         # it, else the checkout, which is then the default branch (a GitLab webhook's pipeline).
-        at = Workplace(checkout, settings(checkout, trigger.base_sha or "HEAD"))
+        at = Workplace(checkout, config.read_at(checkout, trigger.base_sha or "HEAD"))
     cfg = at.cfg
     added = trigger.added_labels or ((trigger.label,) if trigger.label else ())
     if cfg.apply_label not in added:

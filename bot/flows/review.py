@@ -3,11 +3,12 @@ the conversation (ignored findings left out, the staged plan shown) on any forge
 
 from __future__ import annotations
 
+from bot import config, git
 from bot.ci.base import Runner
 from bot.conversation.state import read
 from bot.errors import Exit
 from bot.flows.deliver import with_conversation
-from bot.flows.session import ensure_commits, log, settings
+from bot.flows.session import log
 from bot.forges.base import Connection
 from bot.model import Trigger
 from bot.options import CiOptions
@@ -24,9 +25,9 @@ def review(runner: Runner, options: CiOptions, trigger: Trigger, connection: Con
     if not change.open:
         log(f"{runner.change_name}{trigger.number} is not open; nothing to review")
         return int(Exit.OK)
-    ensure_commits(checkout, (change.head, change.base), runner.checkout_hint)
+    git.ensure_commits(checkout, (change.head, change.base), runner.checkout_hint)
     # The apply label's name and the command prefix as the target branch says.
-    cfg = settings(checkout, change.base)
+    cfg = config.read_at(checkout, change.base)
     result = run_review(options.checks.review(checkout, change.base, change.head))
     # Kept: the publish step's first read of the change is this one.
     state = read(connection.host.summary_body(keep=True))

@@ -35,27 +35,8 @@ def log(message: str) -> None:
     print(f"reviewbot: {message}", file=sys.stderr)
 
 
-def settings(checkout: Path, rev: str) -> config.Config:
-    """`.reviewbot.yml` as committed at `rev` (the working tree never counts)."""
-    return config.read_at(checkout, rev)
-
-
 def least(cfg: config.Config) -> Permission:
     return Permission.MAINTAIN if cfg.command_permission == "maintain" else Permission.WRITE
-
-
-def ensure_commits(checkout: Path, shas: tuple[str, ...], hint: str,
-                   env: dict[str, str] | None = None) -> None:
-    """A CI's checkout holds one commit (a merge commit, a shallow detached head): fetch the
-    change's head and base when missing, keeping a shallow checkout shallow (the workspace
-    deepens it to the merge base later)."""
-    for sha in shas:
-        if git.rev_parse(checkout, sha) is None:
-            git.fetch(checkout, "origin", sha, depth=50 if git.is_shallow(checkout) else None,
-                      env=env)
-        if git.rev_parse(checkout, sha) is None:
-            raise BotError(f"commit {sha[:12]} of the change is not in the checkout and could "
-                           f"not be fetched: {hint}", Exit.USAGE)
 
 
 def fetch_change(checkout: Path, pr: PullRequest, head_ref: str, env: Mapping[str, str],
@@ -173,7 +154,7 @@ class Session:
                                Exit.OK)
             return within_change(self.reviewed, self.checkout, self.pr)
         if self._result is None or self._result.head != self.pr.head:
-            ensure_commits(self.checkout, (self.pr.head, self.pr.base), self.runner.checkout_hint)
+            git.ensure_commits(self.checkout, (self.pr.head, self.pr.base), self.runner.checkout_hint)
             self._result = run_review(self.options.checks.review(self.checkout, self.pr.base,
                                                                  self.pr.head))
         return self._result
