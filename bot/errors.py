@@ -25,7 +25,11 @@
         ├── RequestTimeout
         └── SessionError    the session as a whole failed, with the tool's status
     CodecError (ValueError) a JSON value that does not decode: `path` names the field
+    EditConflict (ValueError) two edits of one text cannot both apply
     CannotLink              hard links are not possible here (the caller copies)
+
+Two private exceptions stay in their modules, raised and caught there as control flow:
+`config._Problem` and `linters.runner._Mixed`.
 
 Outside the tree, on purpose: `bot.cancel.Terminated` derives from BaseException, so that no
 `except Exception` of a tool's clean-up swallows a SIGTERM.
@@ -204,6 +208,10 @@ class CodecError(ValueError):
         super().__init__(f"{path}: {why}")
         self.path = path
         self.why = why
+
+
+class EditConflict(ValueError):
+    """Two edits of one text cannot both apply (their order or their result is unknown)."""
 
 
 class CannotLink(Exception):

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from bot import atomic, git
+from bot.errors import EditConflict
 from bot.model import Applicability, Fix, ReviewResult, Span
 from bot.positions import (
-    EditConflict,
     LineIndex,
     TextEdit,
     apply_edits,

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import AnyStr, Generic, Literal
 from urllib.parse import quote, unquote, urlparse
 
+from bot.errors import EditConflict
 from bot.model import Edit, Span
 
 _ZERO_WIDTH = frozenset({"Mn", "Me", "Cf", "Cc"})  # combining marks, format and controls
@@ -127,10 +128,6 @@ class TextEdit(Generic[AnyStr]):
     start: int
     end: int
     new: AnyStr
-
-
-class EditConflict(ValueError):
-    """Two edits of one text cannot both apply (their order or their result is unknown)."""
 
 
 def conflicts(a: TextEdit[AnyStr], b: TextEdit[AnyStr]) -> bool:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from bot import positions
+from bot import errors, positions
 from bot.model import Span
 
 
@@ -148,7 +148,7 @@ def test_overlapping_edits_are_refused(text: str, data: st.DataObject) -> None:
     first = positions.TextEdit(start, end, "x")
     for second in (positions.TextEdit(inside, inside, "y"), positions.TextEdit(inside, end, "y"),
                    positions.TextEdit(start, end, "y")):
-        with pytest.raises(positions.EditConflict, match="overlap"):
+        with pytest.raises(errors.EditConflict, match="overlap"):
             positions.apply_edits(text, [second, first])
 
 
@@ -156,9 +156,9 @@ def test_insertions_at_one_point_and_at_the_ends_of_a_range() -> None:
     edit = positions.TextEdit
     assert positions.apply_edits("abc", [edit(1, 2, "X"), edit(1, 1, "<"), edit(2, 2, ">")]) == "a<X>c"
     assert positions.apply_edits("abc", [edit(1, 1, "+"), edit(1, 1, "+")]) == "a+bc"
-    with pytest.raises(positions.EditConflict, match=r"\[1, 1\) and \[1, 1\) overlap"):
+    with pytest.raises(errors.EditConflict, match=r"\[1, 1\) and \[1, 1\) overlap"):
         positions.apply_edits("abc", [edit(1, 1, "1"), edit(1, 1, "2")])
-    with pytest.raises(positions.EditConflict, match="does not fit"):
+    with pytest.raises(errors.EditConflict, match="does not fit"):
         positions.apply_edits("abc", [edit(2, 1, "")])
-    with pytest.raises(positions.EditConflict, match="does not fit"):
+    with pytest.raises(errors.EditConflict, match="does not fit"):
         positions.apply_edits("abc", [edit(2, 9, "")])

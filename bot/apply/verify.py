@@ -22,8 +22,9 @@ import tree_sitter as ts
 from bot import git
 from bot.apply.plan import WORKFLOWS, Plan, workflow_files
 from bot.apply.sources import REGULAR
+from bot.errors import EditConflict
 from bot.model import Edit
-from bot.positions import EditConflict, apply_span_edits, split_lines
+from bot.positions import apply_span_edits, split_lines
 from bot.structural.lang import for_path, parse
 
 

@@ -13,8 +13,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bot.errors import EditConflict
 from bot.model import Applicability, Edit, Fix
-from bot.positions import EditConflict, LineIndex, TextEdit, apply_edits, split_lines
+from bot.positions import LineIndex, TextEdit, apply_edits, split_lines
 
 MAX_LINES = 50  # a longer suggestion is unreadable; the fix is described instead
 

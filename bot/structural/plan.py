@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bot import atomic
-from bot.errors import BotError, Exit
-from bot.positions import EditConflict, LineIndex
+from bot.errors import BotError, EditConflict, Exit
+from bot.positions import LineIndex
 from bot.render.quoting import quote_path
 from bot.structural.planjson import from_json, load, save, to_json
 from bot.structural.planpath import containment_problem, root_problem, stage_problem
