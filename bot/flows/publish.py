@@ -3,7 +3,7 @@ holds a write token (normally on `workflow_run`).
 
 It checks out, imports and runs nothing of the pull request, and works in an empty folder.
 The artifacts are untrusted data: capped in bytes before they are read, schema-checked, every
-path clean, every inline position checked against the pull request's diff as GitHub reports it
+path clean, every inline position checked against the pull request's diff as the forge reports it
 (a finding whose line is not there goes to the summary, never to a refused review), and the
 analysed head checked against the pull request's current head (if it moved, nothing is posted
 inline and the exit status is 0). Several files (shards of one analysis) publish as one review.
@@ -23,7 +23,7 @@ every write it would send (the review, edits, resolutions, the summary, the chec
 status); it sends none.
 
 Exit statuses: the gate (0, 1, 4); 2 a bad artifact or usage (the message says which field and
-why); 3 the GitHub API failed after retries.
+why); 3 the forge's API failed after retries.
 """
 
 from __future__ import annotations
@@ -75,8 +75,9 @@ def publish(runner: Runner, options: Options) -> int:
     assert trigger.number is not None
     token = runner.token(options.token)
     if not token:
-        raise BotError("no GitHub token: pass --token or set GITHUB_TOKEN "
-                       "(env: GITHUB_TOKEN: ${{ github.token }})", Exit.USAGE)
+        raise BotError(f"no {runner.forge} token: pass --token, or give this job the token "
+                       "(GitHub: `env: GITHUB_TOKEN: ${{ github.token }}`; Gitea: "
+                       "REVIEWBOT_GITEA_TOKEN)", Exit.USAGE)
     if trigger.kind in ("comment", "label"):
         return _act(runner, options, trigger, token, analysis.result)
     connection = runner.connect(trigger, token, dry_run=options.dry_run)
@@ -186,7 +187,7 @@ def read(path: Path, max_bytes: int) -> artifact.Analysis:
 
 def within_diff(result: ReviewResult, commentable: Mapping[str, frozenset[int]]
                 ) -> ReviewResult:
-    """The result with its hunks cut to the lines GitHub lets a comment sit on: a file the
+    """The result with its hunks cut to the lines the forge lets a comment sit on: a file the
     pull request does not show is dropped (its findings go to the summary)."""
     changes: Sequence[FileChange] = [
         replace(c, hunk_lines=c.hunk_lines & commentable[c.path])
