@@ -10,6 +10,10 @@ inline and the exit status is 0). Several files (shards of one analysis) publish
 The gate's policy is the default branch's `.reviewbot.yml`, read through the API, never the
 artifact's: that is the word of a job that ran the pull request's code.
 
+On a comment or the apply label (the second job of the event's own workflow, or `--label` on a
+`workflow_run` for a fork's label) it runs the comment's commands or the label on the
+artifact's review instead (`_act`): the same flows as one job, with no tool run here.
+
 In a GitLab merge request pipeline (a `publish` job that `needs:` the `analyze` job's
 artifact) it publishes to that merge request as `ci` does: diff threads, the summary note and
 the commit status. The artifact must be of this pipeline: its project, its merge request and
