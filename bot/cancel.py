@@ -61,6 +61,11 @@ def _send_on(wakeups: int, main: int) -> None:
                 signal.pthread_kill(main, byte[0])
 
 
+def cancelled() -> bool:
+    """Whether this run is being cancelled (a SIGTERM or SIGINT arrived)."""
+    return _cancelled.is_set()
+
+
 @contextlib.contextmanager
 def shielded() -> Iterator[None]:
     """A clean-up (worktrees and scratch folders removed) that a cancel must not cut short: a

@@ -244,6 +244,14 @@ def worktree_remove(repo: Path, where: Path) -> None:
         git(repo, "worktree", "prune", check=False)
 
 
+def worktree_prune(repo: Path) -> None:
+    """Forget every registered worktree whose folder is gone (locks included)."""
+    for where in worktrees(repo)[1:]:
+        if not where.exists():
+            git(repo, "worktree", "unlock", str(where), check=False)
+    git(repo, "worktree", "prune", check=False)
+
+
 def tree_blobs(repo: Path, rev: str, paths: list[str], recursive: bool = False) -> dict[str, str]:
     """{path: "<mode> <blob id>"} for the paths that are blobs at `rev` (files and symlinks;
     the mode tells them apart); `recursive` and no paths: every blob of the revision.

@@ -416,6 +416,10 @@ class Checkouts:
         with cancel.shielded():  # a cancel arriving now waits until all of it is gone
             for where in self.made:
                 git.worktree_remove(self.rev.repo, where)
+            # A `worktree add` cut short by a signal may leave its registration (locked while
+            # it was being made) after the removal above: every stale one goes.
+            if self.made and cancel.cancelled():
+                git.worktree_prune(self.rev.repo)
             shutil.rmtree(self.scratch, ignore_errors=True)
             if self.place is not None:
                 scratch.vacate(self.rev.repo, self.place.path)

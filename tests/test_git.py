@@ -4,6 +4,7 @@ cannot answer exactly (a range, an option, a revision that is not a commit) to t
 from __future__ import annotations
 
 import ast
+import shutil
 from pathlib import Path
 
 import pytest
@@ -128,3 +129,17 @@ def test_a_folder_outside_any_repository(tmp_path: Path) -> None:
     assert git.listed_files(tmp_path) is None
     assert git.toplevel_of(tmp_path) is None
     assert not git.is_ignored(tmp_path)
+
+
+def test_a_worktree_registration_left_locked_by_an_add_cut_short_is_pruned(
+        two: GitRepo, tmp_path: Path) -> None:
+    """What `git worktree add` leaves when a signal kills it: the registration, still locked
+    ("initializing"), and no folder. A plain `git worktree prune` keeps a locked one."""
+    where = tmp_path / "cut-short"
+    git.worktree_add(two.path, where, "HEAD")
+    two.git("worktree", "lock", "--reason", "initializing", str(where))
+    shutil.rmtree(where)
+    two.git("worktree", "prune")
+    assert where in git.worktrees(two.path)  # locked: git keeps it
+    git.worktree_prune(two.path)
+    assert where not in git.worktrees(two.path)
