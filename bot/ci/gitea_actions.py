@@ -14,7 +14,6 @@ job summary, warnings) are GitHub's workflow commands, which both runners read.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -31,7 +30,6 @@ from bot.model import Trigger, TriggerKind
 if TYPE_CHECKING:
     from bot.forges.gitea.api import Api, Settings
 
-SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
 REVIEW_ACTIONS = ("opened", "reopened", "synchronized", "synchronize")
 LABEL_ACTIONS = ("label_updated",)
 WORKFLOW_HINT = ("run it from a workflow with `on: pull_request` "
@@ -87,7 +85,7 @@ def parse(name: str, payload: Any, env: Mapping[str, str] | None = None) -> Trig
         return _issue_comment(payload)
     if name in ("schedule", "workflow_dispatch"):
         return _trigger(name, "sweep", repository=env.get("GITHUB_REPOSITORY"),
-                        target_ref=_branch(env.get("GITHUB_REF")), head_sha=env.get("GITHUB_SHA"),
+                        target_ref=payload_file.branch(env.get("GITHUB_REF")), head_sha=env.get("GITHUB_SHA"),
                         actor=env.get("GITHUB_ACTOR"),
                         actor_is_bot=(env.get("GITHUB_ACTOR") or "").lower() in ACTIONS_USERS)
     return _ignored(name, payload, f"`{name}` events need nothing from `reviewbot ci`")
@@ -113,27 +111,27 @@ def _pull_request(payload: dict[str, Any]) -> Trigger:
         return _ignored("pull_request", payload, f"pull_request `{action or '(none)'}` needs "
                         "no review")
     event = "pull_request"
-    pr = _field(payload, "pull_request", dict, event=event)
-    head = _field(pr, "head", dict, "pull_request.", event)
-    base = _field(pr, "base", dict, "pull_request.", event)
-    base_repo = _field(base, "repo", dict, "pull_request.base.", event)
+    pr = payload_file.field(payload, "pull_request", dict, event=event)
+    head = payload_file.field(pr, "head", dict, "pull_request.", event)
+    base = payload_file.field(pr, "base", dict, "pull_request.", event)
+    base_repo = payload_file.field(base, "repo", dict, "pull_request.base.", event)
     head_repo = head.get("repo")
     sender = payload.get("sender") if isinstance(payload.get("sender"), dict) else {}
     labels = tuple(str(x["name"]) for x in pr.get("labels") or ()
                    if isinstance(x, dict) and isinstance(x.get("name"), str))
     return _trigger(
         event, kind, action=action,
-        repository=_field(base_repo, "full_name", str, "pull_request.base.repo.", event),
-        number=_field(pr, "number", int, "pull_request.", event),
-        base_sha=_sha(base, "pull_request.base.sha", event),
-        head_sha=_sha(head, "pull_request.head.sha", event),
-        target_ref=_field(base, "ref", str, "pull_request.base.", event),
-        head_ref=_field(head, "ref", str, "pull_request.head.", event),
+        repository=payload_file.field(base_repo, "full_name", str, "pull_request.base.repo.", event),
+        number=payload_file.field(pr, "number", int, "pull_request.", event),
+        base_sha=payload_file.sha(base, "pull_request.base.sha", event),
+        head_sha=payload_file.sha(head, "pull_request.head.sha", event),
+        target_ref=payload_file.field(base, "ref", str, "pull_request.base.", event),
+        head_ref=payload_file.field(head, "ref", str, "pull_request.head.", event),
         head_repository=str(head_repo["full_name"]) if isinstance(head_repo, dict)
         and isinstance(head_repo.get("full_name"), str) else None,
-        open=_field(pr, "state", str, "pull_request.", event) == "open",
+        open=payload_file.field(pr, "state", str, "pull_request.", event) == "open",
         draft=bool(pr.get("draft", False)),
-        actor=_login(sender), actor_is_bot=_is_bot(sender),
+        actor=payload_file.login(sender), actor_is_bot=_is_bot(sender),
         # Gitea's label_updated names no label: the labels the pull request carries now.
         added_labels=labels if kind == "label" else (),
     )
@@ -142,56 +140,29 @@ def _pull_request(payload: dict[str, Any]) -> Trigger:
 def _issue_comment(payload: dict[str, Any]) -> Trigger:
     event = "issue_comment"
     action = str(payload.get("action") or "")
-    issue = _field(payload, "issue", dict, event=event)
+    issue = payload_file.field(payload, "issue", dict, event=event)
     if not (payload.get("is_pull") is True or isinstance(issue.get("pull_request"), dict)):
         return _ignored(event, payload, "a comment on an issue, not on a pull request")
     if action != "created":
         return _ignored(event, payload, f"a comment `{action}`: only new comments count")
-    comment = _field(payload, "comment", dict, event=event)
+    comment = payload_file.field(payload, "comment", dict, event=event)
     user = comment.get("user") if isinstance(comment.get("user"), dict) else {}
-    repo = _field(payload, "repository", dict, event=event)
+    repo = payload_file.field(payload, "repository", dict, event=event)
     return _trigger(
         event, "comment", action=action,
-        repository=_field(repo, "full_name", str, "repository.", event),
-        number=_field(issue, "number", int, "issue.", event),
+        repository=payload_file.field(repo, "full_name", str, "repository.", event),
+        number=payload_file.field(issue, "number", int, "issue.", event),
         open=issue.get("state") == "open",
-        actor=_login(user), actor_is_bot=_is_bot(user),
-        comment_id=_field(comment, "id", int, "comment.", event),
+        actor=payload_file.login(user), actor_is_bot=_is_bot(user),
+        comment_id=payload_file.field(comment, "id", int, "comment.", event),
         comment_body=str(comment.get("body") or ""),
-        comment_created_at=_field(comment, "created_at", str, "comment.", event),
+        comment_created_at=payload_file.field(comment, "created_at", str, "comment.", event),
     )
-
-
-def _login(user: Any) -> str | None:
-    login = user.get("login") if isinstance(user, dict) else None
-    return login if isinstance(login, str) else None
 
 
 def _is_bot(user: Any) -> bool:
     # Gitea's API user carries no bot flag; the Actions token's own account is known by name.
-    return (_login(user) or "").lower() in ACTIONS_USERS
-
-
-def _branch(ref: str | None) -> str | None:
-    return ref.removeprefix("refs/heads/") if ref else None
-
-
-def _field(obj: Any, key: str, kind: type, prefix: str = "", event: str = "") -> Any:
-    if not isinstance(obj, dict):
-        raise BotError(f"malformed {event} event: expected an object around `{prefix}{key}`",
-                       Exit.USAGE)
-    value = obj.get(key)
-    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-        raise BotError(f"malformed {event} event: `{prefix}{key}` is missing or not "
-                       f"{'an object' if kind is dict else kind.__name__}", Exit.USAGE)
-    return value
-
-
-def _sha(obj: dict[str, Any], where: str, event: str) -> str:
-    value = obj.get("sha")
-    if not isinstance(value, str) or not SHA.fullmatch(value):
-        raise BotError(f"malformed {event} event: `{where}` is not a commit sha", Exit.USAGE)
-    return value
+    return (payload_file.login(user) or "").lower() in ACTIONS_USERS
 
 
 def unhandled(trigger: Trigger, handled: Collection[TriggerKind]) -> str:

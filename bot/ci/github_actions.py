@@ -7,7 +7,6 @@ never from GITHUB_SHA (on `pull_request` that is the merge commit).
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
@@ -24,7 +23,6 @@ from bot.model import Severity, Trigger, TriggerKind
 if TYPE_CHECKING:
     from bot.forges.github.api import Api, Settings
 
-SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
 CHECKOUT_HINT = "use actions/checkout with fetch-depth: 0"
 PR_EVENTS = ("pull_request", "pull_request_target", "issue_comment")  # what `analyze` answers
 REVIEW_ACTIONS = ("opened", "synchronize", "reopened", "ready_for_review")
@@ -58,7 +56,7 @@ def parse(name: str, payload: Any, env: Mapping[str, str] | None = None) -> Trig
         return _issue_comment(payload)
     if name in ("schedule", "workflow_dispatch"):
         return Trigger("github", name, "sweep", repository=env.get("GITHUB_REPOSITORY"),
-                       target_ref=_branch(env.get("GITHUB_REF")), head_sha=env.get("GITHUB_SHA"),
+                       target_ref=payload_file.branch(env.get("GITHUB_REF")), head_sha=env.get("GITHUB_SHA"),
                        actor=env.get("GITHUB_ACTOR"))
     hint = "; use `reviewbot publish` there" if name == "workflow_run" else ""
     return _ignored(name, payload, f"`{name}` events need nothing from `reviewbot ci`{hint}")
@@ -78,26 +76,26 @@ def _pull_request(payload: dict[str, Any]) -> Trigger:
     if kind == "ignored":
         return _ignored("pull_request", payload,
                         f"pull_request `{action}` needs no review")
-    pr = _field(payload, "pull_request", dict, event="pull_request")
-    head = _field(pr, "head", dict, "pull_request.", "pull_request")
-    base = _field(pr, "base", dict, "pull_request.", "pull_request")
-    base_repo = _field(base, "repo", dict, "pull_request.base.", "pull_request")
+    pr = payload_file.field(payload, "pull_request", dict, event="pull_request")
+    head = payload_file.field(pr, "head", dict, "pull_request.", "pull_request")
+    base = payload_file.field(pr, "base", dict, "pull_request.", "pull_request")
+    base_repo = payload_file.field(base, "repo", dict, "pull_request.base.", "pull_request")
     head_repo = head.get("repo")
     label = payload.get("label")
     sender = payload.get("sender") if isinstance(payload.get("sender"), dict) else {}
     return Trigger(
         "github", "pull_request", kind, action=action,
-        repository=_field(base_repo, "full_name", str, "pull_request.base.repo.", "pull_request"),
-        number=_field(pr, "number", int, "pull_request.", "pull_request"),
-        base_sha=_sha(base, "pull_request.base.sha", "pull_request"),
-        head_sha=_sha(head, "pull_request.head.sha", "pull_request"),
-        target_ref=_field(base, "ref", str, "pull_request.base.", "pull_request"),
-        head_ref=_field(head, "ref", str, "pull_request.head.", "pull_request"),
+        repository=payload_file.field(base_repo, "full_name", str, "pull_request.base.repo.", "pull_request"),
+        number=payload_file.field(pr, "number", int, "pull_request.", "pull_request"),
+        base_sha=payload_file.sha(base, "pull_request.base.sha", "pull_request"),
+        head_sha=payload_file.sha(head, "pull_request.head.sha", "pull_request"),
+        target_ref=payload_file.field(base, "ref", str, "pull_request.base.", "pull_request"),
+        head_ref=payload_file.field(head, "ref", str, "pull_request.head.", "pull_request"),
         head_repository=str(head_repo["full_name"]) if isinstance(head_repo, dict)
         and isinstance(head_repo.get("full_name"), str) else None,
-        open=_field(pr, "state", str, "pull_request.", "pull_request") == "open",
+        open=payload_file.field(pr, "state", str, "pull_request.", "pull_request") == "open",
         draft=bool(pr.get("draft", False)),
-        actor=_login(sender), actor_is_bot=_is_bot(sender),
+        actor=payload_file.login(sender), actor_is_bot=_is_bot(sender),
         label=str(label["name"]) if isinstance(label, dict) and isinstance(label.get("name"), str)
         else None,
     )
@@ -105,56 +103,29 @@ def _pull_request(payload: dict[str, Any]) -> Trigger:
 
 def _issue_comment(payload: dict[str, Any]) -> Trigger:
     action = str(payload.get("action") or "")
-    issue = _field(payload, "issue", dict, event="issue_comment")
+    issue = payload_file.field(payload, "issue", dict, event="issue_comment")
     if not isinstance(issue.get("pull_request"), dict):
         return _ignored("issue_comment", payload, "a comment on an issue, not on a pull request")
     if action != "created":
         return _ignored("issue_comment", payload, f"a comment `{action}`: only new comments count")
-    comment = _field(payload, "comment", dict, event="issue_comment")
+    comment = payload_file.field(payload, "comment", dict, event="issue_comment")
     user = comment.get("user") if isinstance(comment.get("user"), dict) else {}
-    repo = _field(payload, "repository", dict, event="issue_comment")
+    repo = payload_file.field(payload, "repository", dict, event="issue_comment")
     return Trigger(
         "github", "issue_comment", "comment", action=action,
-        repository=_field(repo, "full_name", str, "repository.", "issue_comment"),
-        number=_field(issue, "number", int, "issue.", "issue_comment"),
+        repository=payload_file.field(repo, "full_name", str, "repository.", "issue_comment"),
+        number=payload_file.field(issue, "number", int, "issue.", "issue_comment"),
         open=issue.get("state") == "open",
-        actor=_login(user), actor_is_bot=_is_bot(user),
-        comment_id=_field(comment, "id", int, "comment.", "issue_comment"),
+        actor=payload_file.login(user), actor_is_bot=_is_bot(user),
+        comment_id=payload_file.field(comment, "id", int, "comment.", "issue_comment"),
         comment_body=str(comment.get("body") or ""),
-        comment_created_at=_field(comment, "created_at", str, "comment.", "issue_comment"),
+        comment_created_at=payload_file.field(comment, "created_at", str, "comment.", "issue_comment"),
     )
 
 
-def _login(user: Any) -> str | None:
-    login = user.get("login") if isinstance(user, dict) else None
-    return login if isinstance(login, str) else None
-
-
 def _is_bot(user: Any) -> bool:
-    login = _login(user) or ""
+    login = payload_file.login(user) or ""
     return (isinstance(user, dict) and user.get("type") == "Bot") or login.endswith("[bot]")
-
-
-def _branch(ref: str | None) -> str | None:
-    return ref.removeprefix("refs/heads/") if ref else None
-
-
-def _field(obj: Any, key: str, kind: type, prefix: str = "", event: str = "") -> Any:
-    if not isinstance(obj, dict):
-        raise BotError(f"malformed {event} event: expected an object around `{prefix}{key}`",
-                       Exit.USAGE)
-    value = obj.get(key)
-    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-        raise BotError(f"malformed {event} event: `{prefix}{key}` is missing or not "
-                       f"{'an object' if kind is dict else kind.__name__}", Exit.USAGE)
-    return value
-
-
-def _sha(obj: dict[str, Any], where: str, event: str) -> str:
-    value = obj.get("sha")
-    if not isinstance(value, str) or not SHA.fullmatch(value):
-        raise BotError(f"malformed {event} event: `{where}` is not a commit sha", Exit.USAGE)
-    return value
 
 
 def unhandled(trigger: Trigger, handled: Collection[TriggerKind]) -> str:
@@ -370,7 +341,7 @@ def _run_of(payload: Any) -> tuple[str, list[Any]]:
         raise BotError("malformed workflow_run event payload: `workflow_run` is missing or not "
                        "an object", Exit.USAGE)
     head = run.get("head_sha")
-    if not isinstance(head, str) or not SHA.fullmatch(head):
+    if not isinstance(head, str) or not payload_file.SHA.fullmatch(head):
         raise BotError("malformed workflow_run event payload: `workflow_run.head_sha` is not a "
                        "commit sha", Exit.USAGE)
     prs = run.get("pull_requests")

@@ -14,7 +14,6 @@ since in a merged-result pipeline CI_COMMIT_SHA is a merge commit, not the MR he
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
@@ -32,7 +31,6 @@ if TYPE_CHECKING:
     from bot.forges.gitlab.change import GitLabForge, GitLabRepository, RepositorySettings
     from bot.forges.gitlab.change import Settings as ForgeSettings
 
-SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
 TOKEN_HINT = ("create a project (or group) access token with the `api` scope and the Developer "
               "role or higher, and store it as the CI/CD variable REVIEWBOT_GITLAB_TOKEN "
               "(masked; not protected, or merge request pipelines cannot read it)")
@@ -203,7 +201,7 @@ def _last_commit(mr: dict[str, Any], prefix: str, event: str) -> str:
     """The head the event saw (`last_commit.id`): what a command was written against."""
     commit = mr.get("last_commit")
     sha = commit.get("id") if isinstance(commit, dict) else None
-    if not isinstance(sha, str) or not SHA.fullmatch(sha):
+    if not isinstance(sha, str) or not payload_file.SHA.fullmatch(sha):
         raise BotError(f"malformed {event} webhook: `{prefix}last_commit.id` is not a commit sha",
                        Exit.USAGE)
     return sha
@@ -297,7 +295,7 @@ def _iid(env: Mapping[str, str]) -> int:
 
 def _sha(env: Mapping[str, str], name: str) -> str:
     value = _need(env, name)
-    if not SHA.fullmatch(value):
+    if not payload_file.SHA.fullmatch(value):
         raise BotError(f"{name}={value!r} is not a commit sha", Exit.USAGE)
     return value
 

@@ -1,12 +1,16 @@
-"""A CI event's payload file, read as JSON: the one place that says what went wrong with it."""
+"""A CI event's payload: its file read as JSON, and its fields read with a message that names
+the field (GitHub's and Gitea's webhook payloads share these shapes)."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from bot.errors import BotError, Exit
+
+SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
 
 
 def read(path: str, name: str) -> Any:
@@ -17,3 +21,32 @@ def read(path: str, name: str) -> Any:
         raise BotError(f"cannot read {name} {path}: {exc.strerror}", Exit.USAGE) from exc
     except ValueError as exc:
         raise BotError(f"{name} {path} is not JSON: {exc}", Exit.USAGE) from exc
+
+
+def field(obj: Any, key: str, kind: type, prefix: str = "", event: str = "") -> Any:
+    """`obj[key]`, of type `kind`; BotError (usage) naming `prefix + key` otherwise."""
+    if not isinstance(obj, dict):
+        raise BotError(f"malformed {event} event: expected an object around `{prefix}{key}`",
+                       Exit.USAGE)
+    value = obj.get(key)
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        raise BotError(f"malformed {event} event: `{prefix}{key}` is missing or not "
+                       f"{'an object' if kind is dict else kind.__name__}", Exit.USAGE)
+    return value
+
+
+def sha(obj: dict[str, Any], where: str, event: str) -> str:
+    """`obj["sha"]`, a commit sha; BotError (usage) naming `where` otherwise."""
+    value = obj.get("sha")
+    if not isinstance(value, str) or not SHA.fullmatch(value):
+        raise BotError(f"malformed {event} event: `{where}` is not a commit sha", Exit.USAGE)
+    return value
+
+
+def login(user: Any) -> str | None:
+    found = user.get("login") if isinstance(user, dict) else None
+    return found if isinstance(found, str) else None
+
+
+def branch(ref: str | None) -> str | None:
+    return ref.removeprefix("refs/heads/") if ref else None
