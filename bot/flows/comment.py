@@ -27,7 +27,7 @@ from bot.conversation.parse import commands as parse_commands
 from bot.conversation.state import Ignored, Staged, without_ignored
 from bot.errors import BotError, Exit
 from bot.flows.deliver import staged
-from bot.flows.session import Session, Workplace, log
+from bot.flows.session import Session, Workplace, log, start
 from bot.forges.repository import Access
 from bot.model import Trigger
 from bot.options import CiOptions
@@ -55,9 +55,7 @@ def comment(runner: Runner, options: CiOptions, trigger: Trigger,
     if not trigger.open:
         log(f"pull request #{trigger.number} is closed; commands are not run")
         return int(Exit.OK)
-    connection = runner.connect(trigger, options.token)
-    session = Session(runner, options, connection, at.checkout, cfg, trigger.number,
-                      at.reviewed, sleep=connection.sleep)
+    session = start(runner, options, trigger, at)
     number, comment = trigger.number, trigger.comment_id
 
     def refuse(access: Access) -> None:

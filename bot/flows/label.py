@@ -17,7 +17,7 @@ from bot import config, git
 from bot.ci.base import Runner
 from bot.errors import Exit
 from bot.flows.comment import reply_outcome
-from bot.flows.session import Session, Workplace, log
+from bot.flows.session import Workplace, log, start
 from bot.forges.repository import Access
 from bot.model import Trigger
 from bot.options import CiOptions
@@ -47,9 +47,7 @@ def label(runner: Runner, options: CiOptions, trigger: Trigger,
     if not trigger.open:
         log(f"pull request #{trigger.number} is closed; the label is not acted on")
         return int(Exit.OK)
-    connection = runner.connect(trigger, options.token)
-    session = Session(runner, options, connection, at.checkout, cfg, trigger.number,
-                      at.reviewed, sleep=connection.sleep)
+    session = start(runner, options, trigger, at)
     number = trigger.number
     by = session.pr.labeled_by
     if by is not None and by.get(cfg.apply_label) != trigger.actor:

@@ -198,3 +198,11 @@ class Session:
                                               self.runner, self.number)
         self.state = published.state
         return int(published.gate.exit)
+
+
+def start(runner: Runner, options: CiOptions, trigger: Trigger, at: Workplace) -> Session:
+    """A session on the trigger's change, working at `at`; sends no request."""
+    assert trigger.number is not None
+    connection = runner.connect(trigger, options.token)
+    return Session(runner, options, connection, at.checkout, at.cfg, trigger.number,
+                   at.reviewed, sleep=connection.sleep)
