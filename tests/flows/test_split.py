@@ -45,6 +45,28 @@ def two_jobs(world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     return analysed, published, analyse_writes
 
 
+def analyse(world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+            event: tuple[str, dict[str, object]]) -> Path:
+    """The first job alone, on `event`, with the read-only token: its artifact."""
+    name, payload = event
+    path = tmp_path / "event.json"
+    path.write_text(json.dumps(payload))
+    monkeypatch.setenv("GITHUB_EVENT_NAME", name)
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(path))
+    art = tmp_path / "analysis.json"
+    world.fake.read_only.add(READ_ONLY)
+    monkeypatch.setenv("GITHUB_TOKEN", READ_ONLY)
+    assert cli.main(["analyze", "--repo", str(world.checkout), "--out", str(art)]) == 0
+    return art
+
+
+def publish(world: World, monkeypatch: pytest.MonkeyPatch, art: Path, *flags: str) -> int:
+    """The second job: the write token, git to the repository as data."""
+    monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
+    monkeypatch.setattr(github_actions, "clone_url", lambda env, repository: str(world.origin))
+    return cli.main(["publish", *flags, str(art)])
+
+
 def comment_event(world: World, user: str, body: str) -> tuple[str, dict[str, object]]:
     """What `World.comment` sends, without running `ci`."""
     captured: dict[str, object] = {}
@@ -89,20 +111,9 @@ def test_a_comment_without_permission_is_refused_by_publish(
 
 def test_a_head_pushed_after_the_analysis_is_refused(
         world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    event = comment_event(world, "max", "/fix")
-    name, payload = event
-    path = tmp_path / "event.json"
-    path.write_text(json.dumps(payload))
-    monkeypatch.setenv("GITHUB_EVENT_NAME", name)
-    monkeypatch.setenv("GITHUB_EVENT_PATH", str(path))
-    art = tmp_path / "analysis.json"
-    world.fake.read_only.add(READ_ONLY)
-    monkeypatch.setenv("GITHUB_TOKEN", READ_ONLY)
-    assert cli.main(["analyze", "--repo", str(world.checkout), "--out", str(art)]) == 0
+    art = analyse(world, tmp_path, monkeypatch, comment_event(world, "max", "/fix"))
     pushed = world.push({"other.py": "x = 1\n"}, "2026-01-02T09:30:00Z")  # before the comment
-    monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
-    monkeypatch.setattr(github_actions, "clone_url", lambda env, repository: str(world.origin))
-    assert cli.main(["publish", str(art)]) == 0
+    assert publish(world, monkeypatch, art) == 0
     assert world.branch() == pushed  # nothing committed over the new head
     assert world.reactions() == ["eyes", "confused"]
     [reply] = world.replies()
@@ -111,21 +122,12 @@ def test_a_head_pushed_after_the_analysis_is_refused(
 
 def test_an_artifact_of_another_pull_request_is_refused_with_no_write(
         world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    name, payload = comment_event(world, "max", "/fix")
-    path = tmp_path / "event.json"
-    path.write_text(json.dumps(payload))
-    monkeypatch.setenv("GITHUB_EVENT_NAME", name)
-    monkeypatch.setenv("GITHUB_EVENT_PATH", str(path))
-    art = tmp_path / "analysis.json"
-    world.fake.read_only.add(READ_ONLY)
-    monkeypatch.setenv("GITHUB_TOKEN", READ_ONLY)
-    assert cli.main(["analyze", "--repo", str(world.checkout), "--out", str(art)]) == 0
+    art = analyse(world, tmp_path, monkeypatch, comment_event(world, "max", "/fix"))
     doc = json.loads(art.read_text())
     doc["number"] = 8
     art.write_text(json.dumps(doc))
-    monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
     world.fake.reset_calls()
-    assert cli.main(["publish", str(art)]) == 2
+    assert publish(world, monkeypatch, art) == 2
     assert world.writes() == [] and world.branch() == world.head
 
 
@@ -148,22 +150,12 @@ def test_a_fix_on_a_file_the_change_did_not_touch_is_never_committed(
         world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The artifact is the word of a job that ran the pull request's code: publish keeps of it
     only the files git says the change changed."""
-    name, payload = comment_event(world, "max", "/fix")
-    path = tmp_path / "event.json"
-    path.write_text(json.dumps(payload))
-    monkeypatch.setenv("GITHUB_EVENT_NAME", name)
-    monkeypatch.setenv("GITHUB_EVENT_PATH", str(path))
-    art = tmp_path / "analysis.json"
-    world.fake.read_only.add(READ_ONLY)
-    monkeypatch.setenv("GITHUB_TOKEN", READ_ONLY)
-    assert cli.main(["analyze", "--repo", str(world.checkout), "--out", str(art)]) == 0
+    art = analyse(world, tmp_path, monkeypatch, comment_event(world, "max", "/fix"))
     doc = json.loads(art.read_text())
     # Every finding and change moved onto pyproject.toml, which the pull request did not change.
     text = json.dumps(doc).replace('"app.py"', '"pyproject.toml"')
     art.write_text(text)
-    monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
-    monkeypatch.setattr(github_actions, "clone_url", lambda env, repository: str(world.origin))
-    assert cli.main(["publish", str(art)]) == 0
+    assert publish(world, monkeypatch, art) == 0
     assert world.branch() == world.head  # nothing committed
     [reply] = world.replies()
     assert "Nothing to commit" in reply
