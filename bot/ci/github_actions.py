@@ -32,14 +32,9 @@ WORKFLOW_HINT = ("run it from a workflow with `on: pull_request` "
 
 def from_env(env: Mapping[str, str]) -> Trigger:
     """The trigger of this run: GITHUB_EVENT_NAME and the payload at GITHUB_EVENT_PATH."""
-    name = env.get("GITHUB_EVENT_NAME")
-    path = env.get("GITHUB_EVENT_PATH")
-    if not name:
-        raise BotError(f"GITHUB_EVENT_NAME is not set: `reviewbot ci` runs inside GitHub Actions; "
-                       f"{WORKFLOW_HINT} (or use `reviewbot review` locally)", Exit.USAGE)
-    if not path:
-        raise BotError("GITHUB_EVENT_PATH is not set: the event payload is needed", Exit.USAGE)
-    return parse(name, payload_file.read(path, "the event payload"), env)
+    name, payload = payload_file.event(
+        env, f"GitHub Actions; {WORKFLOW_HINT} (or use `reviewbot review` locally)")
+    return parse(name, payload, env)
 
 
 def parse(name: str, payload: Any, env: Mapping[str, str] | None = None) -> Trigger:

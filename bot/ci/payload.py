@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,19 @@ def read(path: str, name: str) -> Any:
         raise BotError(f"cannot read {name} {path}: {exc.strerror}", Exit.USAGE) from exc
     except ValueError as exc:
         raise BotError(f"{name} {path} is not JSON: {exc}", Exit.USAGE) from exc
+
+
+def event(env: Mapping[str, str], where: str) -> tuple[str, Any]:
+    """The event's name and payload from GITHUB_EVENT_NAME and GITHUB_EVENT_PATH (GitHub's and
+    Gitea's runners set both); `where` completes the message when they are not set."""
+    name = env.get("GITHUB_EVENT_NAME")
+    path = env.get("GITHUB_EVENT_PATH")
+    if not name:
+        raise BotError(f"GITHUB_EVENT_NAME is not set: `reviewbot ci` runs inside {where}",
+                       Exit.USAGE)
+    if not path:
+        raise BotError("GITHUB_EVENT_PATH is not set: the event payload is needed", Exit.USAGE)
+    return name, read(path, "the event payload")
 
 
 def field(obj: Any, key: str, kind: type, prefix: str = "", event: str = "") -> Any:

@@ -87,3 +87,11 @@ class Repository(Protocol):
         """A file's bytes at `ref` (default: the default branch); None when it is not there.
         What a job that checks nothing out trusts: the repository's own settings."""
         ...
+
+
+def issue_edit(title: str | None, body: str | None, open: bool | None) -> dict[str, str]:
+    """What an issue edit changes, as GitHub's and Gitea's APIs name it (`state`: open or
+    closed); nothing for what is None."""
+    change = {"title": title, "body": body,
+              "state": None if open is None else "open" if open else "closed"}
+    return {k: v for k, v in change.items() if v is not None}

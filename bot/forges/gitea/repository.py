@@ -18,7 +18,7 @@ import httpx
 from bot.errors import BotError, Exit, NotFound
 from bot.forges.gitea.api import Api, Settings
 from bot.forges.gitea.limits import ACTIONS_USERS
-from bot.forges.repository import Access, Issue, Permission, Reaction, Repository
+from bot.forges.repository import Access, Issue, Permission, Reaction, Repository, issue_edit
 from bot.forges.transport import segment
 
 # Gitea's reaction names (its default [ui] REACTIONS) for the protocol's.
@@ -96,13 +96,7 @@ class GiteaRepository:
 
     def update_issue(self, number: int, *, title: str | None = None, body: str | None = None,
                      labels: Sequence[str] | None = None, open: bool | None = None) -> Issue:
-        change: dict[str, Any] = {}
-        if title is not None:
-            change["title"] = title
-        if body is not None:
-            change["body"] = body
-        if open is not None:
-            change["state"] = "open" if open else "closed"
+        change = issue_edit(title, body, open)
         path = f"{self._api.repo}/issues/{number}"
         raw = (self._api.write("PATCH", path, change, idempotent=True) if change
                else self._api.get(path))

@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 from bot.errors import BotError, Exit, NotFound
 from bot.forges.github.api import Api, Settings
-from bot.forges.repository import Access, Issue, Permission, Reaction
+from bot.forges.repository import Access, Issue, Permission, Reaction, issue_edit
 
 # The finest grant first: `user.permissions` names maintain and triage, which the legacy
 # `permission` field folds into write and read.
@@ -88,15 +88,9 @@ class GitHubRepository:
 
     def update_issue(self, number: int, *, title: str | None = None, body: str | None = None,
                      labels: Sequence[str] | None = None, open: bool | None = None) -> Issue:
-        change: dict[str, Any] = {}
-        if title is not None:
-            change["title"] = title
-        if body is not None:
-            change["body"] = body
+        change: dict[str, Any] = dict(issue_edit(title, body, open))
         if labels is not None:
             change["labels"] = list(labels)
-        if open is not None:
-            change["state"] = "open" if open else "closed"
         _, data = self._api.request("PATCH", f"{self._api.url}/issues/{number}", body=change,
                                     idempotent=True)
         return issue_of(data)
