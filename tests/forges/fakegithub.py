@@ -33,9 +33,15 @@ NOW = "2026-01-01T00:00:00Z"
 # Faults (`tests.forges.loopback.Fault`) this fake knows: `target` is "METHOD regex-on-path" or
 # "graphql:query" / "graphql:mutation"; kinds: "502-after" (do it, then answer 502), "502"
 # (answer 502, do nothing), "502-late" (answer 502, do it once the next listing of review
-# comments has been answered), "secondary" (403 secondary rate limit with retry-after), "422",
-# "timeout" (do nothing, answer late), "timeout-after" (do it, answer late), "403" (read-only token).
-FAULT_KINDS = ("502-after", "502", "502-late", "secondary", "422", "timeout", "timeout-after", "403")
+# comments has been answered), "secondary" (403 secondary rate limit with retry-after),
+# "primary" and "primary-429" (the primary rate limit spent: 403 or 429 with
+# x-ratelimit-remaining 0 and x-ratelimit-reset, do nothing), "422", "timeout" (do nothing,
+# answer late), "timeout-after" (do it, answer late), "403" (read-only token), "deleted"
+# (someone deleted the comment the request names, or the thread's first comment, just before
+# it arrived: answered as GitHub answers for a comment that is gone).
+FAULT_KINDS = ("502-after", "502", "502-late", "secondary", "primary", "primary-429", "422",
+               "timeout", "timeout-after", "403", "deleted")
+PRIMARY_RESET = 30  # seconds from now the spent primary rate limit is reset
 
 
 @dataclass
@@ -193,8 +199,10 @@ class FakeGitHub:
         if fault == "502-late":  # answered 502, carried out after the next re-read
             self._deferred.append((method, rest, query, _json(body)))
             return self._faulted(method, rest, query, body, "502")
-        if fault in ("502", "secondary", "422", "timeout", "403"):
+        if fault in ("502", "secondary", "primary", "primary-429", "422", "timeout", "403"):
             return self._faulted(method, rest, query, body, fault)
+        if fault == "deleted":
+            self._delete_named(rest)
         status, payload = self._route(method, rest, query, _json(body))
         if method == "GET" and re.search(r"/pulls/\d+/comments$", rest):
             deferred, self._deferred = self._deferred, []
@@ -240,6 +248,13 @@ class FakeGitHub:
             return self._record(method, path, query, body, 403, {
                 "message": "You have exceeded a secondary rate limit. Please wait a few minutes "
                            "before you try again."}, {"retry-after": "7"})
+        if kind in ("primary", "primary-429"):
+            return self._record(
+                method, path, query, body, 429 if kind == "primary-429" else 403,
+                {"message": "API rate limit exceeded for installation ID 1.",
+                 "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"},
+                {"x-ratelimit-remaining": "0", "x-ratelimit-used": "5000",
+                 "x-ratelimit-reset": str(int(time.time()) + PRIMARY_RESET)})
         if kind == "403":
             return self._record(method, path, query, body, 403,
                                 {"message": "Resource not accessible by integration"})
@@ -248,6 +263,15 @@ class FakeGitHub:
                 "message": "Unprocessable Entity",
                 "errors": ["Pull request review thread line must be part of the diff"]})
         return self._record(method, path, query, body, 502, {"message": "Server Error"})
+
+    def _delete_named(self, rest: str) -> None:
+        """The comment a request names removed, as a person deleting it would."""
+        with self._lock:
+            found = re.search(r"/(pulls|issues)/comments/(\d+)", rest)
+            if found and found.group(1) == "pulls":
+                self._delete(int(found.group(2)))
+            elif found:
+                self.s.issue_comments.pop(int(found.group(2)), None)
 
     # -- REST ---------------------------------------------------------------------------
 
@@ -582,12 +606,18 @@ class FakeGitHub:
             return self._record("POST", "/api/graphql", {}, body, 200,
                                 {"errors": [{"message": e} for e in errors]}, graphql=kind)
         fault = self._fault("", kind)
-        if fault in ("timeout", "502", "secondary"):
+        if fault in ("timeout", "502", "secondary", "primary", "primary-429"):
             return self._faulted("POST", "/api/graphql", {}, body, fault)
+        if fault == "deleted":  # the thread's first comment deleted: the thread is gone
+            with self._lock:
+                for root, thread in list(self.s.threads.items()):
+                    if thread["id"] in (request.get("variables") or {}).values():
+                        self._delete(root)
         with self._lock:
             result = graphql_sync(graphql_schema(), document, root_value=self._gql_root(),
                                   variable_values=request.get("variables"))
-        if result.errors:
+        # A node that is not there is an answer GitHub gives (NOT_FOUND), not a bad request.
+        if result.errors and not all(e.message.startswith("Could not resolve") for e in result.errors):
             self.errors.extend(f"GraphQL execution: {e.message}" for e in result.errors)
         payload = {"data": result.data, **({"errors": [{"message": e.message} for e in result.errors]}
                                              if result.errors else {})}

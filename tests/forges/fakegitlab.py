@@ -163,8 +163,11 @@ POSITION = (Param("base_sha", "sha", True), Param("head_sha", "sha", True),
 # kinds: "502-after" (do it, then answer 502), "502" (answer 502, do nothing), "429"
 # (Retry-After: 7, do nothing), "timeout" (do nothing, answer late), "timeout-after" (do it,
 # answer late), "403" (the token may not), "line_code" (GitLab's 400 for a position it cannot
-# place: its diff of the version differs from the local one).
-FAULT_KINDS = ("502-after", "502", "429", "timeout", "timeout-after", "403", "line_code")
+# place: its diff of the version differs from the local one), "429-reset" (a 429 that says
+# when in RateLimit-Reset alone), "deleted" (someone deleted the thread or note the request
+# names just before it arrived: GitLab's own 404 for it).
+FAULT_KINDS = ("502-after", "502", "429", "429-reset", "timeout", "timeout-after", "403",
+               "line_code", "deleted")
 
 
 @dataclass
@@ -327,9 +330,11 @@ class FakeGitLab:
         if errors:
             return self._invalid(method, path, params, *errors)
         fault = self._fault(method, path)
-        if fault in ("502", "429", "timeout", "403", "line_code"):
+        if fault in ("502", "429", "429-reset", "timeout", "403", "line_code"):
             return self._faulted(method, path, params, fault)
         with self._lock:
+            if fault == "deleted":
+                self._delete_named(ids)
             self._follow()
             status, payload, extra = self._route(route, ids, params, user)
         if fault in ("502-after", "timeout-after"):
@@ -374,11 +379,24 @@ class FakeGitLab:
         if kind == "429":
             return self._answer(method, path, params, 429, {"message": "Retry later"},
                                 {"Retry-After": "7", "RateLimit-Reset": str(int(time.time()) + 7)})
+        if kind == "429-reset":
+            return self._answer(method, path, params, 429, {"message": "Retry later"},
+                                {"RateLimit-Remaining": "0",
+                                 "RateLimit-Reset": str(int(time.time()) + 5)})
         if kind == "403":
             return self._answer(method, path, params, 403, {"message": "403 Forbidden"})
         if kind == "line_code":
             return self._answer(method, path, params, 400, {"message": LINE_CODE})
         return self._answer(method, path, params, 502, {"message": "502 Bad Gateway"})
+
+    def _delete_named(self, ids: dict[str, str]) -> None:
+        """The thread or note a request names removed, as a person deleting it would."""
+        if "discussion_id" in ids and "note_id" not in ids:
+            self.discussions = [d for d in self.discussions if d["id"] != ids["discussion_id"]]
+        elif "note_id" in ids:
+            for thread in self.discussions:
+                thread["notes"] = [n for n in thread["notes"] if str(n["id"]) != ids["note_id"]]
+            self.discussions = [d for d in self.discussions if d["notes"]]
 
     # -- routes -------------------------------------------------------------------------
 
