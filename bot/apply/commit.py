@@ -81,6 +81,11 @@ def push(checkout: Path, remote: str, branch: str, commit: str, old: str,
         return Pushed("pushed")
     summary = ours[0][2] if ours and len(ours[0]) > 2 else ""
     words = _mask(summary or result.err_tail(5) or result.out.strip(), env)
+    # A hook's own words ("remote: ...") say why it declined; git's summary does not.
+    said = [line[len("remote:"):].strip() for line in result.stderr.decode("utf-8", "replace")
+            .splitlines() if line.startswith("remote:") and line[len("remote:"):].strip()]
+    if summary and said:
+        words = f"{words}: {_mask('; '.join(said[-3:]), env)}"
     if "stale info" in summary or "fetch first" in summary:
         return Pushed("moved", words)
     return Pushed("failed", words)
