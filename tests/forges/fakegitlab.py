@@ -56,6 +56,8 @@ class Route:
 
 
 PAGED = (Param("page", "integer"), Param("per_page", "integer"))
+NOTES_LISTED = (*PAGED, Param("sort", "string", values=("asc", "desc")),
+                Param("order_by", "string", values=("created_at", "updated_at")))
 ROUTES = (
     Route("GET", "/user", "doc/api/users.md#retrieve-the-current-user"),
     Route("GET", "/projects/:id/merge_requests/:iid", "doc/api/merge_requests.md#get-single-mr",
@@ -83,6 +85,10 @@ ROUTES = (
           "doc/api/notes.md#create-new-merge-request-note",
           (Param("body", "string", True), Param("internal", "boolean"),
            Param("merge_request_diff_head_sha", "sha"), Param("created_at", "string"))),
+    Route("GET", "/projects/:id/merge_requests/:iid/notes",
+          "doc/api/notes.md#list-all-merge-request-notes", NOTES_LISTED),
+    Route("GET", "/projects/:id/issues/:issue_iid/notes",
+          "doc/api/notes.md#list-project-issue-notes", NOTES_LISTED),
     Route("PUT", "/projects/:id/merge_requests/:iid/notes/:note_id",
           "doc/api/notes.md#modify-existing-merge-request-note",
           (Param("body", "string", True),)),
@@ -466,6 +472,10 @@ class FakeGitLab:
             return 200, thread, {}
         if key[1] == "/merge_requests/:iid/discussions/:discussion_id/notes/:note_id":
             return self._thread_note(route.method, ids, params)
+        if key == ("GET", "/merge_requests/:iid/notes"):
+            notes = [n for d in self.discussions for n in d["notes"]]
+            return self._page(route, ids, params, sorted(
+                notes, key=lambda n: n["id"], reverse=params.get("sort", "desc") == "desc"))
         if key == ("POST", "/merge_requests/:iid/notes"):
             thread = {"id": self._hex(), "individual_note": True,
                       "notes": [self._note(params["body"], user, None)]}
@@ -530,7 +540,7 @@ class FakeGitLab:
         if user["id"] == BOT["id"]:  # a description runs quick actions as a note does
             self.errors.extend(f"a quick action in an issue: {line!r}"
                                for line in quick_actions(str(params.get("description") or "")))
-        if route.method == "GET":
+        if route.method == "GET" and "issue_iid" not in ids:
             wanted = _labels(params.get("labels"))
             items = [i for i in self.issues if all(n in i["labels"] for n in wanted)
                      and params.get("state", i["state"]) == i["state"]]
@@ -546,6 +556,9 @@ class FakeGitLab:
         issue = next((i for i in self.issues if str(i["iid"]) == ids["issue_iid"]), None)
         if issue is None:
             return 404, {"message": "404 Issue Not Found"}, {}
+        if route.method == "GET":  # the issue's notes
+            return self._page(route, ids, params, sorted(
+                issue["notes"], key=lambda n: n["id"], reverse=params.get("sort", "desc") == "desc"))
         if route.method == "POST":  # a note on the issue
             note = self._note(params["body"], user, None)
             issue["notes"].append(note)

@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 
 from bot.errors import BotError, Exit, NotFound
+from bot.forges import replies
 from bot.forges.gitea.api import Api, Settings
 from bot.forges.gitea.limits import ACTIONS_USERS
 from bot.forges.repository import Access, Issue, Permission, Reaction, Repository, issue_edit
@@ -37,9 +38,17 @@ class GiteaRepository:
         self._labels: dict[str, int] | None = None
 
     def reply(self, number: int, body: str) -> int:
-        made = self._api.write("POST", f"{self._api.repo}/issues/{number}/comments",
-                               {"body": body})
-        return int(made["id"]) if isinstance(made, dict) else 0
+        comments = f"{self._api.repo}/issues/{number}/comments"
+
+        def post(text: str) -> int:
+            made = self._api.write("POST", comments, {"body": text})
+            return int(made["id"]) if isinstance(made, dict) else 0
+
+        def find(key: str) -> int | None:
+            return replies.found(key, ((int(c["id"]), str(c.get("body") or ""))
+                                       for c in self._api.list(comments, paged=False)))
+
+        return replies.once(body, post, find)
 
     def react(self, number: int, comment_id: int, reaction: Reaction) -> None:
         # Gitea answers 200 with the existing reaction when it is there already: repeatable.

@@ -228,9 +228,15 @@ class GitHubForge:
     def summary(self, state: State, body: str) -> None:
         current = self._summary
         if current is not None:
-            if (current.body or "") != body:
+            if (current.body or "") == body:
+                return
+            try:
                 self._api.call(lambda: current.edit(body), write=True, idempotent=True)
-            return
+                return
+            except NotFound:  # deleted since it was read: a new one takes its place
+                print(f"reviewbot: the summary comment {current.id} was deleted meanwhile; "
+                      "posting it again")
+                self._summary = None
         for attempt in range(RETRIES + 1):
             try:
                 self._summary = self._api.call(

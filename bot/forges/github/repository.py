@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import quote
 
 from bot.errors import BotError, Exit, NotFound
+from bot.forges import replies
 from bot.forges.github.api import Api, Settings
 from bot.forges.repository import Access, Issue, Permission, Reaction, issue_edit
 
@@ -32,14 +33,25 @@ class GitHubRepository:
         self._api = api or Api(settings, sleep=sleep, clock=clock)
 
     def reply(self, number: int, body: str) -> int:
-        _, data = self._api.request("POST", f"{self._api.url}/issues/{number}/comments",
-                                    body={"body": body})
-        return int(data["id"])
+        url = f"{self._api.url}/issues/{number}/comments"
+
+        def post(text: str) -> int:
+            _, data = self._api.request("POST", url, body={"body": text})
+            return int(data["id"])
+
+        def find(key: str) -> int | None:
+            return replies.found(key, ((int(c["id"]), str(c.get("body") or ""))
+                                       for c in self._api.list(url)))
+
+        return replies.once(body, post, find)
 
     def react(self, number: int, comment_id: int, reaction: Reaction) -> None:
         # GitHub answers 200 with the existing reaction when it is there already: repeatable.
-        self._api.request("POST", f"{self._api.url}/issues/comments/{comment_id}/reactions",
-                          body={"content": reaction}, idempotent=True)
+        try:
+            self._api.request("POST", f"{self._api.url}/issues/comments/{comment_id}/reactions",
+                              body={"content": reaction}, idempotent=True)
+        except NotFound:  # its author deleted it: there is nothing to react to, the run goes on
+            print(f"reviewbot: comment {comment_id} was deleted meanwhile; no {reaction} reaction")
 
     def access(self, login: str) -> Access:
         try:

@@ -25,6 +25,7 @@ import gitlab
 import requests
 
 from bot.errors import BotError, Exit, NotFound, ReadOnly, Refused, Uncertain
+from bot.forges import replies
 from bot.forges.backoff import Failed, Sent, Wait, retry
 from bot.forges.base import Draft, Posted, Rejected, State, StatusReport
 from bot.forges.gitlab.limits import rate_limit_wait, server_wait
@@ -350,11 +351,16 @@ class GitLabForge(_Client):
         text = defuse(body)
         if self._summary is not None:
             note, current = self._summary
-            if current != text:
+            if current == text:
+                return
+            try:
                 self._write("PUT", f"{self._mr}/notes/{note}", data={"body": text},
                             idempotent=True)
                 self._summary = (note, text)
-            return
+                return
+            except NotFound:  # deleted since it was read: a new one takes its place
+                print(f"reviewbot: the summary note {note} was deleted meanwhile; posting it again")
+                self._summary = None
         for attempt in range(RETRIES + 1):
             try:
                 made = self._write("POST", f"{self._mr}/notes", data={"body": text})
@@ -414,10 +420,18 @@ class GitLabRepository(_Client):
         self._users = dict(users or {})
 
     def reply(self, number: int, body: str) -> int:
-        made = self._call(lambda: self._gl.http_post(
-            f"{self._project}/{self._replies}/{number}/notes", post_data={"body": defuse(body)},
-            **_OFF), write=True)
-        return int(made["id"]) if isinstance(made, dict) else 0
+        notes = f"{self._project}/{self._replies}/{number}/notes"
+
+        def post(text: str) -> int:
+            made = self._call(lambda: self._gl.http_post(notes, post_data={"body": text},
+                                                         **_OFF), write=True)
+            return int(made["id"]) if isinstance(made, dict) else 0
+
+        def find(key: str) -> int | None:
+            return replies.found(key, ((int(n["id"]), str(n.get("body") or "")) for n in
+                                       self._list(notes, {"sort": "desc", "order_by": "created_at"})))
+
+        return replies.once(defuse(body), post, find)
 
     def react(self, number: int, comment_id: int, reaction: Reaction) -> None:
         try:
@@ -425,7 +439,10 @@ class GitLabRepository(_Client):
             self._call(lambda: self._gl.http_post(
                 f"{self._project}/merge_requests/{number}/notes/{comment_id}/award_emoji",
                 post_data={"name": EMOJI[reaction]}, **_OFF), write=True, idempotent=True)
-        except (NotFound, Refused) as exc:
+        except NotFound as exc:
+            if "already been taken" not in exc.message:  # the note deleted: the run goes on
+                print(f"reviewbot: note {comment_id} was deleted meanwhile; no {reaction} award")
+        except Refused as exc:
             if "already been taken" not in exc.message:
                 raise
 

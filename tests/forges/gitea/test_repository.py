@@ -3,6 +3,7 @@ permissions and bots, labels by id, tracking issues, files from git."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import pytest
@@ -19,7 +20,18 @@ def test_a_reply_is_a_comment_on_the_pull_request(fake: FakeGitea,
                                                    repository: GiteaRepository) -> None:
     cid = repository.reply(1, "done")
     [comment] = fake.issue_comments
-    assert (comment["id"], comment["body"], comment["user"]) == (cid, "done", BOT)
+    assert (comment["id"], comment["user"]) == (cid, BOT)
+    assert re.fullmatch(r"done\n\n<!-- reviewbot:reply [0-9a-f]{32} -->", comment["body"])
+
+
+@pytest.mark.parametrize("kind", ["500-before", "500-after", "timeout-before", "timeout-after"])
+def test_a_reply_whose_answer_is_lost_is_made_once(fake: FakeGitea, repository: GiteaRepository,
+                                                   kind: str) -> None:
+    fault = Fault(r"POST .*/issues/1/comments", kind)
+    fake.faults.append(fault)
+    cid = repository.reply(1, "done")
+    [comment] = fake.issue_comments
+    assert comment["id"] == cid and comment["body"].startswith("done\n") and fault.hit == 1
 
 
 def test_reacting_twice_is_one_reaction(fake: FakeGitea, repository: GiteaRepository) -> None:
