@@ -18,13 +18,16 @@ every row to its promise; `scripts/fault-matrix` prints it after the other rows.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import tempfile
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Literal
 
+from bot import git as gitcmd
 from bot.errors import BotError
 from bot.forges.base import Annotation, PullRef, StatusReport
 from bot.gate import Gate
@@ -32,6 +35,9 @@ from bot.model import ReviewResult, Severity
 from bot.review import Policy
 from bot.sweep import flow as sweeping
 from bot.sync import review
+from tests.apply.conftest import FEAT, build
+from tests.apply.conftest import git as sh
+from tests.faults import applies
 from tests.faults.sites import KINDS, SITES, Name, Site
 from tests.forges.builders import change, finding, result, texts, verdict
 from tests.forges.loopback import Fault
@@ -47,9 +53,21 @@ ONLY = {"400 line_code": ("review",), "422 one comment": ("review",),
 REPLY = "Commands: /help, /review, /fix"
 
 
+# The push goes to a git remote, whatever the forge: its faults are the remote's refusals.
+PUSH_FAULTS = ("pre-receive hook refuses once", "lease: pushed meanwhile")
+REFUSING_HOOK = """#!/bin/sh
+# Refuses the first push it sees (a 409-like rejection: a check that was busy), then passes.
+if [ ! -e "$GIT_DIR/refused-once" ]; then
+  touch "$GIT_DIR/refused-once"
+  echo "rejected: the branch is being checked, push again" >&2
+  exit 1
+fi
+"""
+
+
 @dataclass(frozen=True)
 class Case:
-    forge: Name
+    forge: Name | Literal["git"]
     write: str
     fault: str
 
@@ -85,7 +103,7 @@ def cases() -> list[Case]:
                 if fault in ONLY and write not in ONLY[fault]:
                     continue
                 out.append(Case(forge, write, fault))
-    return out
+    return out + [Case("git", "push", fault) for fault in PUSH_FAULTS]
 
 
 CASES = cases()
@@ -93,6 +111,8 @@ CASES = cases()
 
 def run(case: Case) -> Row:
     with tempfile.TemporaryDirectory(prefix="forgefault-") as work:
+        if case.forge == "git":
+            return _push(case, Path(work))
         site = SITES[case.forge](Path(work))
         try:
             return _measure(case, site)
@@ -186,9 +206,14 @@ def _check(case: Case, site: Site, arm: Callable[[], None], attempt: Attempt
 
     arm()
     attempt(check)
+    made = len(site.checks())
     attempt(check)
     conclusions = site.checks()
-    return (0 if conclusions[-1:] == [site.failed] else 1), max(0, len(conclusions) - 1)
+    # Each run makes one check run of its own (GitHub shows the latest of a name); a commit
+    # status is set, not added (the site reads GitLab's latest).
+    again = len(conclusions) - made
+    return ((0 if conclusions[-1:] == [site.failed] else 1),
+            max(0, made - 1) + max(0, again - (1 if site.name == "github" else 0)))
 
 
 def _reply(case: Case, site: Site, arm: Callable[[], None], attempt: Attempt
@@ -264,6 +289,49 @@ def _issue(case: Case, site: Site, arm: Callable[[], None], attempt: Attempt
     return (0 if mine and not any(o for _, o in mine) else 1), max(0, len(mine) - 1)
 
 
+def _push(case: Case, work: Path) -> Row:
+    """The apply flow's push refused: the reply (the outcome's message) says nothing was
+    pushed and why; nothing of anyone's is lost; run again, one commit lands (or, when the
+    branch moved, the other push stays and none of ours is added)."""
+    pr = build(work / "pr", FEAT)
+    hit = False
+    outcomes = []
+    if case.fault.startswith("pre-receive"):
+        hook = pr.origin / "hooks" / "pre-receive"
+        hook.write_text(REFUSING_HOOK)
+        hook.chmod(0o755)
+        first = applies.apply(pr)
+        hit = (pr.origin / "refused-once").exists()
+        said = "Nothing was pushed" in first.message and "being checked" in first.message
+        outcomes.append(f"{first.status}" + ("" if said else " (the reply does not say why)"))
+        again = applies.apply(pr)
+        outcomes.append("ok" if again.status == "pushed" else again.status)
+        above = int(sh(pr.origin, "rev-list", "--count", f"{pr.head}..refs/heads/feat"))
+        return Row(case, ", then ".join(outcomes), int(above == 0 or not said),
+                   max(0, above - 1), hit, ())
+    real = gitcmd.git
+    theirs: list[str] = []
+
+    def meanwhile(*args: Any, **kwargs: Any) -> Any:
+        if "push" in args and not theirs:  # someone pushes just before the bot does
+            (pr.dev / "other.txt").write_text("theirs\n")
+            sh(pr.dev, "add", "other.txt")
+            sh(pr.dev, "commit", "-qm", "theirs")
+            sh(pr.dev, "push", "-q", "origin", "feat")
+            theirs.append(sh(pr.dev, "rev-parse", "HEAD"))
+        return real(*args, **kwargs)
+
+    with applies.wrapped(meanwhile):
+        first = applies.apply(pr)
+    said = "moved" in first.message and "Nothing was pushed" in first.message
+    outcomes.append(f"{first.status}" + ("" if said else " (the reply does not say why)"))
+    now = sh(pr.origin, "rev-parse", "refs/heads/feat")
+    # Theirs is on the branch as they pushed it, and nothing of ours on top of it.
+    outcomes.append("ok" if now == theirs[0] else f"branch at {now[:12]}")
+    return Row(case, ", then ".join(outcomes), int(now != theirs[0] or not said), 0,
+               bool(theirs), ())
+
+
 _SCENARIOS = {"publish": _publish, "check": _check, "reply": _reply, "reaction": _reaction,
               "label": _label, "issue": _issue}
 
@@ -290,8 +358,12 @@ def totals(rows: list[Row]) -> str:
 
 
 def main(argv: list[str]) -> int:
+    """The rows whose name holds every word given (all rows without one)."""
     chosen = [c for c in CASES if all(word in c.name for word in argv)]
-    rows = [run(case) for case in chosen]
+    rows = []
+    for case in chosen:
+        with contextlib.redirect_stdout(sys.stderr):  # the bot's own log lines
+            rows.append(run(case))
     print(table(rows))
     print(totals(rows))
     return 0 if all(r.kept for r in rows) else 1

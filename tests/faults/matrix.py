@@ -33,7 +33,7 @@ from pathlib import Path
 
 from tests.apply.conftest import FEAT, Scenario, build
 from tests.conftest import GitRepo
-from tests.faults import applies, edits, repos
+from tests.faults import applies, edits, forges, repos
 from tests.faults.harness import Outcome, reviewbot, running, strays
 
 # ruff's findings the review must report whatever else fails: (scope, line) of each F401.
@@ -504,14 +504,23 @@ def table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
+    """The rows of this module, then the forge rows (tests/faults/forges.py); `--forges`:
+    the forge rows alone."""
     rows = []
-    for fault in FAULTS:
+    for fault in FAULTS if "--forges" not in argv else ():
         rows.append(run(fault))
         print(f"{fault.name}: done", file=sys.stderr)
-    print(table(rows))
-    return 0 if all(r.kept for r in rows) else 1
+    if rows:
+        print(table(rows))
+    writes = []
+    for case in forges.CASES:
+        with contextlib.redirect_stdout(sys.stderr):  # the bot's own log lines
+            writes.append(forges.run(case))
+        print(f"{case.name}: done", file=sys.stderr)
+    print(f"\n{forges.table(writes)}\n{forges.totals(writes)}")
+    return 0 if all(r.kept for r in rows) and all(w.kept for w in writes) else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -147,7 +147,8 @@ def github(work: Path) -> Site:
                 checks, replies, reactions, lambda: list(fake.s.labels.get(fake.number, [])),
                 lambda: [(str(i["body"]), i["state"] == "open") for i in fake.s.issues.values()],
                 lambda: [str(c["body"]) for c in fake.bot_comments()],
-                lambda line: fake.s.diff["a.py"].discard(line), "failure", command, fake.number, fake.errors, lambda: fake.__exit__())
+                lambda line: fake.s.diff["a.py"].discard(line), "failure", command, fake.number,
+                fake.errors, lambda: fake.__exit__())
 
 
 def gitlab_site(work: Path) -> Site:
