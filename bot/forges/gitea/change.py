@@ -315,11 +315,17 @@ class GiteaChange:
     def summary(self, state: State, body: str) -> None:
         if self._summary is not None:
             cid, current = self._summary
-            if current != body:
+            if current == body:
+                return
+            try:
                 self._api.write("PATCH", f"{self._api.repo}/issues/comments/{cid}",
                                 {"body": body}, idempotent=True)
                 self._summary = (cid, body)
-            return
+                return
+            except NotFound:  # deleted since it was read: a new one takes its place
+                print(f"reviewbot: the summary comment {cid} was deleted meanwhile; "
+                      "posting it again")
+                self._summary = None
         for attempt in range(RETRIES + 1):
             try:
                 made = self._api.write("POST", f"{self._api.repo}/issues/{self._number}/comments",

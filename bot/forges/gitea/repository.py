@@ -52,8 +52,11 @@ class GiteaRepository:
 
     def react(self, number: int, comment_id: int, reaction: Reaction) -> None:
         # Gitea answers 200 with the existing reaction when it is there already: repeatable.
-        self._api.write("POST", f"{self._api.repo}/issues/comments/{comment_id}/reactions",
-                        {"content": REACTIONS[reaction]}, idempotent=True)
+        try:
+            self._api.write("POST", f"{self._api.repo}/issues/comments/{comment_id}/reactions",
+                            {"content": REACTIONS[reaction]}, idempotent=True)
+        except NotFound:  # its author deleted it: there is nothing to react to, the run goes on
+            print(f"reviewbot: comment {comment_id} was deleted meanwhile; no {reaction} reaction")
 
     def access(self, login: str) -> Access:
         me = str(self._api.me().get("login") or "")
