@@ -38,7 +38,7 @@ from bot.sync import review
 from tests.apply.conftest import FEAT, build
 from tests.apply.conftest import git as sh
 from tests.faults import applies
-from tests.faults.sites import KINDS, SITES, Name, Site
+from tests.faults.sites import KINDS, SITES, Armed, Name, Site
 from tests.forges.builders import change, finding, result, texts, verdict
 from tests.forges.loopback import Fault
 
@@ -121,7 +121,7 @@ def run(case: Case) -> Row:
 
 
 def _measure(case: Case, site: Site) -> Row:
-    armed: list[Fault] = []
+    armed: list[Armed] = []
 
     def arm() -> None:
         if case.fault == "422 one comment":  # GitHub's own 422: line 4 is not in its diff

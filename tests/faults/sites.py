@@ -12,19 +12,23 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 from bot.forges.base import Forge
+from bot.forges.gitea.api import Api as GiteaApi
+from bot.forges.gitea.api import Settings as GiteaSettings
+from bot.forges.gitea.change import GiteaChange
+from bot.forges.gitea.repository import GiteaRepository
 from bot.forges.github.api import Settings as GitHubSettings
 from bot.forges.github.change import GitHubForge
 from bot.forges.github.repository import GitHubRepository
 from bot.forges.gitlab import change as gitlab
 from bot.forges.repository import Repository
 from tests.conftest import GitRepo
-from tests.forges import fakegithub, fakegitlab
+from tests.forges import fakegitea, fakegithub, fakegitlab
 from tests.forges.loopback import Fault
 
-Name = Literal["github", "gitlab"]
+Name = Literal["github", "gitlab", "gitea"]
 TEXT = "".join(f"v{n} = {n}\n" for n in range(1, 21))
 SWEEP_LABEL = "reviewbot:regressions"
 
@@ -38,6 +42,9 @@ KINDS: dict[Name, dict[str, str]] = {
                "timeout after": "timeout-after", "429 Retry-After": "429",
                "429 RateLimit-Reset": "429-reset", "404 deleted": "deleted",
                "400 line_code": "line_code"},
+    "gitea": {"5xx before": "500-before", "5xx after": "500-after",
+              "timeout before": "timeout-before", "timeout after": "timeout-after",
+              "429 Retry-After": "429", "404 deleted": "deleted"},
 }
 
 # Each write -> the request that makes it, as the fake's fault target.
@@ -70,7 +77,30 @@ TARGETS: dict[Name, dict[str, str]] = {
         "issue create": "POST /issues$",
         "issue update": r"PUT /issues/\d+$",
     },
+    # Gitea's fake matches the whole "METHOD path"; an inline comment's edit and the
+    # summary's are the same request (the inline one comes first in a run).
+    "gitea": {
+        "review": r"POST .*/pulls/1/reviews",
+        "summary": r"POST .*/issues/1/comments",
+        "summary edit": r"PATCH .*/issues/comments/\d+",
+        "comment edit": r"PATCH .*/issues/comments/\d+",
+        "resolve": r"POST .*/pulls/1/comments/\d+/resolve",
+        "check run": r"POST .*/statuses/[0-9a-f]+",
+        "reply": r"POST .*/issues/1/comments",
+        "reaction": r"POST .*/issues/comments/\d+/reactions",
+        "label add": r"POST .*/issues/1/labels",
+        "label remove": r"DELETE .*/issues/1/labels/\d+",
+        "issue create": r"POST .*/issues",
+        "issue update": r"PATCH .*/issues/\d+",
+    },
 }
+
+class Armed(Protocol):
+    """A fault armed in a fake: how many requests it has answered."""
+
+    @property
+    def hit(self) -> int: ...
+
 
 _KEY = re.compile(r"reviewbot:fp=(\S+)")
 
@@ -84,7 +114,7 @@ class Site:
     head: str
     forge: Callable[[], Forge]
     repository: Callable[[], Repository]
-    inject: Callable[[str, str], Fault]  # (write, matrix kind) -> the fault armed
+    inject: Callable[[str, str], Armed]  # (write, matrix kind) -> the fault armed
     comments: Callable[[], Counter[str]]  # the bot's inline comments by finding key
     summaries: Callable[[], list[str]]
     resolved: Callable[[str], bool | None]  # a finding's thread resolved (None: no thread)
@@ -195,6 +225,55 @@ def gitlab_site(work: Path) -> Site:
                 _no_line, "failed", command, 3, fake.errors, lambda: fake.__exit__())
 
 
+def gitea_site(work: Path) -> Site:
+    repo = GitRepo(work / "repo")
+    repo.commit({"a.py": "\n"}, "base")
+    repo.branch("feature")
+    head = repo.commit({"a.py": TEXT}, "head")
+    fake = fakegitea.FakeGitea(repo.path, version="1.26.0")
+    command = int(fake._create_issue_comment(1, {"body": "/help"}, fakegitea.HUMAN)[1]["id"])
+    settings = GiteaSettings(api_url=fakegitea.API, token="bot-token",
+                             repository=fakegitea.REPOSITORY, number=1, timeout=1.0)
+
+    def api() -> GiteaApi:
+        return GiteaApi(settings, sleep=_sleep, http=fake.transport)
+
+    def inject(write: str, kind: str) -> Armed:
+        fault = fakegitea.Fault(TARGETS["gitea"][write], KINDS["gitea"][kind])
+        fake.faults.append(fault)
+        return fault
+
+    def comments() -> Counter[str]:
+        return Counter(m.group(1) for c in fake.bot_comments()
+                       if (m := _KEY.search(str(c["body"]))))
+
+    def resolved(key: str) -> bool | None:
+        for c in fake.bot_comments():
+            if f"reviewbot:fp={key} " in str(c["body"]):
+                return "resolver" in c
+        return None
+
+    def replies(text: str) -> int:
+        return sum(1 for c in fake.issue_comments
+                   if text in c["body"] and c["user"]["id"] == fakegitea.BOT["id"])
+
+    def labels() -> list[str]:
+        names = {label["id"]: label["name"] for label in fake.labels}
+        return [names[i] for i in fake.issues[1]["labels"]]
+
+    def issues() -> list[tuple[str, bool]]:
+        return [(str(i["body"]), i["state"] == "open") for n, i in fake.issues.items() if n != 1]
+
+    return Site("gitea", repo, head, lambda: GiteaChange(settings, api=api()),
+                lambda: GiteaRepository(settings, api=api()), inject, comments,
+                lambda: [str(c["body"]) for c in fake.summaries()], resolved,
+                lambda: [str(st["status"]) for st in fake.statuses
+                         if st["context"] == "reviewbot"][-1:],
+                replies, lambda cid: [str(r["content"]) for r in fake.reactions.get(cid, [])],
+                labels, issues, lambda: [str(c["body"]) for c in fake.bot_comments()],
+                _no_line, "failure", command, 1, fake.errors, lambda: None)
+
+
 def _no_line(line: int) -> None:
     raise AssertionError("GitLab refuses a line with its own fault kind (line_code)")
 
@@ -204,4 +283,5 @@ def _sleep(seconds: float) -> None:
     the forge tests under tests/forges)."""
 
 
-SITES: dict[Name, Callable[[Path], Site]] = {"github": github, "gitlab": gitlab_site}
+SITES: dict[Name, Callable[[Path], Site]] = {"github": github, "gitlab": gitlab_site,
+                                             "gitea": gitea_site}

@@ -43,8 +43,10 @@ ACTIONS = {"id": -2, "login": "gitea-actions", "full_name": "Gitea Actions",
            "email": "teabot@gitea.io"}
 TOKENS = {"bot-token": BOT, "alice-token": HUMAN}
 NOW = "2026-01-01T00:00:00Z"
+# "deleted": someone deleted the comment the request names just before it arrived (Gitea's
+# own answer for a comment that is gone follows); "404" answers 404 and leaves it.
 FAULT_KINDS = ("500-before", "500-after", "429", "403", "404", "timeout-before",
-               "timeout-after")
+               "timeout-after", "deleted")
 
 
 @dataclass
@@ -191,6 +193,11 @@ class FakeGitea:
         fault = self._fault(method, path)
         if fault in ("500-before", "429", "403", "404", "timeout-before"):
             return self._faulted(fault, request)
+        if fault == "deleted":
+            named = re.search(r"/comments/(\d+)", path)
+            gone = self._find(named.group(1)) if named else None
+            self.comments = [c for c in self.comments if c is not gone]
+            self.issue_comments = [c for c in self.issue_comments if c is not gone]
         status, payload = self._route(method, path, raw_path, query, value, user)
         if fault in ("500-after", "timeout-after"):
             return self._faulted(fault, request)
