@@ -1,9 +1,10 @@
 """The forge rows of the fault matrix: every write the bot makes (the review with its inline
 comments, the summary and its edit, a comment's edit, a thread's resolution, the check run or
 commit status, a reply, a reaction, a label added or removed, the sweep's issue created and
-updated), on GitHub and GitLab, under each fault the forge can answer with (5xx before and
+updated), on GitHub, GitLab and Gitea, under each fault the forge can answer with (5xx before and
 after the write took effect, a timeout before and after, the rate limits with their real
-headers, a comment refused for its line, the comment or thread deleted just before the write).
+headers, a comment refused for its line, the comment or thread deleted just before the write);
+and the apply flow's push refused by the remote (a pre-receive hook, the lease).
 
 Each row runs the bot's own code (the publish step `bot.sync.review`, `Forge.check`, the
 `Repository` writes, the sweep `bot.sweep.flow.sweep`) against the validating fake with the
