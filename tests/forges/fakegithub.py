@@ -75,6 +75,7 @@ class State:
     pulls: dict[int, dict[str, Any]] = field(default_factory=dict)  # other PRs: number -> fields
     commit_pulls: dict[str, list[int]] = field(default_factory=dict)  # sha -> PR numbers
     issue_notes: dict[int, list[str]] = field(default_factory=dict)  # tracking issue -> comments
+    note_ids: dict[int, list[int]] = field(default_factory=dict)  # tracking issue -> their ids
 
 
 class FakeGitHub:
@@ -316,6 +317,9 @@ class FakeGitHub:
                     self._commit_pulls(m.group(1)), query))),
                 ("POST", r"/issues/(\d+)/comments",
                  lambda m: self._note(int(m.group(1)), body)),
+                ("GET", r"/issues/(\d+)/comments", lambda m: (200, self._page(
+                    self._notes(int(m.group(1))), query)) if int(m.group(1)) in self.s.issues
+                 else (404, {"message": "Not Found"})),
             ]
             for verb, pattern, action in routes:
                 match = re.fullmatch(pattern, rest)
@@ -548,10 +552,18 @@ class FakeGitHub:
             return 404, {"message": "Not Found"}
         self.s.issue_notes.setdefault(number, []).append(body["body"])
         cid = next(self._ids)
-        return 201, {"id": cid, "node_id": f"IC_{cid}", "url": self._url(f"/issues/comments/{cid}"),
-                     "html_url": "", "issue_url": self._url(f"/issues/{number}"),
-                     "body": body["body"], "user": self._user(BOT_REST), "created_at": NOW,
-                     "updated_at": NOW, "author_association": "NONE"}
+        self.s.note_ids.setdefault(number, []).append(cid)
+        return 201, self._note_json(number, cid, body["body"])
+
+    def _notes(self, number: int) -> list[dict[str, Any]]:
+        return [self._note_json(number, cid, text) for cid, text in
+                zip(self.s.note_ids.get(number, []), self.s.issue_notes.get(number, []), strict=True)]
+
+    def _note_json(self, number: int, cid: int, text: str) -> dict[str, Any]:
+        return {"id": cid, "node_id": f"IC_{cid}", "url": self._url(f"/issues/comments/{cid}"),
+                "html_url": "", "issue_url": self._url(f"/issues/{number}"), "body": text,
+                "user": self._user(BOT_REST), "created_at": NOW, "updated_at": NOW,
+                "author_association": "NONE"}
 
     def _issue_json(self, number: int) -> dict[str, Any]:
         issue = self.s.issues.get(number) or {"title": "the pull request", "body": "",
