@@ -7,6 +7,7 @@ on the checkout wrote, and a re-run whose keys all hit never needs the checkout.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -26,6 +27,12 @@ def skipped(name: str) -> bool:
 
 def _norm(path: str) -> str:
     return path.removeprefix("./") or "."
+
+
+def suffix(name: str) -> str:
+    """A file name's suffix as `PurePath.suffix` gives it ("" for ".go" or "a.")."""
+    dot = name.rfind(".")
+    return name[dot:] if 0 < dot < len(name) - 1 else ""
 
 
 @dataclass(frozen=True)
@@ -51,20 +58,29 @@ class DiskView:
 
     def walk(self, top: str, suffixes: frozenset[str], names: frozenset[str] = frozenset(),
              stop: str | None = None) -> list[str]:
+        # os.scandir: the folder listing says what is a folder, so a module of 20,000 files is
+        # walked without a stat per entry.
         out: list[str] = []
-        pending = [self.root / top]
+        start = _norm(top)
+        pending = [(str(self.root / start), "" if start == "." else start + "/")]
         while pending:
-            folder = pending.pop()
+            folder, rel = pending.pop()
             try:
-                entries = sorted(folder.iterdir())
+                with os.scandir(folder) as listing:
+                    entries = list(listing)
             except OSError:
                 continue
             for entry in entries:
-                if entry.is_dir() and not entry.is_symlink():
-                    if not skipped(entry.name) and not (stop and (entry / stop).is_file()):
-                        pending.append(entry)
-                elif entry.suffix in suffixes or entry.name in names:
-                    out.append(entry.relative_to(self.root).as_posix())
+                name = entry.name
+                try:
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                except OSError:
+                    is_dir = False
+                if is_dir:
+                    if not skipped(name) and not (stop and os.path.isfile(f"{entry.path}/{stop}")):
+                        pending.append((entry.path, f"{rel}{name}/"))
+                elif suffix(name) in suffixes or name in names:
+                    out.append(rel + name)
         return sorted(out)
 
 
@@ -137,21 +153,24 @@ class GitView:
     def walk(self, top: str, suffixes: frozenset[str], names: frozenset[str] = frozenset(),
              stop: str | None = None) -> list[str]:
         everything = self.files()
-        markers = {str(PurePosixPath(p).parent) for p in everything
-                   if stop and PurePosixPath(p).name == stop}
+        markers = {p.rpartition("/")[0] or "." for p in everything
+                   if stop and p.rpartition("/")[2] == stop}
         top = _norm(top)
         prefix = "" if top == "." else top + "/"
         out = []
         for path in everything:
             if not path.startswith(prefix):
                 continue
-            pure = PurePosixPath(path)
-            if pure.suffix not in suffixes and pure.name not in names:
+            folder, _, name = path[len(prefix):].rpartition("/")
+            if suffix(name) not in suffixes and name not in names:
                 continue
-            folders = pure.parent.relative_to(top).parts if prefix else pure.parent.parts
-            below = [prefix + "/".join(folders[:i + 1]) for i in range(len(folders))]
-            if any(skipped(f) for f in folders) or any(b in markers for b in below):
-                continue
+            if folder:
+                folders = folder.split("/")
+                if any(skipped(f) for f in folders):
+                    continue
+                if markers and any(prefix + "/".join(folders[:i + 1]) in markers
+                                   for i in range(len(folders))):
+                    continue
             out.append(path)
         return out
 

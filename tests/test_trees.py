@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import os
+from pathlib import PurePosixPath
+
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bot import git
-from bot.trees import DiskView, GitView, nearest_dir_with
+from bot.trees import DiskView, GitView, nearest_dir_with, suffix
 from tests.conftest import GitRepo
 
 
@@ -49,7 +53,8 @@ def test_walks_and_markers_agree(repo: GitRepo) -> None:
         "a/b/b.go": "package b\n", "a/testdata/t.go": "package t\n", "_x/x.go": "package x\n",
         ".hidden/h.go": "package h\n", "node_modules/n/n.go": "package n\n",
         "nested/go.mod": "module n\n", "nested/n.go": "package n\n", "a/go.sum": "",
-        "a/README.md": "hi\n", "sub dir/[odd].go": "package odd\n",
+        "a/README.md": "hi\n", "sub dir/[odd].go": "package odd\n", "a/.go": "",
+        "a/go.": "", "a/two.x.go": "package a\n", "a/go.mod.go": "package a\n",
     })
     os.symlink("a", repo.path / "linked")
     repo.commit()
@@ -61,6 +66,12 @@ def test_walks_and_markers_agree(repo: GitRepo) -> None:
     for path in ("a/b/b.go", "nested/n.go", "main.go", "x/y/z.go"):
         assert nearest_dir_with(tree, path, ["go.mod"]) == nearest_dir_with(disk, path, ["go.mod"])
     assert nearest_dir_with(tree, "nested/n.go", ["go.mod"]) == "nested"
+
+
+@given(st.text(alphabet=".ago/x", max_size=8))
+def test_a_name_s_suffix_is_pathlib_s(name: str) -> None:
+    if name and "/" not in name:
+        assert suffix(name) == PurePosixPath(name).suffix
 
 
 def test_listing_then_lookups_and_overlay(repo: GitRepo) -> None:

@@ -293,12 +293,15 @@ class LinterAnalyzer(Analyzer):
         todo: list[Unit] = units
         if cache is not None:
             todo = []
+            # The packages of one module share its files: their hash is taken once.
+            hashed: dict[tuple[str, ...], str] = {}
             for unit in units:
                 config = _config_hash(view, spec, unit.dir)
                 files = unit.key_files or unit.paths
-                blobs = view.blobs(files)
-                keys[unit] = make_key(salt, target.installed, config, unit.dir,
-                                      blobs_hash({p: blobs.get(p, "-") for p in files}))
+                if files not in hashed:
+                    blobs = view.blobs(files)
+                    hashed[files] = blobs_hash({p: blobs.get(p, "-") for p in files})
+                keys[unit] = make_key(salt, target.installed, config, unit.dir, hashed[files])
                 hit = cache.get(keys[unit])
                 if hit is None:
                     todo.append(unit)
