@@ -22,7 +22,8 @@ from mdit_py_plugins.gfm import gfm_plugin
 PING = re.compile(r"@[A-Za-z0-9]|#[0-9]|![0-9]|\bGH-[0-9]", re.IGNORECASE)
 # The HTML the bot may write on purpose: its hidden markers and a few balanced tags.
 MARKERS = (re.compile(r"<!-- reviewbot:(?:summary|fp=[A-Za-z0-9._:+/=~-]{1,200} h=[0-9a-f]{1,64}"
-                      r"|state [A-Za-z0-9+/=]{1,60000}|sweep ref=\S+ state=[A-Za-z0-9_=-]*) -->"),)
+                      r"|state [A-Za-z0-9+/=]{1,60000}|sweep ref=\S+ state=[A-Za-z0-9_=-]*"
+                      r"|reply [0-9a-f]{32}) -->"),)
 TAGS = {"details", "summary", "sub", "br"}
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)\b[^<>]*>|<!--.*?-->", re.DOTALL)
 
