@@ -119,18 +119,38 @@ def around(watch: Watch, tool: str, paths: Sequence[str],
            collect: Callable[[], tuple[Outcome, Outcome]]) -> tuple[Outcome, Outcome]:
     """Run `collect` (the tool at base and head); when the head is the user's checkout
     (`watch.repo`; None: it is not), a change to the checkout fails the tool at the head."""
+    [pair] = around_all(watch, [(tool, paths)], lambda: [collect()])
+    return pair
+
+
+def around_all(watch: Watch, tools: Sequence[tuple[str, Sequence[str]]],
+               collect: Callable[[], list[tuple[Outcome, Outcome]]]) -> list[tuple[Outcome, Outcome]]:
+    """`around` for tools run at once (`tools`: each one's name and head paths, in the order
+    `collect` answers): a change to the checkout cannot be laid at one tool's door, so it fails
+    every one of them at the head, each message naming them all."""
     repo = watch.repo
     if repo is None:
         return collect()
     before = watch.before()
-    base, head = collect()
+    outcomes = collect()
     after = watch.after()
     if after == before:
-        return base, head
+        return outcomes
     watch.last = None
     touched, lost, kept = _restore(repo, before, after)
     if not lost and all(p not in before and PurePosixPath(p).name in REGENERATED for p in touched):
-        return base, head  # only caches, or a lock file removed again
-    message = _message(tool, touched, lost, kept)
-    return base, replace(head, status="failed", message="\n".join(filter(None, [head.message, message])),
-                         failed_paths=head.failed_paths | frozenset(paths))
+        return outcomes  # only caches, or a lock file removed again
+    message = _message(_one_of([name for name, _ in tools]), touched, lost, kept)
+    return [(base, _failed(head, message, paths))
+            for (base, head), (_, paths) in zip(outcomes, tools, strict=True)]
+
+
+def _one_of(names: Sequence[str]) -> str:
+    if len(names) == 1:
+        return names[0]
+    return f"one of {', '.join(names[:-1])} and {names[-1]} (run at once)"
+
+
+def _failed(head: Outcome, message: str, paths: Sequence[str]) -> Outcome:
+    return replace(head, status="failed", message="\n".join(filter(None, [head.message, message])),
+                   failed_paths=head.failed_paths | frozenset(paths))

@@ -130,6 +130,30 @@ def _collect(analyzer: Analyzer, resolution: Resolution, base: Target, head: Tar
         return futures[0].result(), futures[1].result()
 
 
+@dataclass(frozen=True)
+class _Prepared:
+    """A tool ready to run: found, with its targets at both revisions."""
+
+    analyzer: Analyzer
+    resolution: Resolution
+    base: Target
+    head: Target
+    started: float  # time.monotonic() when it was looked for
+
+
+def _collect_all(ready: Sequence[_Prepared], ended: dict[str, float]
+                 ) -> list[tuple[Outcome, Outcome]]:
+    """Each tool at both revisions, all at once: (base, head) in their order; `ended` gets
+    when each tool ended."""
+    def one(r: _Prepared) -> tuple[Outcome, Outcome]:
+        pair = _collect(r.analyzer, r.resolution, r.base, r.head)
+        ended[r.analyzer.name] = time.monotonic()
+        return pair
+
+    with ThreadPoolExecutor(max_workers=len(ready) or 1) as pool:
+        return list(pool.map(one, ready))
+
+
 def _safe_collect(analyzer: Analyzer, target: Target, resolution: Resolution) -> Outcome:
     try:
         return analyzer.collect(target, resolution)
@@ -242,24 +266,25 @@ def gather(opts: ReviewOptions) -> Gathered:
         checked: dict[Side, dict[str, frozenset[str]]] = {"base": {}, "head": {}}
         # A tool run in the user's checkout must leave it as it was (bot.guard).
         watch = guard.Watch(rev.repo if head_root == rev.repo else None)
-        for analyzer in applicable:
+        done: dict[str, ToolRun] = {}
+
+        def prepare(analyzer: Analyzer) -> _Prepared | None:
+            """The tool found and its targets made; None: it cannot run (`done` says why)."""
             own = None if mine is None else mine.get(analyzer.name, frozenset())
-            if own is not None and not own:
-                continue  # another shard's tool
             started = time.monotonic()
             if opts.progress is not None:
                 opts.progress(analyzer.name, None)
             resolution, probed = guard.probing(watch, analyzer.name,
                                                partial(analyzer.resolve, head_root, opts.cache_dir))
             if probed:
-                runs.append(_timed(ToolRun(analyzer.name, resolution.version, "failed", probed,
-                                           ("head",)), started, opts))
-                continue
+                done[analyzer.name] = _timed(ToolRun(analyzer.name, resolution.version, "failed",
+                                                     probed, ("head",)), started, opts)
+                return None
             if resolution.executable is None:
-                runs.append(_timed(ToolRun(analyzer.name, None, "missing",
-                                           f"{resolution.message}; install it with: "
-                                           f"{resolution.install_hint}"), started, opts))
-                continue
+                done[analyzer.name] = _timed(ToolRun(analyzer.name, None, "missing",
+                                                     f"{resolution.message}; install it with: "
+                                                     f"{resolution.install_hint}"), started, opts)
+                return None
             head_t = Target(head_root, rev.head,
                             tuple(p for p in head_paths if own is None or p in own), "head",
                             timeout=timeout, cache_dir=opts.cache_dir, repo=rev.repo,
@@ -274,23 +299,50 @@ def gather(opts: ReviewOptions) -> Gathered:
             else:
                 base_t = replace(head_t, root=trees.base(), rev=rev.merge_base,
                                  paths=mine_base, side="base", checked=dict(checked["base"]))
-            base_o, head_o = guard.around(
-                watch, analyzer.name, head_t.paths,
-                lambda: _collect(analyzer, resolution, base_t, head_t))  # noqa: B023 (run now)
-            runs.append(_timed(_merge_status(analyzer.name, head_o.version or resolution.version,
-                                             base_o, head_o), started, opts))
-            base_findings += base_o.findings
-            head_findings += head_o.findings
+            return _Prepared(analyzer, resolution, base_t, head_t, started)
+
+        def record(ready: _Prepared, base_o: Outcome, head_o: Outcome, ended: float) -> ToolRun:
+            nonlocal extra_paths, unbaselined
+            analyzer = ready.analyzer
+            base_findings.extend(base_o.findings)
+            head_findings.extend(head_o.findings)
             extra_paths |= base_o.extra_paths | head_o.extra_paths
-            ran: list[tuple[Side, Target, Outcome]] = [("base", base_t, base_o),
-                                                      ("head", head_t, head_o)]
             unread = base_o.unread_paths | head_o.unread_paths
-            for side, done, o in ran:
+            sides: list[tuple[Side, Target, Outcome]] = [("base", ready.base, base_o),
+                                                         ("head", ready.head, head_o)]
+            for side, target, o in sides:
                 if o.status == "ok":
-                    checked[side][analyzer.name] = frozenset(done.paths) - o.failed_paths - unread
+                    checked[side][analyzer.name] = frozenset(target.paths) - o.failed_paths - unread
             names = {analyzer.name} | {f.tool for f in (*base_o.findings, *head_o.findings)}
             for o in (base_o, head_o):
                 unbaselined |= {(n, p) for p in o.failed_paths for n in names}
+            return _timed(_merge_status(analyzer.name, head_o.version or ready.resolution.version,
+                                        base_o, head_o), ready.started, opts, ended)
+
+        own_work = [a for a in applicable
+                    if mine is None or mine.get(a.name, frozenset())]  # else another shard's
+        # Tools that neither write into the checkout nor read another's results start at once,
+        # each run of theirs waiting for a core (proc.tool_slot); the others follow, in turn.
+        names = {a.name for a in own_work}
+        wave = [a for a in own_work if a.read_only and not set(a.defers_to) & names]
+        if len(wave) > 1:
+            ready = [p for a in wave if (p := prepare(a)) is not None]
+            ended: dict[str, float] = {}
+            results = guard.around_all(watch, [(r.analyzer.name, r.head.paths) for r in ready],
+                                       lambda: _collect_all(ready, ended))
+            for r, (base_o, head_o) in zip(ready, results, strict=True):
+                done[r.analyzer.name] = record(r, base_o, head_o, ended[r.analyzer.name])
+        for analyzer in own_work:
+            if analyzer.name in done:
+                continue
+            step = prepare(analyzer)
+            if step is None:
+                continue
+            base_o, head_o = guard.around(
+                watch, analyzer.name, step.head.paths,
+                lambda: _collect(step.analyzer, step.resolution, step.base, step.head))  # noqa: B023 (run now)
+            done[analyzer.name] = record(step, base_o, head_o, time.monotonic())
+        runs += [done[a.name] for a in own_work]
     _load_extra(rev, sorted(extra_paths - set(changes.head_files) - set(changes.base_files)),
                 changes.base_files, changes.head_files, changes.maps)
     policy = cfg.policy if opts.policy is None else opts.policy(cfg.policy)
@@ -298,9 +350,10 @@ def gather(opts: ReviewOptions) -> Gathered:
                     frozenset(unbaselined), tuple(notes), policy, plan)
 
 
-def _timed(run: ToolRun, started: float, opts: ReviewOptions) -> ToolRun:
-    """`run` with the seconds since `started`, told to the progress listener."""
-    timed = replace(run, seconds=round(time.monotonic() - started, 3))
+def _timed(run: ToolRun, started: float, opts: ReviewOptions, ended: float | None = None
+           ) -> ToolRun:
+    """`run` with the seconds from `started` to `ended` (now), told to the progress listener."""
+    timed = replace(run, seconds=round((time.monotonic() if ended is None else ended) - started, 3))
     if opts.progress is not None:
         opts.progress(run.name, timed)
     return timed

@@ -34,6 +34,27 @@ OUTPUT_CAP = 64 * 1024 * 1024  # bytes kept per stream in memory; the rest is dr
 SPILL_CAP = 1024 * 1024 * 1024
 
 
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux: every core the machine has
+        return os.cpu_count() or 1
+
+
+# Tool runs at once (linter invocations; git and language servers are not counted): the
+# cores this process may use, at least two so that a tool's base and head always run side by
+# side. Independent tools start concurrently and wait here for a core (bot.pipeline).
+TOOL_SLOTS = max(2, _cores())
+_tool_slots = threading.BoundedSemaphore(TOOL_SLOTS)
+
+
+@contextlib.contextmanager
+def tool_slot() -> Iterator[None]:
+    """Hold one of the `TOOL_SLOTS` while a tool runs."""
+    with _tool_slots:
+        yield
+
+
 @dataclass(frozen=True)
 class Result:
     """A finished process. With `run(spill=True)`, stdout is in `spool` (read it with `stream`

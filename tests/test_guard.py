@@ -94,3 +94,28 @@ def test_a_generated_lock_file_is_removed_without_failing_the_tool(repo: GitRepo
                                       analyzers={"writer": LockWriter()}))
     assert [(t.status, t.message) for t in result.tools] == [("ok", "")]
     assert not (repo.path / "Cargo.lock").exists()
+
+
+class QuietWriter(Writer):
+    """Says it never writes, and writes: it runs at once with the other read-only tools."""
+
+    @property
+    def read_only(self) -> bool:
+        return True
+
+
+def test_a_write_among_tools_run_at_once_fails_each_of_them(repo: GitRepo, tmp_path: Path) -> None:
+    """Which of the tools that ran together wrote cannot be told: none of them is trusted at
+    the head, each message names them all, and the checkout is put back."""
+    changed(repo)
+    result = run_review(ReviewOptions(repo=repo.path, base="main", cache_dir=tmp_path / "c",
+                                      analyzers={"writer": QuietWriter(), "ruff": LinterAnalyzer(RUFF)}))
+    tools = {t.name: t for t in result.tools}
+    assert [t.name for t in result.tools] == ["ruff", "writer"]
+    for tool in tools.values():
+        assert tool.status == "failed" and tool.failed_at == ("head",)
+        assert tool.message.split("\n")[0] == (
+            "at the head: one of ruff and writer (run at once) modified the checkout: build/, "
+            "docs/go.mod, docs/go.sum; restored")
+    assert (repo.path / "docs" / "go.mod").read_text() == "module docs\n"
+    assert git.status_porcelain(repo.path) == ""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,9 @@ from typing import Any
 import pytest
 
 from bot import proc
+from bot.analyzer import Analyzer, Outcome, Resolution, Target
 from bot.cli import main
+from bot.pipeline import ReviewOptions, run_review
 from tests.conftest import ROOT, GitRepo, require_tool
 
 RUFF = '[lint]\nselect = ["F", "E"]\n'
@@ -102,7 +105,8 @@ def test_the_git_processes_of_a_review_are_bounded_whatever_the_number_of_files(
 def test_the_checkout_is_read_once_per_tool_step_not_twice(
         repo: GitRepo, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """The guard's status snapshots chain: what one step saw after it is what the next one
-    starts from (one snapshot, then one after each version probe and one after each run)."""
+    starts from (one snapshot, then one after each version probe and one after the runs of
+    ruff and ESLint, which run at once)."""
     require_tool("eslint")
     repo.commit({"ruff.toml": RUFF, "eslint.config.mjs": 'export default [{ rules: { '
                  '"prefer-const": "error" } }];\n', "a.py": _module(0), "b.js": "const b = 1;\n"},
@@ -114,7 +118,7 @@ def test_the_checkout_is_read_once_per_tool_step_not_twice(
                  "--no-cache"]) == 1
     assert json.loads(capsys.readouterr().out)["summary"]["introduced"] == 2
     status = [c for c in calls if Path(c[0]).name == "git" and "--ignored=matching" in c]
-    assert len(status) == 1 + 2 * 2
+    assert len(status) == 1 + 2 + 1
 
 
 def test_json_is_one_compact_line(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
@@ -124,3 +128,52 @@ def test_json_is_one_compact_line(repo: GitRepo, capsys: pytest.CaptureFixture[s
     out = capsys.readouterr().out
     assert out.endswith("}\n") and out.count("\n") == 1 and '": ' not in out
     assert [f["rule"] for f in json.loads(out)["findings"] if f["scope"] == "introduced"] == ["F841"]
+
+
+class Meeting(Analyzer):
+    """A read-only tool that, at the head, waits for the other one to be running too."""
+
+    def __init__(self, name: str, barrier: threading.Barrier, defers_to: tuple[str, ...] = ()
+                 ) -> None:
+        self._name, self.barrier, self._defers = name, barrier, defers_to
+        self.saw: dict[str, frozenset[str]] = {}
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def read_only(self) -> bool:
+        return True
+
+    @property
+    def defers_to(self) -> tuple[str, ...]:
+        return self._defers
+
+    def applies(self, root: Path, changed: Sequence[str]) -> bool:
+        return True
+
+    def resolve(self, root: Path, cache_dir: Path | None = None) -> Resolution:
+        return Resolution(self._name, "1.0")
+
+    def collect(self, target: Target, resolution: Resolution) -> Outcome:
+        if target.side == "head":
+            self.saw = dict(target.checked)
+            if not self._defers:
+                self.barrier.wait()  # broken (an error) if the other never comes
+        return Outcome(self._name, "ok", version="1.0")
+
+
+def test_independent_read_only_tools_run_at_once_and_dependents_after(
+        repo: GitRepo, tmp_path: Path) -> None:
+    repo.commit({"a.py": "x = 1\n"}, "base")
+    repo.branch("feature")
+    repo.commit({"a.py": "x = 2\n"})
+    barrier = threading.Barrier(2, timeout=30)
+    first, second = Meeting("first", barrier), Meeting("second", barrier)
+    after = Meeting("after", barrier, defers_to=("second",))
+    result = run_review(ReviewOptions(repo=repo.path, base="main", cache_dir=tmp_path / "c",
+                                      analyzers={"after": after, "first": first, "second": second}))
+    assert [(t.name, t.status) for t in result.tools] == [
+        ("after", "ok"), ("first", "ok"), ("second", "ok")]
+    assert after.saw["second"] == frozenset({"a.py"})  # it ran once the other had finished

@@ -149,8 +149,9 @@ class LinterAnalyzer(Analyzer):
         """Run one invocation: its result (the caller closes it), or why it gave none."""
         argv = spec.command(exe, unit, target)
         try:
-            result = proc.run(argv, cwd=target.root / unit.cwd, timeout=target.timeout,
-                              env=spec.env, spill=True)
+            with proc.tool_slot():
+                result = proc.run(argv, cwd=target.root / unit.cwd, timeout=target.timeout,
+                                  env=spec.env, spill=True)
         except Timeout as exc:
             return Attempt("timeout", f"timed out after {exc.seconds:g}s on {len(unit.paths)} "
                                       "file(s); process group killed")
