@@ -40,7 +40,8 @@ from typing import Any
 import httpx
 
 from bot.diff import parse_patch
-from bot.errors import BotError, Exit, NotFound, ReadOnly, Refused, Uncertain
+from bot.errors import BotError, Exit, NotFound, ReadOnly, Refused
+from bot.forges import sticky
 from bot.forges.base import (
     Draft,
     Forge,
@@ -313,33 +314,26 @@ class GiteaChange:
         return not self._api.forgejo and version[:2] >= RESOLVE_SINCE
 
     def summary(self, state: State, body: str) -> None:
-        if self._summary is not None:
-            cid, current = self._summary
-            if current == body:
-                return
-            try:
-                self._api.write("PATCH", f"{self._api.repo}/issues/comments/{cid}",
-                                {"body": body}, idempotent=True)
-                self._summary = (cid, body)
-                return
-            except NotFound:  # deleted since it was read: a new one takes its place
-                print(f"reviewbot: the summary comment {cid} was deleted meanwhile; "
-                      "posting it again")
-                self._summary = None
-        for attempt in range(RETRIES + 1):
-            try:
-                made = self._api.write("POST", f"{self._api.repo}/issues/{self._number}/comments",
-                                       {"body": body})
-                self._summary = (int(made["id"]), body) if isinstance(made, dict) else None
-                return
-            except Uncertain:
-                if attempt == RETRIES:
-                    raise
-                self._api.sleep(server_wait(attempt))
-                self._summary = self._find_summary(_user_id(self._api.me()))
-                if self._summary is not None:  # the failed POST did create it
-                    self.summary(state, body)
-                    return
+        current = None if self._summary is None else sticky.Sticky(*self._summary, None)
+        made = sticky.keep(body, current, self._summary_writes())
+        self._summary = None if made is None else (made.id, made.body)
+
+    def _summary_writes(self) -> sticky.Writes[None]:
+        def edit(current: sticky.Sticky[None], body: str) -> sticky.Sticky[None]:
+            self._api.write("PATCH", f"{self._api.repo}/issues/comments/{current.id}",
+                            {"body": body}, idempotent=True)
+            return sticky.Sticky(current.id, body, None)
+
+        def post(body: str) -> sticky.Sticky[None] | None:
+            made = self._api.write("POST", f"{self._api.repo}/issues/{self._number}/comments",
+                                   {"body": body})
+            return sticky.Sticky(int(made["id"]), body, None) if isinstance(made, dict) else None
+
+        def find() -> sticky.Sticky[None] | None:
+            found = self._find_summary(_user_id(self._api.me()))
+            return None if found is None else sticky.Sticky(*found, None)
+
+        return sticky.Writes(edit, post, find, self._api.sleep, server_wait, RETRIES)
 
     def check(self, report: StatusReport) -> bool:
         """The report as a commit status on the head (`context` is its name, `description`

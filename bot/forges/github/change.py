@@ -18,6 +18,7 @@ from github.PullRequest import PullRequest
 from github.PullRequestComment import PullRequestComment
 
 from bot.errors import GraphQLError, NotFound, ReadOnly, Refused, Uncertain
+from bot.forges import sticky
 from bot.forges.base import Annotation, Draft, Posted, Rejected, State, StatusReport
 from bot.forges.github.api import PER_PAGE, RETRIES, Api, Settings
 from bot.forges.github.limits import server_wait
@@ -226,31 +227,20 @@ class GitHubForge:
                   f"{exc.message}")
 
     def summary(self, state: State, body: str) -> None:
-        current = self._summary
-        if current is not None:
-            if (current.body or "") == body:
-                return
-            try:
-                self._api.call(lambda: current.edit(body), write=True, idempotent=True)
-                return
-            except NotFound:  # deleted since it was read: a new one takes its place
-                print(f"reviewbot: the summary comment {current.id} was deleted meanwhile; "
-                      "posting it again")
-                self._summary = None
-        for attempt in range(RETRIES + 1):
-            try:
-                self._summary = self._api.call(
-                    lambda: self._pr_now().create_issue_comment(body), write=True)
-                return
-            except Uncertain:
-                if attempt == RETRIES:
-                    raise
-                self._sleep(server_wait(attempt))
-                found = self._find_summary(self._pr_now())
-                if found is not None:  # the failed POST did create it
-                    self._summary = found
-                    self.summary(state, body)
-                    return
+        made = sticky.keep(body, _sticky(self._summary), self._summary_writes())
+        self._summary = None if made is None else made.handle
+
+    def _summary_writes(self) -> sticky.Writes[IssueComment]:
+        def edit(current: sticky.Sticky[IssueComment], body: str) -> sticky.Sticky[IssueComment]:
+            self._api.call(lambda: current.handle.edit(body), write=True, idempotent=True)
+            return sticky.Sticky(current.id, body, current.handle)
+
+        def post(body: str) -> sticky.Sticky[IssueComment] | None:
+            return _sticky(self._api.call(lambda: self._pr_now().create_issue_comment(body),
+                                          write=True))
+
+        return sticky.Writes(edit, post, lambda: _sticky(self._find_summary(self._pr_now())),
+                             self._sleep, server_wait, RETRIES)
 
     def check(self, report: StatusReport) -> bool:
         """The report as a check run; its annotations go 50 per request (they append)."""
@@ -398,3 +388,7 @@ class DryRun:
             self._record("PATCH", "/check-runs/{check_run_id}", {
                 "output": {**output, "annotations": [_annotation(a) for a in batch]}})
         return True
+
+
+def _sticky(comment: IssueComment | None) -> sticky.Sticky[IssueComment] | None:
+    return None if comment is None else sticky.Sticky(comment.id, comment.body or "", comment)

@@ -25,7 +25,7 @@ import gitlab
 import requests
 
 from bot.errors import BotError, Exit, NotFound, ReadOnly, Refused, Uncertain
-from bot.forges import replies
+from bot.forges import replies, sticky
 from bot.forges.backoff import Failed, Sent, Wait, retry
 from bot.forges.base import Draft, Posted, Rejected, State, StatusReport
 from bot.forges.gitlab.limits import rate_limit_wait, server_wait
@@ -348,32 +348,26 @@ class GitLabForge(_Client):
                   f"{exc.message}")
 
     def summary(self, state: State, body: str) -> None:
-        text = defuse(body)
-        if self._summary is not None:
-            note, current = self._summary
-            if current == text:
-                return
-            try:
-                self._write("PUT", f"{self._mr}/notes/{note}", data={"body": text},
-                            idempotent=True)
-                self._summary = (note, text)
-                return
-            except NotFound:  # deleted since it was read: a new one takes its place
-                print(f"reviewbot: the summary note {note} was deleted meanwhile; posting it again")
-                self._summary = None
-        for attempt in range(RETRIES + 1):
-            try:
-                made = self._write("POST", f"{self._mr}/notes", data={"body": text})
-                self._summary = (int(made["id"]), text) if isinstance(made, dict) else None
-                return
-            except Uncertain:
-                if attempt == RETRIES:
-                    raise
-                self._sleep(server_wait(attempt))
-                self.load()
-                if self._summary is not None:  # the failed POST did create it
-                    self.summary(state, body)
-                    return
+        current = None if self._summary is None else sticky.Sticky(*self._summary, None)
+        made = sticky.keep(defuse(body), current, self._summary_writes())
+        self._summary = None if made is None else (made.id, made.body)
+
+    def _summary_writes(self) -> sticky.Writes[None]:
+        def edit(current: sticky.Sticky[None], text: str) -> sticky.Sticky[None]:
+            self._write("PUT", f"{self._mr}/notes/{current.id}", data={"body": text},
+                        idempotent=True)
+            return sticky.Sticky(current.id, text, None)
+
+        def post(text: str) -> sticky.Sticky[None] | None:
+            made = self._write("POST", f"{self._mr}/notes", data={"body": text})
+            return sticky.Sticky(int(made["id"]), text, None) if isinstance(made, dict) else None
+
+        def find() -> sticky.Sticky[None] | None:
+            self.load()
+            return None if self._summary is None else sticky.Sticky(*self._summary, None)
+
+        return sticky.Writes(edit, post, find, self._sleep, server_wait, RETRIES,
+                             noun="summary note")
 
     def check(self, report: StatusReport) -> bool:
         """The report as a commit status on the head: never left pending or running."""
