@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import TypeVar
 
-from bot import git
+from bot import git, proc
 from bot.analyzer import Outcome
 
 T = TypeVar("T")
@@ -104,7 +104,10 @@ def probing(watch: Watch, tool: str, probe: Callable[[], T]) -> tuple[T, str]:
     if repo is None:
         return probe(), ""
     before = watch.before()
+    count = proc.started()
     value = probe()
+    if proc.started() == count:
+        return value, ""  # its version was remembered: nothing of the tool ran
     after = watch.after()
     if after == before:
         return value, ""

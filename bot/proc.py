@@ -148,6 +148,7 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
 _live: dict[int, subprocess.Popen[bytes]] = {}
 _live_lock = threading.RLock()
 _cancelled_by: int | None = None  # the thread that called kill_all
+_started = 0
 
 
 def _track(proc: subprocess.Popen[bytes], program: str) -> None:
@@ -158,6 +159,13 @@ def _track(proc: subprocess.Popen[bytes], program: str) -> None:
         for pid in [pid for pid, p in _live.items() if p.returncode is not None]:
             del _live[pid]  # long-lived processes whose owner has reaped them
         _live[proc.pid] = proc
+        global _started
+        _started += 1
+
+
+def started() -> int:
+    """How many processes this run has started so far."""
+    return _started
 
 
 def _untrack(proc: subprocess.Popen[bytes]) -> None:
