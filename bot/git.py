@@ -31,8 +31,21 @@ def git(repo: Path, *args: str, check: bool = True, stdin: bytes | None = None,
     except Timeout as exc:
         raise BotError(f"git {' '.join(args[:2])} timed out after {exc.seconds:g}s") from exc
     if check and result.returncode != 0:
-        raise BotError(f"git {' '.join(args)} failed: {result.err_tail(5) or result.out.strip()}")
+        said = result.err_tail(5) or result.out.strip()
+        raise BotError(f"git {' '.join(args)} failed: {said}{_hint(said)}")
     return result
+
+
+# A filter the repository's configuration names whose program is missing (sh's and git's own
+# words): Git LFS, on a machine without it, fails even `git status`.
+_MISSING_LFS = re.compile(r"\bgit-lfs\b[^\n]*(?:not found|No such file|cannot run)")
+
+
+def _hint(said: str) -> str:
+    if _MISSING_LFS.search(said):
+        return ("; this repository's git configuration runs Git LFS (filter.lfs), which is not "
+                "installed here: install Git LFS (git-lfs)")
+    return ""
 
 
 def toplevel(path: Path) -> Path:

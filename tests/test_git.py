@@ -143,3 +143,21 @@ def test_a_worktree_registration_left_locked_by_an_add_cut_short_is_pruned(
     assert where in git.worktrees(two.path)  # locked: git keeps it
     git.worktree_prune(two.path)
     assert where not in git.worktrees(two.path)
+
+
+def test_a_git_lfs_filter_without_git_lfs_says_what_to_install(two: GitRepo, tmp_path: Path
+                                                                ) -> None:
+    """A repository whose git configuration runs Git LFS, on a machine without it: git itself
+    fails (its status runs the filter); the one line says what to install."""
+    if shutil.which("git-lfs"):
+        pytest.skip("git-lfs is installed here")
+    lfs = {"filter.lfs.process": "git-lfs filter-process", "filter.lfs.required": "true"}
+    for key, value in lfs.items():
+        two.git("config", key, value)
+    two.write({".gitattributes": "*.bin filter=lfs -text\n", "big.bin": "pointer\n"})
+    two.git("add", "-f", "--", ".gitattributes")
+    with pytest.raises(BotError) as caught:
+        git.git(two.path, "add", "--", "big.bin")
+    message = str(caught.value)
+    assert message.endswith("; this repository's git configuration runs Git LFS (filter.lfs), "
+                            "which is not installed here: install Git LFS (git-lfs)"), message
