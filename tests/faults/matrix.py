@@ -171,6 +171,10 @@ def _lfs_pointer(repo: GitRepo) -> None:
                 "size 12345\n"})
 
 
+def _js_changed(repo: GitRepo) -> None:
+    repo.write({"b.js": "const b = 2;\nexport { b };\n"})
+
+
 def _no_home(work: Path, setup: Setup) -> None:
     setup.drop = ("HOME", "REVIEWBOT_CACHE_DIR")
 
@@ -224,6 +228,13 @@ APPLIES = [(round(_DRAW.random(), 3), signal.SIGTERM, "before"),
            (round(_DRAW.random(), 3), signal.SIGINT, "after"),
            (0.999, signal.SIGINT, "before"), (0.999, signal.SIGTERM, "after")]
 STOPPED = frozenset({0, 130, 143, -signal.SIGINT, -signal.SIGTERM})
+# Linters that never write run at once (bot.pipeline): ruff and ESLint, signalled while both
+# may be running. Drawn apart, so that the draws above stay as they were.
+_AT_ONCE_DRAW = random.Random(SEED + 1)
+AT_ONCE = [(signum, round(_AT_ONCE_DRAW.uniform(0.3, 0.6), 2))
+           for signum in (signal.SIGINT, signal.SIGTERM)]
+ESLINT = (("eslint.config.mjs", 'export default [{ rules: { "prefer-const": "error" } }];\n'),
+          ("b.js", "const b = 1;\nexport { b };\n"))
 
 
 FAULTS = (
@@ -282,6 +293,9 @@ FAULTS = (
           within=300),
     *(Fault(f"{signum.name} after {delay} s", "review (seeded)", _slow, STOPPED,
             interrupt=(signum, delay)) for signum, delay in INTERRUPTS),
+    *(Fault(f"{signum.name} after {delay} s, ruff and ESLint at once", "review (seeded)",
+            _nothing, STOPPED, "ok", "eslint", ESLINT, change=_js_changed,
+            config="fail-level: none\n", interrupt=(signum, delay)) for signum, delay in AT_ONCE),
     # README: "a run killed with SIGKILL is cleaned up by the next one".
     *(Fault(f"SIGKILL after {delay} s", "review (seeded)", _slow,
             frozenset({0, -signal.SIGKILL}), interrupt=(signal.SIGKILL, delay))
