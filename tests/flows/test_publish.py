@@ -15,7 +15,7 @@ import pytest
 from bot import artifact, cli
 from bot.conversation.state import Conversation, Ignored, Staged, read, section
 from tests.ci.test_github_actions import examples
-from tests.flows.test_review import BASE, HEAD, open_pr
+from tests.flows.test_review import BASE, HEAD, open_pr, published_once
 from tests.forges import quick
 from tests.forges.conftest import Sleeps
 from tests.forges.fakegithub import FakeGitHub
@@ -88,12 +88,7 @@ def test_three_runs_in_split_mode(split, tmp_path: Path,  # type: ignore[no-unty
     # 1: a fresh pull request gets one review, the summary and a check run.
     assert cli.main(["publish", str(out), "--fail-level", "info", "--sarif", str(sarif)]) == 1
     assert sorted(p.name for p in empty.iterdir()) == ["out.sarif"]
-    bodies = [c["body"] for c in fake.bot_comments()]
-    assert any("F401" in b and "```suggestion" in b for b in bodies)
-    assert any("F841" in b for b in bodies)
-    assert len(fake.s.reviews) == 1 and len(fake.summaries()) == 1
-    [run] = fake.s.check_runs.values()
-    assert run["conclusion"] == "failure" and run["head_sha"] == fake.s.head
+    published_once(fake)
 
     # 2: the same analysis again changes nothing but a new check run.
     fake.reset_calls()

@@ -67,18 +67,25 @@ def test_repository_rules_become_suggested_changes(repo, tmp_path: Path,  # type
         assert comment["line"] == 3  # the preexisting print on line 2 is not commented
 
 
-def test_ci_publishes_then_changes_nothing(pr, tmp_path: Path,  # type: ignore[no-untyped-def]
-                                           capsys: pytest.CaptureFixture[str]) -> None:
-    repo, fake, env = pr
-    sarif = tmp_path / "out.sarif"
-    code = cli.main(["ci", "--repo", str(repo.path), "--fail-level", "info", "--sarif", str(sarif)])
-    assert code == 1  # introduced findings at or above info
+def published_once(fake: FakeGitHub) -> dict[str, Any]:
+    """A fresh pull request's first publish: one review (F401 with its suggestion, F841), one
+    summary and one failing check run on the head, which is returned."""
     bodies = [c["body"] for c in fake.bot_comments()]
     assert any("F401" in b and "```suggestion" in b for b in bodies)
     assert any("F841" in b for b in bodies)
     assert len(fake.s.reviews) == 1 and len(fake.summaries()) == 1
     [run] = fake.s.check_runs.values()
     assert run["conclusion"] == "failure" and run["head_sha"] == fake.s.head
+    return dict(run)
+
+
+def test_ci_publishes_then_changes_nothing(pr, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    repo, fake, env = pr
+    sarif = tmp_path / "out.sarif"
+    code = cli.main(["ci", "--repo", str(repo.path), "--fail-level", "info", "--sarif", str(sarif)])
+    assert code == 1  # introduced findings at or above info
+    run = published_once(fake)
     assert {a["annotation_level"] for a in run["annotations"]} <= {"failure", "warning", "notice"}
     assert "reviewbot" in Path(env["GITHUB_STEP_SUMMARY"]).read_text()
     doc = json.loads(sarif.read_text())

@@ -22,17 +22,10 @@ READ_ONLY = "ro-token"
 def two_jobs(world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
              event: tuple[str, dict[str, object]]) -> tuple[int, int, list[tuple[str, str]]]:
     """The event's two jobs: (analyze's status, publish's status, analyze's writes)."""
-    name, payload = event
-    path = tmp_path / f"{name}.json"
-    path.write_text(json.dumps(payload))
-    monkeypatch.setenv("GITHUB_EVENT_NAME", name)
-    monkeypatch.setenv("GITHUB_EVENT_PATH", str(path))
     art = tmp_path / "artifact" / "analysis.json"
     art.parent.mkdir()
-    world.fake.read_only.add(READ_ONLY)
-    monkeypatch.setenv("GITHUB_TOKEN", READ_ONLY)
     world.fake.reset_calls()
-    analysed = cli.main(["analyze", "--repo", str(world.checkout), "--out", str(art)])
+    analysed = analyze_job(world, tmp_path, monkeypatch, event, art)
     analyse_writes = world.writes()
     # The publish job: the write token, no checkout, git to the repository as data.
     monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
@@ -45,18 +38,24 @@ def two_jobs(world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     return analysed, published, analyse_writes
 
 
-def analyse(world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-            event: tuple[str, dict[str, object]]) -> Path:
-    """The first job alone, on `event`, with the read-only token: its artifact."""
+def analyze_job(world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                event: tuple[str, dict[str, object]], art: Path) -> int:
+    """The first job on `event`, with the read-only token, writing `art`: its status."""
     name, payload = event
-    path = tmp_path / "event.json"
+    path = tmp_path / f"{name}.json"
     path.write_text(json.dumps(payload))
     monkeypatch.setenv("GITHUB_EVENT_NAME", name)
     monkeypatch.setenv("GITHUB_EVENT_PATH", str(path))
-    art = tmp_path / "analysis.json"
     world.fake.read_only.add(READ_ONLY)
     monkeypatch.setenv("GITHUB_TOKEN", READ_ONLY)
-    assert cli.main(["analyze", "--repo", str(world.checkout), "--out", str(art)]) == 0
+    return cli.main(["analyze", "--repo", str(world.checkout), "--out", str(art)])
+
+
+def analyse(world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+            event: tuple[str, dict[str, object]]) -> Path:
+    """The first job alone, on `event`, with the read-only token: its artifact."""
+    art = tmp_path / "analysis.json"
+    assert analyze_job(world, tmp_path, monkeypatch, event, art) == 0
     return art
 
 
@@ -216,14 +215,8 @@ def label_on_workflow_run(world: World, tmp_path: Path, monkeypatch: pytest.Monk
     world.fake.labeled("reviewbot:apply", user, bot=bot)
     name, payload = label_event(world, user)
     world.fake.s.labels[world.fake.number] = ["reviewbot:apply"]  # once, as GitHub keeps it
-    path = tmp_path / "labeled.json"
-    path.write_text(json.dumps(payload))
-    monkeypatch.setenv("GITHUB_EVENT_NAME", name)
-    monkeypatch.setenv("GITHUB_EVENT_PATH", str(path))
     art = tmp_path / "analysis.json"
-    world.fake.read_only.add(READ_ONLY)
-    monkeypatch.setenv("GITHUB_TOKEN", READ_ONLY)
-    analysed = cli.main(["analyze", "--repo", str(world.checkout), "--out", str(art)])
+    analysed = analyze_job(world, tmp_path, monkeypatch, (name, payload), art)
     workflow_run(tmp_path, monkeypatch, world.fake.s.head)
     monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
     monkeypatch.setattr(github_actions, "clone_url", lambda env, repository: str(world.origin))

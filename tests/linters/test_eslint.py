@@ -108,18 +108,24 @@ export function configFor(root) {
 """
 
 
+def _stateful_change(repo: GitRepo, module: Path) -> None:
+    """A config loading the stateful parser from `module` (outside the repository, as an
+    installed package is), and a change that adds a `prefer-const` finding."""
+    espree = Path(__file__).resolve().parents[2] / "tools/node_modules/espree/dist/espree.cjs"
+    write(module.parent, {module.name: STATEFUL % str(espree)})
+    config = (f'import {{ configFor }} from "{module}";\n'
+              "export default [configFor(import.meta.dirname)];\n")
+    repo.commit({"eslint.config.mjs": config, "src/a.js": "let a = 1;\nexport { a };\n"})
+    repo.branch("feat")
+    repo.commit({"src/a.js": "let a = 1;\nexport { a };\nlet b = 2;\nexport { b };\n"})
+
+
 def test_a_tool_that_mixes_the_revisions_in_one_run_runs_each_alone(repo: GitRepo,
                                                                      tmp_path: Path) -> None:
     """A shared run whose output names the other revision's checkout was misled by it (the
     configs of both revisions loaded in one process): each revision is linted alone, and
     nothing of the mixed run is reported or cached."""
-    espree = Path(__file__).resolve().parents[2] / "tools/node_modules/espree/dist/espree.cjs"
-    shared = write(tmp_path / "installed", {"stateful.mjs": STATEFUL % str(espree)})
-    config = (f'import {{ configFor }} from "{shared / "stateful.mjs"}";\n'
-              "export default [configFor(import.meta.dirname)];\n")
-    repo.commit({"eslint.config.mjs": config, "src/a.js": "let a = 1;\nexport { a };\n"})
-    repo.branch("feat")
-    repo.commit({"src/a.js": "let a = 1;\nexport { a };\nlet b = 2;\nexport { b };\n"})
+    _stateful_change(repo, tmp_path / "installed" / "stateful.mjs")
     spec, log = counting_spec(tmp_path, eslint.SPEC)
     rows = _review(repo, spec, tmp_path / "cache")
     assert rows == [("src/a.js", "prefer-const", 1, "preexisting"),
@@ -132,13 +138,7 @@ def test_a_typescript_eslint_config_without_its_root_is_not_paired(repo: GitRepo
                                                                    tmp_path: Path) -> None:
     """A config that loads typescript-eslint and names no tsconfigRootDir would mix the
     revisions in one run: each revision is linted alone from the start (no wasted run)."""
-    espree = Path(__file__).resolve().parents[2] / "tools/node_modules/espree/dist/espree.cjs"
-    shared = write(tmp_path / "node_modules/typescript-eslint", {"index.mjs": STATEFUL % str(espree)})
-    config = (f'import {{ configFor }} from "{shared / "index.mjs"}";\n'
-              "export default [configFor(import.meta.dirname)];\n")
-    repo.commit({"eslint.config.mjs": config, "src/a.js": "let a = 1;\nexport { a };\n"})
-    repo.branch("feat")
-    repo.commit({"src/a.js": "let a = 1;\nexport { a };\nlet b = 2;\nexport { b };\n"})
+    _stateful_change(repo, tmp_path / "node_modules/typescript-eslint/index.mjs")
     spec, log = counting_spec(tmp_path, eslint.SPEC)
     assert _review(repo, spec, None) == [("src/a.js", "prefer-const", 1, "preexisting"),
                                          ("src/a.js", "prefer-const", 3, "introduced")]
