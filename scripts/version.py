@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FLAVORS = ("python", "node", "go", "rust")  # each a sub-folder action; the root one is full
+FLAVORS = ("python", "node", "go", "rust")  # each an action under actions/; the root one is full
 SEMVER = re.compile(r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)")
 REF = r"(?P<repo>[a-z0-9][a-z0-9._/-]*[a-z0-9]):(?P<version>[0-9][0-9A-Za-z.]*)"
 
@@ -47,8 +47,8 @@ def image_line(suffix: str) -> re.Pattern[str]:
 
 def places() -> list[Place]:
     out = [Place("action.yml", image_line(""))]
-    out += [Place(f"{f}/action.yml", image_line(f"-{f}"), f"-{f}") for f in FLAVORS]
-    out.append(Place("native/action.yml", re.compile(
+    out += [Place(f"actions/{f}/action.yml", image_line(f"-{f}"), f"-{f}") for f in FLAVORS]
+    out.append(Place("actions/native/action.yml", re.compile(
         r"^  version:\n(?:    .*\n)*?    default:\s*['\"]?(?P<version>[0-9][0-9A-Za-z.]*)['\"]?\s*$", re.M)))
     out.append(Place("templates/gitlab/template.yml", re.compile(
         r"^    version:\n(?:      .*\n)*?      default:\s*['\"]?(?P<version>[0-9][0-9A-Za-z.]*)['\"]?\s*$",

@@ -26,7 +26,7 @@ CHECK = Path(sys.executable).parent / "check-jsonschema"
 GITEA = sorted((ROOT / "examples" / "gitea").glob("*.yml"))
 WORKFLOWS = [*sorted((ROOT / "examples" / "github").glob("*.yml")), *GITEA]
 OWN_WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
-ACTIONS = [*sorted(ROOT.glob("*/action.yml")), ROOT / "action.yml"]
+ACTIONS = [*sorted(ROOT.glob("actions/*/action.yml")), ROOT / "action.yml"]
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
 
 
@@ -145,7 +145,8 @@ def test_the_injection_check_can_fail() -> None:
     assert any(re.search(r"\$\{\{", s) for s in run_scripts(doc))
 
 
-USES = re.compile(r"OWNER/reviewbot(?:/(?P<folder>[a-z]+))?@\S+")
+# `vX` is the tag the release moves (docs/release.md); before 1.0 that is v0.
+USES = re.compile(r"OWNER/reviewbot(?:/actions/(?P<folder>[a-z]+))?@v0")
 
 
 def uses_of_the_action(path: Path) -> list[tuple[dict[str, Any], Path]]:
@@ -156,7 +157,7 @@ def uses_of_the_action(path: Path) -> list[tuple[dict[str, Any], Path]]:
         for step in job.get("steps", []):
             found = USES.fullmatch(str(step.get("uses", "")))
             if found:
-                folder = ROOT / found["folder"] if found["folder"] else ROOT
+                folder = ROOT / "actions" / found["folder"] if found["folder"] else ROOT
                 out.append((step, folder / "action.yml"))
     return out
 

@@ -1,4 +1,4 @@
-"""The no-container action (native/action.yml), its two steps run as the runner runs them: the
+"""The no-container action (actions/native/action.yml), its two steps run as the runner runs them: the
 bot's wheel installed into a virtualenv of its own, then the action's entry point with the
 repository's own tools (here: ruff from the repository's .venv, nothing else on PATH)."""
 
@@ -16,12 +16,12 @@ import yaml
 from tests.conftest import GitRepo, require_tool
 
 ROOT = Path(__file__).resolve().parent.parent
-NATIVE = ROOT / "native"
+NATIVE = ROOT / "actions" / "native"
 BASE_PATH = os.pathsep.join(d for d in ("/usr/local/bin", "/usr/bin", "/bin") if Path(d).is_dir())
 
 
 def step(name: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    """One `run:` step of native/action.yml, with its shell and the runner's variables."""
+    """One `run:` step of actions/native/action.yml, with its shell and the runner's variables."""
     steps = yaml.safe_load((NATIVE / "action.yml").read_text())["runs"]["steps"]
     script = next(s for s in steps if s["id"] == name)["run"]
     assert script == f'bash "$GITHUB_ACTION_PATH/{name}.sh"'

@@ -49,8 +49,8 @@ def test_every_file_names_pyproject_s_version() -> None:
 @pytest.fixture
 def copy(tmp_path: Path) -> Path:
     """The files version.py reads, in a folder of their own."""
-    for rel in ["pyproject.toml", "scripts/version.py", "action.yml", "native/action.yml",
-                *(f"{f}/action.yml" for f in FLAVORS),
+    for rel in ["pyproject.toml", "scripts/version.py", "action.yml", "actions/native/action.yml",
+                *(f"actions/{f}/action.yml" for f in FLAVORS),
                 *(f"templates/gitlab/{n}" for n in ("template.yml", "reviewbot.yml", "merge-request.yml"))]:
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / rel, tmp_path / rel)
@@ -58,11 +58,11 @@ def copy(tmp_path: Path) -> Path:
 
 
 def test_a_file_behind_is_named(copy: Path) -> None:
-    node = copy / "node" / "action.yml"
+    node = copy / "actions" / "node" / "action.yml"
     node.write_text(node.read_text().replace(":0.1.0-node", ":0.0.9-node"))
     done = version_py("check", root=copy)
     assert done.returncode == 1
-    assert "node/action.yml: names version 0.0.9, pyproject.toml 0.1.0" in done.stderr
+    assert "actions/node/action.yml: names version 0.0.9, pyproject.toml 0.1.0" in done.stderr
     assert "run `scripts/version.py set 0.1.0`" in done.stderr
 
 
@@ -77,7 +77,7 @@ def test_the_tag_and_the_image_must_match(copy: Path) -> None:
     done = version_py("check", "--tag", "v0.2.0", "--image", "ghcr.io/Acme/reviewbot", root=copy)
     assert done.returncode == 1
     assert "the tag v0.2.0 is not pyproject.toml's version 0.1.0" in done.stderr
-    assert "python/action.yml: names image ghcr.io/owner/reviewbot, this release pushes " \
+    assert "actions/python/action.yml: names image ghcr.io/owner/reviewbot, this release pushes " \
            "ghcr.io/acme/reviewbot" in done.stderr  # GHCR's names are lower case
     assert "set 0.2.0 --image ghcr.io/acme/reviewbot" in done.stderr
 
@@ -94,7 +94,7 @@ def test_set_rewrites_every_place(copy: Path) -> None:
     assert done.returncode == 0, done.stderr
     check = version_py("check", "--tag", "v1.4.2", "--image", "ghcr.io/acme/bot", root=copy)
     assert check.returncode == 0, check.stderr
-    assert "image: docker://ghcr.io/acme/bot:1.4.2-rust\n" in (copy / "rust/action.yml").read_text()
+    assert "image: docker://ghcr.io/acme/bot:1.4.2-rust\n" in (copy / "actions/rust/action.yml").read_text()
     assert 'version = "1.4.2"' in (copy / "pyproject.toml").read_text()
     component = (copy / "templates/gitlab/template.yml").read_text()
     assert "default: ghcr.io/acme/bot\n" in component and 'default: "1.4.2"' in component
@@ -102,7 +102,7 @@ def test_set_rewrites_every_place(copy: Path) -> None:
 
 def test_actions_pull_the_release_s_image() -> None:
     version = project()["version"]
-    for folder, suffix in [(ROOT, ""), *((ROOT / f, f"-{f}") for f in FLAVORS)]:
+    for folder, suffix in [(ROOT, ""), *((ROOT / "actions" / f, f"-{f}") for f in FLAVORS)]:
         runs = load(folder / "action.yml")["runs"]
         assert runs["using"] == "docker"
         assert runs["image"] == f"docker://ghcr.io/owner/reviewbot:{version}{suffix}"
@@ -112,14 +112,14 @@ def test_actions_pull_the_release_s_image() -> None:
 def test_flavor_actions_are_the_root_action_with_another_image() -> None:
     root = load(ROOT / "action.yml")
     for flavor in FLAVORS:
-        doc = load(ROOT / flavor / "action.yml")
+        doc = load(ROOT / "actions" / flavor / "action.yml")
         assert doc["inputs"] == root["inputs"] and doc["outputs"] == root["outputs"], flavor
         assert {k: v for k, v in doc["runs"].items() if k != "image"} == \
             {k: v for k, v in root["runs"].items() if k != "image"}
 
 
 def test_the_no_container_action_takes_the_same_inputs_and_gives_the_same_outputs() -> None:
-    root, native = load(ROOT / "action.yml"), load(ROOT / "native" / "action.yml")
+    root, native = load(ROOT / "action.yml"), load(ROOT / "actions" / "native" / "action.yml")
     assert native["runs"]["using"] == "composite"
     extra = set(native["inputs"]) - set(root["inputs"])
     assert extra == {"version", "package", "python"}

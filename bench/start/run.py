@@ -4,7 +4,7 @@ reviewbot, side by side on this machine, with reviewdog's set-up and run as the 
     .venv/bin/python bench/start/run.py [--flavors python,node,go,rust,full] [--no-cold]
                                         [--port 5123]
 
-Every path reviews the bundled example change (example/: Python and JavaScript) as a
+Every path reviews the bundled example change (examples/demo/: Python and JavaScript) as a
 pull_request event and publishes the review to the validating fake GitHub on loopback (the
 one the tests use), a fresh pull request for each path:
 
@@ -14,8 +14,8 @@ one the tests use), a fresh pull request for each path:
 - **image FLAVOR**: the released image pulled from the local registry into an empty storage
   (download and unpack), a container started and the review run in it, as the runner runs a
   Docker action: the action's entry point with its INPUT_* variables.
-- **no container**: native/install.sh from a local wheelhouse (pip with no index), then
-  native/review.sh, with this machine's toolchains and the project's tools on PATH (the
+- **no container**: actions/native/install.sh from a local wheelhouse (pip with no index), then
+  actions/native/review.sh, with this machine's toolchains and the project's tools on PATH (the
   repository's own, which the workflow's earlier steps install).
 - **reviewdog**: its set-up as reviewdog/action-setup does it (download the release archive
   and unpack it; here from loopback) and `ruff check --output-format=rdjson | reviewdog
@@ -122,7 +122,7 @@ def new_job(where: Path, owner: int | None = None) -> Job:
     (where / "workflow").mkdir(parents=True)
     (where / "file_commands").mkdir()
     (where / "home").mkdir()
-    subprocess.run([str(ROOT / "example" / "make-repo"), str(where / "workspace")], check=True,
+    subprocess.run([str(ROOT / "examples" / "demo" / "make-repo"), str(where / "workspace")], check=True,
                    capture_output=True)
     job = Job(where, git(where / "workspace", "rev-parse", "main"),
               git(where / "workspace", "rev-parse", "feature"))
@@ -222,7 +222,7 @@ def wheelhouse() -> Path:
 
 
 def composite_path(house: Path) -> Row:
-    """native/action.yml's two steps: install from the wheelhouse, then the review."""
+    """actions/native/action.yml's two steps: install from the wheelhouse, then the review."""
     job = new_job(OUT / "jobs" / "composite")
     version = next(house.glob("reviewbot-*.whl")).name.split("-")[1]
     tools = [ROOT / "tools" / "node_modules" / ".bin", Path(sys.executable).parent]
@@ -231,18 +231,18 @@ def composite_path(house: Path) -> Row:
     shutil.rmtree(runner_temp, ignore_errors=True)
     runner_temp.mkdir(parents=True)
     base = {"PATH": path, "HOME": str(job.root / "home"), "RUNNER_TEMP": str(runner_temp),
-            "GITHUB_ACTION_PATH": str(ROOT / "native")}
+            "GITHUB_ACTION_PATH": str(ROOT / "actions" / "native")}
     install_env = {**os.environ, **base, "REVIEWBOT_VERSION": version, "PIP_NO_INDEX": "1",
                    "PIP_FIND_LINKS": str(house), "GITHUB_OUTPUT": str(job.root / "install-output")}
     start = time.monotonic()
-    subprocess.run(["bash", str(ROOT / "native" / "install.sh")], env=install_env, check=True,
-                   capture_output=True)
+    subprocess.run(["bash", str(ROOT / "actions" / "native" / "install.sh")], env=install_env,
+                   check=True, capture_output=True)
     install = time.monotonic() - start
     home = (job.root / "install-output").read_text().split("home=", 1)[1].strip()
     with FakeGitHub(job.head, job.diff()) as fake:
         env = {**base, **action_env(fake, str(job.root), "INPUT_GITHUB_TOKEN"), "REVIEWBOT_HOME": home}
         start = time.monotonic()
-        done = subprocess.run(["bash", str(ROOT / "native" / "review.sh")], env=env,
+        done = subprocess.run(["bash", str(ROOT / "actions" / "native" / "review.sh")], env=env,
                               cwd=job.workspace, capture_output=True, text=True)
         seconds = time.monotonic() - start
         published = (len(fake.bot_comments()), bool(fake.summaries()) and not fake.errors)

@@ -63,7 +63,7 @@ def owned_by_the_image_user(path: Path) -> None:
 @pytest.fixture
 def shop(tmp_path: Path) -> Path:
     """The bundled example repository, made here and mounted at /work/shop."""
-    subprocess.run([str(ROOT / "example" / "make-repo"), str(tmp_path / "shop")], check=True,
+    subprocess.run([str(ROOT / "examples" / "demo" / "make-repo"), str(tmp_path / "shop")], check=True,
                    capture_output=True)
     owned_by_the_image_user(tmp_path)
     return tmp_path / "shop"
@@ -101,8 +101,8 @@ def test_no_other_language_s_toolchain_is_in_a_slim_flavor() -> None:
 
 @full_only
 def test_the_bundled_example_review() -> None:
-    done = run("example/run", "--quiet", workdir="/opt/reviewbot")
-    assert done.returncode == 0, done.stderr  # example/run reports the review's status itself
+    done = run("examples/demo/run", "--quiet", workdir="/opt/reviewbot")
+    assert done.returncode == 0, done.stderr  # examples/demo/run reports the review's status itself
     out = done.stdout
     assert "(exit status 1:" in out, out
     assert "ruff F401" in out and "eslint" in out and "introduced" in out

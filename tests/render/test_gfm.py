@@ -34,7 +34,7 @@ from tests import gfm
 from tests.conftest import GitRepo
 from tests.forges.builders import change, texts
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "example"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "demo"
 DIALECTS = (github.DIALECT, gitlab.DIALECT)
 
 # Pieces GitHub's renderer, GitHub's reference linker or GitLab's quick actions would act on.
