@@ -5,9 +5,20 @@ installed: bot.deps.stamp): a file unchanged since the last run (every file at t
 on the second push of a PR) is never linted twice. Package-scoped tools key one entry on the
 blobs of all the files their result depends on.
 
-Entries are small JSON files under `<dir>/<FORMAT>/<2 hex>/<key>.json`, written to a temporary
-file and renamed into place, so concurrent runs never see half an entry; an entry that does not
-decode (or whose stored key differs) is a miss and is deleted. Reads refresh the mtime and
+Entries are small files under `<dir>/<FORMAT>/<2 hex>/<key>.json`, written to a temporary file
+and renamed into place, so concurrent runs never see half an entry; an entry that does not
+decode (or whose stored key differs) is a miss and is deleted.
+
+The folder is reachable by every tool a review runs, and a pull request's tools are its own code:
+each entry carries an HMAC-SHA256 (its first line) over the format, a label and the JSON that
+follows, under a key derived from `REVIEWBOT_CACHE_SECRET`. `bot.credentials` takes that variable
+out of the environment at start (its name says secret), so no tool can read it. An entry that
+does not verify is deleted, counted, and never used. Without the secret nothing on disk is read
+or written: the results live in this process's memory, for the run that computed them.
+
+Who saves: a run that runs a pull request's code only reads the folder, and keeps what it
+computes in memory (`session(save=False)`); `reviewbot warm`, the local review and the sweep
+save. docs/cache.md says how the CI examples carry the folder from run to run. Reads refresh the mtime and
 `prune` evicts the least recently used entries once the folder exceeds its size bound; it
 measures the folder at most once every `PRUNE_EVERY` seconds (a stamp file's mtime), since the
 measuring stats every entry and would otherwise cost each review time in the cache's size.
@@ -17,17 +28,24 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import hmac
 import json
 import os
+import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TextIO
 
 from bot import atomic, codec
 from bot.model import Finding
 
-# Bump when the entry layout or the meaning of a key changes (v2: findings in bot.codec's shape).
-FORMAT = "v2"
+# Bump when the entry layout or the meaning of a key changes (v2: findings in bot.codec's shape;
+# v3: each entry authenticated).
+FORMAT = "v3"
+SECRET_VARIABLE = "REVIEWBOT_CACHE_SECRET"
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 PRUNE_TO = 0.8  # prune down to this fraction of the bound, so pruning is not constant
 PRUNE_EVERY = 600.0  # seconds between two measures of the folder (see the module's docstring)
@@ -82,11 +100,81 @@ def binary_stamp(exe: str, *args: str) -> str | None:
                      str(st.st_ctime_ns), *args])
 
 
-def _write_atomic(path: Path, text: str) -> bool:
+# --- authentication: pure but for the key -------------------------------------------------
+
+def mac_key(secret: str) -> bytes:
+    """The MAC key for a secret: the secret itself never sits in memory longer than needed."""
+    return hashlib.sha256(b"reviewbot-cache\0" + secret.encode("utf-8", "surrogateescape")).digest()
+
+
+def seal(key: bytes, label: str, payload: bytes) -> bytes:
+    """`payload` with its MAC on a first line: what an entry holds on disk."""
+    return _mac(key, label, payload).encode("ascii") + b"\n" + payload
+
+
+def unseal(key: bytes, label: str, data: bytes) -> bytes | None:
+    """The payload of a sealed entry, or None when its MAC does not verify."""
+    mac, sep, payload = data.partition(b"\n")
+    if not sep or not hmac.compare_digest(mac, _mac(key, label, payload).encode("ascii")):
+        return None
+    return payload
+
+
+def _mac(key: bytes, label: str, payload: bytes) -> str:
+    # The format and the label are in the MAC: an entry of one kind is never read as another.
+    return hmac.new(key, f"{FORMAT}\0{label}\0".encode() + payload, hashlib.sha256).hexdigest()
+
+
+# --- the run's policy: who saves, what did not verify ----------------------------------------
+
+@dataclass
+class _Policy:
+    save: bool = True
+    # Results this process keeps for itself: (folder, label, key) -> payload. Used when the run
+    # may not save, or when there is no secret to seal entries with.
+    memory: dict[tuple[str, str, str], bytes] = field(default_factory=dict)
+    rejected: Counter[str] = field(default_factory=Counter)  # folder -> entries that failed
+
+
+_policy = _Policy()
+
+
+@contextlib.contextmanager
+def session(save: bool, stream: TextIO | None = None) -> Iterator[None]:
+    """One command's use of the cache: whether it may save, and at the end one line per folder
+    that held entries which did not verify (to `stream`, default stderr)."""
+    global _policy
+    previous, _policy = _policy, _Policy(save=save)
+    try:
+        yield
+    finally:
+        current, _policy = _policy, previous
+        for folder, count in sorted(current.rejected.items()):
+            print(f"reviewbot: cache {folder}: {count} entr{'y' if count == 1 else 'ies'} did "
+                  "not verify and were ignored", file=stream or sys.stderr)
+
+
+def secret() -> str | None:
+    """`REVIEWBOT_CACHE_SECRET`, wherever `bot.credentials` holds it."""
+    from bot import credentials  # the secret is taken out of os.environ at start
+
+    return credentials.environ().get(SECRET_VARIABLE) or None
+
+
+def unused_note(directory: Path) -> str | None:
+    """A line for a run without the secret whose cache folder holds entries: they are not
+    read, and saying so beats a silently cold run."""
+    if secret() is not None or not (directory / FORMAT).is_dir():
+        return None
+    return (f"cache {directory}: {SECRET_VARIABLE} is not set, so its entries cannot be "
+            "verified and are not used (docs/cache.md)")
+
+
+def _write_atomic(path: Path, data: bytes) -> bool:
     """Best effort (a cache that cannot be written only costs time), never half an entry."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        atomic.write(path, text.encode("utf-8"))
+        atomic.write(path, data)
     except OSError:
         return False
     return True
@@ -95,35 +183,74 @@ def _write_atomic(path: Path, text: str) -> bool:
 # --- the store: I/O ----------------------------------------------------------------------
 
 class FindingsCache:
+    """The cache folder as this run may use it (see the module's docstring): sealed entries
+    read from disk, written there only when the run saves and a secret is set, else kept in
+    this process's memory."""
+
     def __init__(self, directory: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+        self.root = directory
         self.directory = directory / FORMAT
         self.max_bytes = max_bytes
         self.writes = 0
+        known = secret()
+        self._key = mac_key(known) if known is not None else None
+        self._policy = _policy
+        self._saves = self._key is not None and self._policy.save
 
     def _entry(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
 
+    def _read(self, label: str, key: str, path: Path) -> bytes | None:
+        """The payload stored under `key`: this run's own, else a verified entry from disk.
+        An entry that does not verify is deleted and counted (the session names the folder)."""
+        mine = self._policy.memory.get((str(self.directory), label, key))
+        if mine is not None or self._key is None:
+            return mine
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return None
+        payload = unseal(self._key, label, data)
+        if payload is None:
+            self._drop(path)
+            self._policy.rejected[str(self.root)] += 1
+        return payload
+
+    def _write(self, label: str, key: str, path: Path, payload: bytes) -> bool:
+        if not self._saves:
+            self._policy.memory[(str(self.directory), label, key)] = payload
+            return True
+        assert self._key is not None
+        return _write_atomic(path, seal(self._key, label, payload))
+
+    @staticmethod
+    def _drop(path: Path) -> None:
+        with contextlib.suppress(OSError):  # the caller recomputes
+            path.unlink()
+
     def get(self, key: str) -> tuple[Finding, ...] | None:
         entry = self._entry(key)
+        payload = self._read("findings", key, entry)
+        if payload is None:
+            return None
         try:
-            data = json.loads(entry.read_text("utf-8"))
+            data = json.loads(payload)
             if data.get("key") != key:
                 raise ValueError("key mismatch")
             findings = codec.decode_findings(data["findings"])
-        except FileNotFoundError:
+        except (ValueError, KeyError, TypeError, AttributeError):
+            self._drop(entry)  # written by an older bot under the same format: recomputed
             return None
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            with contextlib.suppress(OSError):  # corrupt: drop it, the caller recomputes
-                entry.unlink()
-            return None
-        with contextlib.suppress(OSError):
-            os.utime(entry)  # recently used: last to be evicted
+        if self._saves:
+            with contextlib.suppress(OSError):
+                os.utime(entry)  # recently used: last to be evicted
         return findings
 
     def put(self, key: str, findings: Sequence[Finding]) -> None:
         """Best effort: a cache that cannot be written only costs time."""
-        payload = json.dumps({"key": key, "findings": codec.encode_findings(findings)}, separators=(",", ":"))
-        if _write_atomic(self._entry(key), payload):
+        payload = json.dumps({"key": key, "findings": codec.encode_findings(findings)},
+                             separators=(",", ":"))
+        if self._write("findings", key, self._entry(key), payload.encode("utf-8")) and self._saves:
             self.writes += 1
 
     # -- tool versions: `TOOL --version` costs a process start (0.1 s for node tools) -----------
@@ -133,18 +260,23 @@ class FindingsCache:
 
     def version(self, stamp: str) -> str | None:
         """The version recorded for a binary stamp (see `binary_stamp`), if any."""
+        payload = self._read("version", stamp, self._version_entry(stamp))
         try:
-            data = json.loads(self._version_entry(stamp).read_text("utf-8"))
-            return str(data["version"]) if data.get("stamp") == stamp else None
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            data = json.loads(payload) if payload is not None else None
+            return str(data["version"]) if data and data.get("stamp") == stamp else None
+        except (ValueError, KeyError, TypeError, AttributeError):
             return None
 
     def remember_version(self, stamp: str, version: str) -> None:
-        _write_atomic(self._version_entry(stamp), json.dumps({"stamp": stamp, "version": version}))
+        self._write("version", stamp, self._version_entry(stamp),
+                    json.dumps({"stamp": stamp, "version": version}).encode("utf-8"))
 
     def prune(self) -> int:
         """Evict least recently used entries until the cache is under its bound; returns count.
-        Measured less than `PRUNE_EVERY` seconds ago (by any run): nothing to do, returns 0."""
+        Measured less than `PRUNE_EVERY` seconds ago (by any run), or a run that does not
+        save: nothing to do, returns 0."""
+        if not self._saves:
+            return 0
         stamp = self.directory / ".pruned"
         with contextlib.suppress(OSError):
             if 0 <= time.time() - stamp.stat().st_mtime < PRUNE_EVERY:

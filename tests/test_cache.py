@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -20,6 +21,15 @@ from bot.linters.base import LinterSpec
 from bot.linters.runner import LinterAnalyzer
 from bot.model import Edit, Finding, Fix, Severity, Span
 from tests.linters.conftest import calls, counting_spec, lint, write
+
+SECRET = "a secret only the bot holds"
+
+
+@pytest.fixture(autouse=True)
+def _secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Entries reach the disk only with the secret (see the tests at the end for without)."""
+    monkeypatch.setenv(cache.SECRET_VARIABLE, SECRET)
+
 
 FINDING = Finding("ruff", "F401", Severity.ERROR, "`os` imported but unused", "a.py", Span(1, 8, 1, 10),
                   "https://x", Fix("remove", (Edit("a.py", Span(1, 1, 2, 1), ""),), "safe"))
@@ -45,14 +55,16 @@ def test_entries_hold_the_codecs_shape_and_old_layouts_are_misses(tmp_path: Path
     key = "e" * 64
     store.put(key, [FINDING])
     entry = tmp_path / cache.FORMAT / "ee" / f"{key}.json"
-    stored = json.loads(entry.read_text())
-    assert stored == {"key": key, "findings": codec.encode_findings([FINDING])}
+    _, _, payload = entry.read_bytes().partition(b"\n")
+    assert json.loads(payload) == {"key": key, "findings": codec.encode_findings([FINDING])}
+    assert cache.unseal(cache.mac_key(SECRET), "findings", entry.read_bytes()) == payload
     # The v1 layout (a nested "span", written by dataclasses.asdict) is not read as v2.
     old = {**codec.encode_finding(FINDING), "span": {"line": 1, "column": 8, "end_line": 1,
                                                       "end_column": 10}, "fix": None}
     for name in ("line", "column", "end_line", "end_column"):
         del old[name]
-    entry.write_text(json.dumps({"key": key, "findings": [old]}))
+    entry.write_bytes(cache.seal(cache.mac_key(SECRET), "findings",
+                                 json.dumps({"key": key, "findings": [old]}).encode()))
     assert store.get(key) is None and not entry.exists()
 
 
@@ -275,3 +287,95 @@ def test_a_file_without_a_known_blob_is_linted_and_never_cached(tmp_path: Path) 
     for _ in range(2):
         assert [f.rule for f in analyzer.collect(target, resolution).findings] == ["F401"]
     assert len(calls(log)) == 2
+
+
+# --- authentication and who saves ------------------------------------------------------------
+
+def _forge(store: cache.FindingsCache, key: str, mac: bytes | None) -> Path:
+    """What a tool run by a pull request can write: the entry's shape, with no MAC or a made-up one."""
+    entry = store.directory / key[:2] / f"{key}.json"
+    entry.parent.mkdir(parents=True, exist_ok=True)
+    payload = json.dumps({"key": key, "findings": []}).encode()
+    entry.write_bytes(payload if mac is None else mac + b"\n" + payload)
+    return entry
+
+
+@pytest.mark.parametrize("mac", [None, b"0" * 64, b""])
+def test_a_forged_entry_is_never_used_and_is_deleted_counted_and_named(
+        tmp_path: Path, mac: bytes | None) -> None:
+    lines = io.StringIO()
+    with cache.session(save=True, stream=lines):
+        store = cache.FindingsCache(tmp_path)
+        store.put("a" * 64, [FINDING])
+        entry = _forge(store, "a" * 64, mac)  # overwrites the real entry, claims no finding
+        _forge(store, "b" * 64, mac)  # and adds one
+        assert store.get("a" * 64) is None and store.get("b" * 64) is None
+        assert not entry.exists()
+    assert lines.getvalue() == f"reviewbot: cache {tmp_path}: 2 entries did not verify and were ignored\n"
+
+
+def test_an_entry_sealed_under_another_secret_does_not_verify(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache.FindingsCache(tmp_path).put("c" * 64, [FINDING])
+    cache.FindingsCache(tmp_path).remember_version("stamp", "1.0")
+    monkeypatch.setenv(cache.SECRET_VARIABLE, "another")
+    lines = io.StringIO()
+    with cache.session(save=True, stream=lines):
+        store = cache.FindingsCache(tmp_path)
+        assert store.get("c" * 64) is None and store.version("stamp") is None
+    assert "2 entries did not verify" in lines.getvalue()
+
+
+def test_an_entry_of_one_kind_is_not_read_as_another(tmp_path: Path) -> None:
+    """A version entry moved over a findings entry (both sealed with the right key)."""
+    store = cache.FindingsCache(tmp_path)
+    store.remember_version("x", "1.0")
+    sealed = store._version_entry("x").read_bytes()
+    _forge(store, "d" * 64, None).write_bytes(sealed)
+    assert store.get("d" * 64) is None
+
+
+def test_a_run_that_may_not_save_writes_nothing_and_keeps_its_results(tmp_path: Path) -> None:
+    cache.FindingsCache(tmp_path).put("e" * 64, [FINDING])  # a trusted run's entry
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    with cache.session(save=False):
+        store = cache.FindingsCache(tmp_path)
+        assert store.get("e" * 64) == (FINDING,)  # read: verified
+        store.put("f" * 64, [FINDING])
+        store.remember_version("stamp", "2.0")
+        assert store.get("f" * 64) == (FINDING,) and store.version("stamp") == "2.0"
+        assert store.writes == 0 and store.prune() == 0
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+    assert cache.FindingsCache(tmp_path).get("f" * 64) is None  # gone with the run
+
+
+def test_without_the_secret_nothing_on_disk_is_read_or_written(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache.FindingsCache(tmp_path).put("a" * 64, [FINDING])  # sealed with the secret
+    monkeypatch.delenv(cache.SECRET_VARIABLE)
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    lines = io.StringIO()
+    with cache.session(save=True, stream=lines):
+        store = cache.FindingsCache(tmp_path)
+        assert store.get("a" * 64) is None
+        store.put("b" * 64, [FINDING])
+        assert store.get("b" * 64) == (FINDING,)  # this run's own result serves it
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+    assert lines.getvalue() == ""  # nothing was read, so nothing was refused
+    assert cache.unused_note(tmp_path) == (
+        f"cache {tmp_path}: REVIEWBOT_CACHE_SECRET is not set, so its entries cannot be "
+        "verified and are not used (docs/cache.md)")
+    assert cache.unused_note(tmp_path / "empty") is None
+
+
+def test_the_secret_is_held_out_of_the_environment_of_every_tool(tmp_path: Path) -> None:
+    """Captured at the command's start (bot.cli), so `env` run as a tool never sees it."""
+    from bot import credentials, proc
+
+    with credentials.captured():
+        assert cache.SECRET_VARIABLE not in os.environ
+        assert cache.secret() == SECRET
+        seen = proc.run(["env"], cwd=tmp_path, timeout=30)
+        assert SECRET not in seen.out and cache.SECRET_VARIABLE not in seen.out
+    # Its name is what makes the capture take it (and blank it in /proc/PID/environ).
+    assert credentials.is_secret_name(cache.SECRET_VARIABLE)
