@@ -134,6 +134,13 @@ class Analyzer(Protocol):
         return False
 
     @property
+    def file_scoped(self) -> bool:
+        """It reads each file it is given on its own (with the configuration above it and, at
+        most, its neighbours), never a project as a whole, and it is `read_only` and
+        `lazy_checkout`: its base may be the changed files' folders alone (bot.partial)."""
+        return False
+
+    @property
     def defers_to(self) -> tuple[str, ...]:
         """Tools whose checked files (`Target.checked`) change what this one checks: a shard
         runs it together with all their work (bot.shards)."""

@@ -286,6 +286,45 @@ def tree_blobs(repo: Path, rev: str, paths: list[str], recursive: bool = False) 
     return out
 
 
+@dataclass(frozen=True)
+class TreeEntry:
+    mode: str
+    kind: str  # "blob", "tree" or "commit" (a submodule)
+    sha: str
+    path: str
+
+
+def folder_entries(repo: Path, rev: str, folders: Sequence[str]) -> list[TreeEntry]:
+    """The entries (files, folders, submodules) directly in each of `folders` at `rev`
+    (repo-relative, "." the root), through one `git ls-tree` per 1,000 folders."""
+    out: list[TreeEntry] = []
+    specs = [f"{f.rstrip('/')}/" if f not in (".", "") else "./" for f in folders]
+    for i in range(0, len(specs), 1000):  # argv under the OS limit
+        listing = git(repo, "--literal-pathspecs", "ls-tree", "-z", "--full-tree", rev, "--",
+                      *specs[i:i + 1000]).stdout.decode("utf-8", "surrogateescape")
+        for entry in listing.split("\0"):
+            meta, _, path = entry.partition("\t")
+            fields = meta.split()
+            if len(fields) == 3 and path:
+                out.append(TreeEntry(fields[0], fields[1], fields[2], path))
+    return out
+
+
+def checkout_entries(repo: Path, where: Path, index: Path, entries: Sequence[tuple[str, str]],
+                     attributes: Sequence[tuple[str, str]] = ()) -> None:
+    """Write `entries` ((path, "<mode> <blob>")) into the folder `where` as a checkout would
+    (modes, symlinks, end-of-line conversion, filters), through the private index `index`,
+    which also holds `attributes` (the `.gitattributes` files above them: git reads a
+    checkout's attributes from the index)."""
+    env = {"GIT_INDEX_FILE": str(index)}
+    listed = dict([*attributes, *entries])
+    git(repo, "update-index", "-z", "--index-info", env=env,
+        stdin="".join(f"{entry}\t{path}\0" for path, entry in listed.items()).encode(
+            "utf-8", "surrogateescape"))
+    git(repo, f"--work-tree={where}", "checkout-index", "--force", "-z", "--stdin", env=env,
+        stdin="".join(f"{path}\0" for path, _ in entries).encode("utf-8", "surrogateescape"))
+
+
 def ls_files(repo: Path, *pathspecs: str) -> list[str]:
     """Tracked paths of the working tree matching `pathspecs` (git's pathspec magic allowed)."""
     listing = git(repo, "ls-files", "-z", "--", *pathspecs).stdout.decode("utf-8", "surrogateescape")

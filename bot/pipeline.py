@@ -250,7 +250,8 @@ def gather(opts: ReviewOptions) -> Gathered:
     head_findings: list[Finding] = []
     unbaselined: set[tuple[str, str]] = set()
     extra_paths: set[str] = set()
-    with workspace.checkouts(rev, _config_files(analyzers, changed)) as trees:
+    touched = sorted({path for p in changes.patches for path in (p.old_path, p.new_path) if path})
+    with workspace.checkouts(rev, _config_files(analyzers, changed), touched) as trees:
         head_root = trees.head_root
         applicable = [a for _, a in sorted(analyzers.items())
                       if a.applies(head_root, changed)]
@@ -292,9 +293,12 @@ def gather(opts: ReviewOptions) -> Gathered:
                             checked=dict(checked["head"]))
             mine_base = tuple(p for p in base_paths if own is None or pair_of.get(p, p) in own)
             if analyzer.lazy_checkout:
-                # Made only if something misses the cache (see Target.ready).
-                base_t = replace(head_t, root=trees.base_root, rev=rev.merge_base,
-                                 paths=mine_base, side="base", prepare=trees.base,
+                # Made only if something misses the cache (see Target.ready); for a tool that
+                # reads one file at a time, only the changed files' folders (bot.partial).
+                small = analyzer.file_scoped
+                base_t = replace(head_t, root=trees.files_root if small else trees.base_root,
+                                 rev=rev.merge_base, paths=mine_base, side="base",
+                                 prepare=trees.files_base if small else trees.base,
                                  view=trees.base_view, checked=dict(checked["base"]))
             else:
                 base_t = replace(head_t, root=trees.base(), rev=rev.merge_base,

@@ -163,7 +163,10 @@ def claim(repo: Path, home: Path) -> Place | None:
         lock.close()
         return None
     place = Place(home.resolve() / "base", lock)
-    vacate(repo, place.path)
+    # Only a killed run leaves a folder there (a run that made none has no worktree to list:
+    # and git's registration of a folder that is gone is replaced by `worktree add --force`).
+    if os.path.lexists(place.path):
+        vacate(repo, place.path)
     return place
 
 

@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from bot import cancel, deps, git, gitcreds, linked, scratch, trees
+from bot import cancel, deps, git, gitcreds, linked, partial, scratch, trees
 from bot.cache import default_dir, file_blob
 from bot.classify import FileSide
 from bot.diff import UNCHANGED, FilePatch, LineMap, hunk_lines, line_map, parse_patch
@@ -320,13 +320,16 @@ def _roomy(home: Path, scratch_folder: Path) -> bool:
 
 
 class Checkouts:
-    """The head's checkout, and the base's, made on first need (`base()`)."""
+    """The head's checkout, and the base's, made on first need: whole (`base()`), or only the
+    folders above the changed paths for tools that read one file at a time (`files_base()`)."""
 
-    def __init__(self, rev: Revisions, config_files: Sequence[str]) -> None:
+    def __init__(self, rev: Revisions, config_files: Sequence[str],
+                 changed: Sequence[str] = ()) -> None:
         self.rev = rev
         self.config_files = list(config_files)
         scratch.prune(rev.repo)  # what runs killed with SIGKILL left behind
         # Each checkout is listed before it is made: a signal in the middle of its making
+        self.changed = list(changed)  # every path the change touched, at either revision
         # (which kills the git making it) must still find it to remove.
         self.made: list[Path] = []
         self.place: scratch.Place | None = None
@@ -344,6 +347,8 @@ class Checkouts:
             self.base_root = self.place.path if self.place else self.scratch / "base"
             if not _head_is_checkout(rev):
                 self.head_root = self.scratch / "head"
+            self.files_root = self.scratch / "files"
+            self.files_how = ""  # how the files' base was made: "partial" or "checkout"
                 self._add(self.head_root, rev.head)
                 deps.link(rev.repo, self.head_root, self.dependencies)
         except BaseException:
@@ -363,6 +368,29 @@ class Checkouts:
 
     def _add(self, where: Path, rev: str, checkout: bool = True) -> None:
         """A worktree at `where`, listed for `close` before git starts making it."""
+    def files_base(self) -> Path:
+        """The base for tools that read one file at a time and never write (bot.partial):
+        the folders above the changed paths and the config files, the rest shared with the
+        head; carrying the head's configuration; made once, on first call. A whole checkout
+        there where the head's checkout lacks a folder to share (a sparse checkout)."""
+        with self.lock:
+            if not self.files_how:
+                repo, base_rev = self.rev.repo, self.rev.merge_base
+                above = partial.folders_above([*self.changed, *self.config_files])
+                todo = partial.plan(git.folder_entries(repo, base_rev, sorted(above)),
+                                    self.changed, self.config_files)
+                self.files_how = "partial"
+                try:
+                    partial.materialize(repo, self.head_root, self.files_root, todo,
+                                        self.scratch / "files.index")
+                except CannotLink:
+                    shutil.rmtree(self.files_root, ignore_errors=True)
+                    self.files_how = "checkout"
+                    self._add(self.files_root, base_rev)
+                _carry_config(self.head_root, self.files_root, self.config_files)
+                deps.link(repo, self.files_root, self.dependencies)
+        return self.files_root
+
         self.made.append(where)
         try:
             git.worktree_add(self.rev.repo, where, rev, checkout=checkout)
@@ -422,16 +450,19 @@ class Checkouts:
                 git.worktree_prune(self.rev.repo)
             shutil.rmtree(self.scratch, ignore_errors=True)
             if self.place is not None:
-                scratch.vacate(self.rev.repo, self.place.path)
+                if self.place.path in self.made:
+                    scratch.vacate(self.rev.repo, self.place.path)
                 self.place.release()
 
 
 @contextlib.contextmanager
-def checkouts(rev: Revisions, config_files: Sequence[str]) -> Iterator[Checkouts]:
+def checkouts(rev: Revisions, config_files: Sequence[str], changed: Sequence[str] = ()
+              ) -> Iterator[Checkouts]:
     """The revisions' checkouts for the duration of the block; worktrees removed afterwards.
-    Refused when the repository's git configuration holds a credential: the tools run inside."""
+    Refused when the repository's git configuration holds a credential: the tools run inside.
+    `changed`: every path the change touched (what a files-only base writes from git)."""
     gitcreds.refuse_held(rev.repo)
-    made = Checkouts(rev, config_files)
+    made = Checkouts(rev, config_files, changed)
     try:
         yield made
     finally:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import git, workspace
+from bot import git, partial, workspace
 from bot.linters import golangci
 from bot.linters.base import LinterSpec
 from bot.linters.ruff import SPEC as RUFF
@@ -19,14 +19,22 @@ from tests.conftest import GitRepo, require_tool
 
 @pytest.fixture
 def counted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The base trees made: "base" a worktree, "files" the changed files' folders alone."""
     made: list[str] = []
     real = git.worktree_add
+    real_partial = partial.materialize
 
     def counting(repo: Path, where: Path, rev: str, checkout: bool = True) -> None:
         made.append(where.name)
         real(repo, where, rev, checkout)
 
+    def counting_partial(repo: Path, head_root: Path, where: Path, todo: partial.Plan,
+                         index: Path) -> None:
+        made.append(where.name)
+        real_partial(repo, head_root, where, todo, index)
+
     monkeypatch.setattr(git, "worktree_add", counting)
+    monkeypatch.setattr(partial, "materialize", counting_partial)
     return made
 
 
@@ -44,17 +52,17 @@ def test_a_warm_run_never_makes_the_base_checkout(repo: GitRepo, tmp_path: Path,
     repo.branch("feat")
     repo.commit({"a.py": "import os\nimport json\n", "pkg/b.py": "import sys\nimport re\n"})
     cold = review(repo, tmp_path / "c")
-    assert counted == ["base"]
+    assert counted == ["files"], "a file-scoped tool: the changed files' folders, no worktree"
     assert review(repo, tmp_path / "c") == cold
-    assert counted == ["base"], "every base entry hit: no checkout"
+    assert counted == ["files"], "every base entry hit: no checkout"
     # A new push: the head changed, the base did not; still no base checkout.
     repo.commit({"a.py": "import os\nimport json\nimport abc\n"})
     assert ("F401", "a.py", 3, "introduced") in review(repo, tmp_path / "c")
-    assert counted == ["base"]
+    assert counted == ["files"]
     # The head changes the configuration the base borrows: the base is linted again.
     repo.commit({"pyproject.toml": '[tool.ruff.lint]\nselect = ["F401", "E401"]\n'})
     review(repo, tmp_path / "c")
-    assert counted == ["base", "base"]
+    assert counted == ["files", "files"]
 
 
 def test_a_package_scoped_tool_keys_the_base_from_git_too(repo: GitRepo, tmp_path: Path,

@@ -82,6 +82,10 @@ class LinterAnalyzer(Analyzer):
         return True
 
     @property
+    def file_scoped(self) -> bool:
+        return self.spec.scope == "file" and self.spec.read_only
+
+    @property
     def name(self) -> str:
         return self.spec.name
 
