@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bot import cache as findings_cache
 from bot.gate import override
 from bot.model import GatePolicy
 from bot.pipeline import ReviewOptions
@@ -31,8 +32,10 @@ class Checks:
         return apply
 
     def review(self, repo: Path, base: str, head: str) -> ReviewOptions:
+        # The cache the warm job saved, read only in a run of a change (bot.cache.session).
         return ReviewOptions(repo=repo, base=base, head=head, config=self.config,
-                             timeout=self.timeout, only=self.only, policy=self.policy())
+                             timeout=self.timeout, only=self.only, policy=self.policy(),
+                             cache_dir=findings_cache.default_dir())
 
 
 @dataclass(frozen=True)

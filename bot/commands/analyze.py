@@ -11,6 +11,7 @@ import argparse
 from collections.abc import Mapping
 from pathlib import Path
 
+from bot import cache as findings_cache
 from bot import credentials, shards
 from bot.ci.environment import current
 from bot.commands import common
@@ -48,5 +49,7 @@ def _shard(text: str) -> shards.Shard:
 
 def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
     runner = current(credentials.environ() if env is None else env)
-    return flow.analyze(runner, flow.Options(args.out, args.repo, args.base, args.head,
-                                             args.shard, common.checks(args, gate=False)))
+    # It runs the change's tools: it reads the cache and saves nothing (bot.cache.session).
+    with findings_cache.session(save=False):
+        return flow.analyze(runner, flow.Options(args.out, args.repo, args.base, args.head,
+                                                 args.shard, common.checks(args, gate=False)))

@@ -17,6 +17,7 @@ import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from bot import cache as findings_cache
 from bot import credentials
 from bot.ci.base import Runner
 from bot.ci.environment import current
@@ -63,7 +64,9 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
         # Commands and the label reply, react, commit and push: a dry run would still write.
         raise BotError(f"--dry-run works for reviews and sweeps, not for a {trigger.kind} event "
                        "(its commands would still reply, commit and push)", Exit.USAGE)
-    return action(runner, options(args), trigger)
+    # A pull request's tools run in every action but the sweep: those only read the cache.
+    with findings_cache.session(save=trigger.kind == "sweep"):
+        return action(runner, options(args), trigger)
 
 
 def _review(runner: Runner, options: CiOptions, trigger: Trigger) -> int:

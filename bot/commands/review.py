@@ -69,13 +69,15 @@ def run(args: argparse.Namespace) -> int:
     opts = ReviewOptions(repo=args.repo, base=args.base, head=head, config=args.config,
                          only=tuple(args.only) if args.only else None, timeout=args.timeout,
                          cache_dir=cache_dir, policy=common.policy_override(args), progress=tell)
-    result = run_review(opts)
-    if args.fix:
-        fixed = fixes.fix_and_relint(args.repo, result,
-                                     lambda head: run_review(dataclasses.replace(opts, head=head)),
-                                     unsafe=args.unsafe_fixes, force=args.force)
-        sys.stderr.write(fixes.render(fixed))
-        result = fixed.remaining or result
+    # The developer's own code: the review saves what it computes (bot.cache.session).
+    with findings_cache.session(save=True):
+        result = run_review(opts)
+        if args.fix:
+            fixed = fixes.fix_and_relint(args.repo, result,
+                                         lambda head: run_review(dataclasses.replace(opts, head=head)),
+                                         unsafe=args.unsafe_fixes, force=args.force)
+            sys.stderr.write(fixes.render(fixed))
+            result = fixed.remaining or result
     gate = decide(result)
     common.write_sarif(args.sarif, result)
     if args.format == "json":

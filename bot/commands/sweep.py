@@ -11,6 +11,7 @@ import argparse
 from collections.abc import Mapping
 from pathlib import Path
 
+from bot import cache as findings_cache
 from bot import credentials
 from bot.ci.github_actions import GitHubActions
 from bot.commands import common
@@ -56,8 +57,9 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
         raise BotError("which GitHub repository? set GITHUB_REPOSITORY=owner/name, or add an "
                        "origin remote on GitHub", Exit.USAGE)
     connection = runner.connect_repository(name or "", token, dry_run=args.dry_run)
-    outcome = sweeps.sweep(runner, connection, repo, ref, head,
-                           common.checks(args, gate=False))
+    with findings_cache.session(save=True):  # the default branch's own commits
+        outcome = sweeps.sweep(runner, connection, repo, ref, head,
+                               common.checks(args, gate=False))
     if args.outcome is not None:
         sweeps.write_outcome(args.outcome, outcome)
     return int(Exit.GATE if args.fail_on_regressions and outcome.open else Exit.OK)

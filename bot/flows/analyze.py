@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from bot import artifact, atomic, git, shards, workspace
+from bot import cache as findings_cache
 from bot import part as shard_part
 from bot.ci.base import Runner
 from bot.errors import BotError, Exit
@@ -63,7 +64,8 @@ def analyze(runner: Runner, options: Options) -> int:
         return int(Exit.OK)
     gathered = gather(ReviewOptions(repo=change.repo, base=change.base, head=change.head,
                                     config=options.checks.config, timeout=options.checks.timeout,
-                                    only=options.checks.only, shard=options.shard))
+                                    only=options.checks.only, shard=options.shard,
+                                    cache_dir=findings_cache.default_dir()))
     if options.shard is None:
         result = conclude(gathered)
         texts = workspace.texts(change.repo, result.head,
