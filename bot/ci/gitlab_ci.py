@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from bot import git
 from bot.ci import payload as payload_file
+from bot.ci import variables
 from bot.ci.base import answered
+from bot.ci.variables import BRANCH, NAME, NUMBER, PROJECT, SHA, URL, USER
 from bot.credentials import is_secret_name
 from bot.errors import BotError, Exit
 from bot.forges.base import Annotation, Connection, Range
@@ -42,8 +44,13 @@ HOOK_HINT = ("point a project webhook (Comments; Merge request events) at the pi
 
 
 def active(env: Mapping[str, str]) -> bool:
-    """Whether this run is a GitLab CI job (the runner sets GITLAB_CI=true)."""
-    return env.get("GITLAB_CI") == "true"
+    """Whether this run is a GitLab CI job (the runner sets GITLAB_CI=true); any other value
+    than `true`, `false` or none is refused, not read as another CI."""
+    value = env.get("GITLAB_CI") or ""
+    if value not in ("true", "false", ""):
+        raise BotError(f"GITLAB_CI={value!r} is not `true`: GitLab's runner sets it so; unset "
+                       "it outside GitLab CI", Exit.USAGE)
+    return value == "true"
 
 
 def merge_request_pipeline(env: Mapping[str, str]) -> bool:
@@ -55,33 +62,37 @@ def merge_request_pipeline(env: Mapping[str, str]) -> bool:
 def review_head(env: Mapping[str, str]) -> str:
     """The merge request's head as the pipeline names it, without the API: the source branch's
     sha in a merged-result pipeline (whose CI_COMMIT_SHA is a merge commit), else CI_COMMIT_SHA."""
-    if env.get("CI_MERGE_REQUEST_SOURCE_BRANCH_SHA"):
-        return _sha(env, "CI_MERGE_REQUEST_SOURCE_BRANCH_SHA")
-    return _sha(env, "CI_COMMIT_SHA")
+    return (variables.optional(env, "CI_MERGE_REQUEST_SOURCE_BRANCH_SHA", SHA)
+            or _sha(env, "CI_COMMIT_SHA"))
 
 
 def from_env(env: Mapping[str, str]) -> Trigger:
-    source = env.get("CI_PIPELINE_SOURCE") or ""
-    project = env.get("CI_PROJECT_PATH")
+    """The pipeline's trigger. Every GitLab pipeline says why it runs (CI_PIPELINE_SOURCE)
+    and of which project (CI_PROJECT_PATH): a job without them is misconfigured (a variable
+    cleared, another CI's runner), refused rather than read as "nothing to do"."""
+    source = variables.required(env, "CI_PIPELINE_SOURCE", NAME, _EVERY_PIPELINE)
+    project = variables.required(env, "CI_PROJECT_PATH", PROJECT, _EVERY_PIPELINE)
     if source == REVIEW_SOURCE:
         return Trigger(
-            "gitlab", source, "review", repository=_need(env, "CI_PROJECT_PATH"),
+            "gitlab", source, "review", repository=project,
             number=_iid(env), base_sha=_sha(env, "CI_MERGE_REQUEST_DIFF_BASE_SHA"),
             # What the pipeline checked out; the MR head is read from its diff version.
             head_sha=_sha(env, "CI_COMMIT_SHA"),
-            target_ref=_need(env, "CI_MERGE_REQUEST_TARGET_BRANCH_NAME"),
-            head_ref=env.get("CI_MERGE_REQUEST_SOURCE_BRANCH_NAME") or None,
-            head_repository=env.get("CI_MERGE_REQUEST_SOURCE_PROJECT_PATH") or project,
-            actor=env.get("GITLAB_USER_LOGIN") or None)
+            target_ref=variables.required(env, "CI_MERGE_REQUEST_TARGET_BRANCH_NAME", BRANCH,
+                                          _MR_HINT),
+            head_ref=variables.optional(env, "CI_MERGE_REQUEST_SOURCE_BRANCH_NAME", BRANCH),
+            head_repository=(variables.optional(env, "CI_MERGE_REQUEST_SOURCE_PROJECT_PATH",
+                                                PROJECT) or project),
+            actor=variables.optional(env, "GITLAB_USER_LOGIN", USER))
     if source == HOOK_SOURCE:
         return from_payload(env)
     if source == "schedule":
         return Trigger("gitlab", source, "sweep", repository=project,
-                       target_ref=env.get("CI_COMMIT_BRANCH") or None,
-                       head_sha=env.get("CI_COMMIT_SHA") or None)
-    reason = (f"CI_PIPELINE_SOURCE={source}: only merge request pipelines are reviewed"
-              if source else "CI_PIPELINE_SOURCE is not set")
-    return Trigger("gitlab", source or "unknown", "ignored", repository=project, reason=reason)
+                       target_ref=variables.optional(env, "CI_COMMIT_BRANCH", BRANCH),
+                       head_sha=variables.optional(env, "CI_COMMIT_SHA", SHA))
+    return Trigger("gitlab", source, "ignored", repository=project,
+                   reason=f"CI_PIPELINE_SOURCE={source}: only merge request pipelines are "
+                          "reviewed")
 
 
 def from_payload(env: Mapping[str, str]) -> Trigger:
@@ -92,6 +103,12 @@ def from_payload(env: Mapping[str, str]) -> Trigger:
                        reason="a trigger pipeline without TRIGGER_PAYLOAD (not started by a "
                               "webhook): " + HOOK_HINT)
     return parse_hook(payload_file.read(path, "TRIGGER_PAYLOAD"))
+
+
+def project_dir(env: Mapping[str, str]) -> Path | None:
+    """The checkout GitLab made (CI_PROJECT_DIR, an absolute path), if it says."""
+    found = variables.optional(env, "CI_PROJECT_DIR", variables.ABSOLUTE)
+    return Path(found) if found else None
 
 
 def parse_hook(payload: Any) -> Trigger:
@@ -261,12 +278,13 @@ def token_in_reach(env: Mapping[str, str]) -> str | None:
 
 def api(env: Mapping[str, str]) -> tuple[str, str]:
     """The REST API (CI_API_V4_URL, else CI_SERVER_URL/api/v4) and the project (CI_PROJECT_ID)."""
-    url = env.get("CI_API_V4_URL") or (
-        env["CI_SERVER_URL"].rstrip("/") + "/api/v4" if env.get("CI_SERVER_URL") else "")
+    given = variables.optional(env, "CI_API_V4_URL", URL)
+    server = variables.optional(env, "CI_SERVER_URL", URL)
+    url = given or (server.rstrip("/") + "/api/v4" if server else "")
     if not url:
         raise BotError("neither CI_API_V4_URL nor CI_SERVER_URL is set: run `reviewbot ci` in a "
                        "GitLab CI job", Exit.USAGE)
-    return url, _need(env, "CI_PROJECT_ID")
+    return url, variables.required(env, "CI_PROJECT_ID", NUMBER, _EVERY_PIPELINE)
 
 
 def unhandled(trigger: Trigger, handled: Collection[TriggerKind]) -> str:
@@ -277,27 +295,18 @@ def unhandled(trigger: Trigger, handled: Collection[TriggerKind]) -> str:
     return f"nothing to do: {what}; handled: {'; '.join(kinds[k] for k in handled if k in kinds)}"
 
 
-def _need(env: Mapping[str, str], name: str) -> str:
-    value = env.get(name)
-    if not value:
-        raise BotError(f"{name} is not set: `reviewbot ci` reviews merge requests from a job "
-                       "with `rules: - if: $CI_PIPELINE_SOURCE == \"merge_request_event\"`",
-                       Exit.USAGE)
-    return value
+_MR_HINT = ("`reviewbot ci` reviews merge requests from a job with "
+            "`rules: - if: $CI_PIPELINE_SOURCE == \"merge_request_event\"`")
+_EVERY_PIPELINE = ("GitLab sets it in every pipeline: run `reviewbot ci` in a GitLab CI job, and "
+                   "clear no predefined variable")
 
 
 def _iid(env: Mapping[str, str]) -> int:
-    text = _need(env, "CI_MERGE_REQUEST_IID")
-    if not text.isdigit():
-        raise BotError(f"CI_MERGE_REQUEST_IID={text!r} is not a merge request number", Exit.USAGE)
-    return int(text)
+    return int(variables.required(env, "CI_MERGE_REQUEST_IID", NUMBER, _MR_HINT))
 
 
 def _sha(env: Mapping[str, str], name: str) -> str:
-    value = _need(env, name)
-    if not payload_file.SHA.fullmatch(value):
-        raise BotError(f"{name}={value!r} is not a commit sha", Exit.USAGE)
-    return value
+    return variables.required(env, name, SHA, _MR_HINT)
 
 
 # --- the job's outputs ----------------------------------------------------------------
@@ -337,7 +346,7 @@ class GitLabCI:
         return from_env(self._env)
 
     def checkout(self, given: Path | None) -> Path:
-        return git.toplevel(given or Path(self._env.get("CI_PROJECT_DIR") or "."))
+        return git.toplevel(given or project_dir(self._env) or Path("."))
 
     def in_change_event(self) -> bool:
         """A merge request pipeline, or a webhook's (a note, a label on a merge request)."""

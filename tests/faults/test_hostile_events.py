@@ -105,16 +105,81 @@ def test_every_field_of_the_gitlab_webhooks() -> None:
     assert tried > 3_000
 
 
+# What a GitLab merge request pipeline's variables are read as: the trigger, the API and
+# project, the checkout and the publishing token (REVIEWBOT_GITLAB_TOKEN beside CI_JOB_TOKEN).
+BASE: dict[str, object] = {
+    "gitlab": True, "kind": "review", "event": "merge_request_event", "repository": "group/demo",
+    "number": 3, "base": MR["CI_MERGE_REQUEST_DIFF_BASE_SHA"], "head": "2" * 40,
+    "target": "main", "api": ("https://gitlab.example/api/v4", "42"),
+    "checkout": Path("/builds/demo"), "token": "publish-secret"}
+NOT_GITLAB = {"gitlab": False}
+IGNORED = {"kind": "ignored", "number": None, "base": None, "head": None, "target": None}
+VARIABLE_VALUES = (None, "", "x", "-1", "0" * 39, "\n")  # None: the variable is not set
+# Every (variable, value) read, and what it is read as; every other one is refused. An empty
+# variable is one not set (GitLab gives an undefined variable as ""); any other value that is
+# not the variable's form is refused, never read as absent.
+ACCEPTED: dict[tuple[str, str | None], dict[str, object]] = {
+    ("GITLAB_CI", None): NOT_GITLAB,
+    ("GITLAB_CI", ""): NOT_GITLAB,
+    # A source GitLab may add later is named and needs nothing; a value of no source's form
+    # ("-1", "\n") is refused.
+    ("CI_PIPELINE_SOURCE", "x"): {**BASE, **IGNORED, "event": "x"},
+    ("CI_SERVER_URL", None): BASE,  # CI_API_V4_URL is the API
+    ("CI_SERVER_URL", ""): BASE,
+    ("CI_API_V4_URL", None): BASE,  # CI_SERVER_URL/api/v4
+    ("CI_API_V4_URL", ""): BASE,
+    ("CI_PROJECT_DIR", None): {**BASE, "checkout": None},  # the current folder
+    ("CI_PROJECT_DIR", ""): {**BASE, "checkout": None},
+    ("CI_MERGE_REQUEST_TARGET_BRANCH_NAME", "x"): {**BASE, "target": "x"},
+    ("CI_MERGE_REQUEST_TARGET_BRANCH_NAME", "0" * 39): {**BASE, "target": "0" * 39},
+    **{("CI_JOB_TOKEN", value): BASE for value in VARIABLE_VALUES},  # only compared
+}
+
+
+def gitlab_reading(env: dict[str, str]) -> dict[str, object]:
+    if not gitlab_ci.active(env):
+        return NOT_GITLAB
+    trigger = gitlab_ci.from_env(env)
+    return {"gitlab": True, "kind": trigger.kind, "event": trigger.event,
+            "repository": trigger.repository, "number": trigger.number,
+            "base": trigger.base_sha, "head": trigger.head_sha, "target": trigger.target_ref,
+            "api": gitlab_ci.api(env), "checkout": gitlab_ci.project_dir(env),
+            "token": gitlab_ci.token({**env, "REVIEWBOT_GITLAB_TOKEN": "publish-secret"})}
+
+
+def test_the_merge_request_pipeline_read_whole() -> None:
+    assert gitlab_reading(MR) == BASE
+
+
 @pytest.mark.parametrize("name", sorted(MR))
-@pytest.mark.parametrize("value", [None, "", "x", "-1", "0" * 39, "\n"])
+@pytest.mark.parametrize("value", VARIABLE_VALUES, ids=repr)
 def test_every_variable_of_a_gitlab_merge_request_pipeline(name: str, value: str | None) -> None:
+    """Each variable removed, emptied or given a value of another form: read exactly as
+    ACCEPTED says, or refused with exit 2 naming it."""
     env = {k: v for k, v in MR.items() if k != name}
     if value is not None:
         env[name] = value
-    try:
-        gitlab_ci.from_env(env)
-    except BotError as exc:
-        assert exc.code == Exit.USAGE and name in exc.message, exc.message
+    expected = ACCEPTED.get((name, value))
+    if expected is not None:
+        assert gitlab_reading(env) == expected
+        return
+    with pytest.raises(BotError) as caught:
+        gitlab_reading(env)
+    assert caught.value.code == Exit.USAGE and name in caught.value.message, caught.value.message
+    assert "\n" not in caught.value.message, caught.value.message
+
+
+@pytest.mark.parametrize("name", ["CI_PIPELINE_SOURCE", "CI_PROJECT_PATH"])
+def test_a_gitlab_job_that_does_not_say_why_it_runs_exits_2(
+        name: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """GITLAB_CI=true without the variables every pipeline has: a misconfigured job (a
+    variable cleared, a runner of another CI), which must not go green as "nothing to do"."""
+    for key, value in MR.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv(name)
+    assert main(["ci"]) == 2
+    err = capsys.readouterr().err
+    assert name in err and err.count("\n") == 1, err
 
 
 def cases(documents: Iterable[Any]) -> list[Mutation]:
