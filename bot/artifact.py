@@ -43,7 +43,8 @@ REPOSITORY = re.compile(r"(?!\.\.?(?:/|$))[A-Za-z0-9_.-]+(?:/(?!\.\.?(?:/|$))[A-
 LINE_KEY = re.compile(r"[1-9][0-9]*")
 TOP_KEYS = ("kind", "version", "repository", "number", "base_sha", "head_sha", "merge_base",
             "target_ref", "result", "texts")
-TOP_OPTIONAL = ("shard",)  # only in a shard's part (bot.part)
+TOP_OPTIONAL = ("shard", "offer")  # shard: only in a shard's part (bot.part)
+PLAN_ID = re.compile(r"[0-9a-f]{12}")
 EXCERPT_KEYS = ("line_count", "lines")
 T = TypeVar("T")
 
@@ -65,6 +66,9 @@ class Analysis:
     # A shard's part: its findings wait for the other parts' to be classified (bot.assemble),
     # and `result` holds no verdicts meanwhile.
     part: shard_part.Part | None = None
+    # The id of the plan analyze saw at the head (the rules' fixes and the linters' safe
+    # fixes, `bot.apply.plan`): publish re-derives its own and says when they differ.
+    offer: str | None = None
 
     @property
     def merge_base(self) -> str:
@@ -87,7 +91,8 @@ def encode(analysis: Analysis) -> dict[str, Any]:
         "merge_base": analysis.merge_base, "target_ref": analysis.target_ref,
         "result": codec.encode_result(analysis.result),
         "texts": {path: _encode_lines(lines) for path, lines in sorted(analysis.texts.items())},
-    } | ({"shard": shard_part.encode(analysis.part)} if analysis.part is not None else {})
+    } | ({"shard": shard_part.encode(analysis.part)} if analysis.part is not None else {}) \
+      | ({"offer": {"plan": analysis.offer}} if analysis.offer is not None else {})
 
 
 def _encode_lines(lines: Sequence[str]) -> dict[str, Any]:
@@ -154,7 +159,7 @@ def _decode(raw: object, *, schema: bool) -> Analysis:
         shard = shard_part.decode(raw["shard"], "shard", MAX_LINE_COUNT) if "shard" in raw else None
         analysis = Analysis(_repository(top), _number(top), _sha(top.text("base_sha"), "base_sha"),
                             _sha(top.text("head_sha"), "head_sha"), top.text("target_ref"), result,
-                            texts, shard)
+                            texts, shard, _offer(raw["offer"]) if "offer" in raw else None)
         merge_base = _sha(top.text("merge_base"), "merge_base")
     except CodecError as exc:
         raise ArtifactError(exc.path, exc.why) from None
@@ -166,6 +171,14 @@ def _decode(raw: object, *, schema: bool) -> Analysis:
         # `dump` writes for what was read validates (tested), so only another one needs it.
         _check_schema(raw)
     return analysis
+
+
+def _offer(raw: object) -> str:
+    obj = codec.Fields(raw, "offer", ("plan",))
+    plan = obj.text("plan")
+    if not PLAN_ID.fullmatch(plan):
+        raise ArtifactError(obj.at("plan"), f"expected a plan id (12 hex digits), not {plan[:80]!r}")
+    return plan
 
 
 def canonical(doc: object) -> str:

@@ -21,6 +21,7 @@ from pathlib import Path
 from bot import artifact, atomic, git, shards, workspace
 from bot import cache as findings_cache
 from bot import part as shard_part
+from bot.apply.plan import plan_for
 from bot.ci.base import Runner
 from bot.errors import BotError, Exit
 from bot.flows.session import fetch_change, log
@@ -78,6 +79,8 @@ def analyze(runner: Runner, options: Options) -> int:
                               base_sha=base_sha, target_ref=change.target_ref or result.base_ref)
     if options.shard is not None:
         analysis = replace(analysis, part=_part(gathered, options.shard))
+    else:
+        analysis = replace(analysis, offer=_offer(change.repo, result))
     data = artifact.dump(analysis)
     with writing(options.out, "--out"):
         atomic.write(options.out, data)
@@ -87,6 +90,15 @@ def analyze(runner: Runner, options: Options) -> int:
     print(f"reviewbot: wrote {options.out} ({len(data)} bytes): {what}"
           + (f" for {change.repository}#{change.number}" if change.number else ""), file=sys.stderr)
     return int(Exit.OK)
+
+
+def _offer(repo: Path, result: ReviewResult) -> str | None:
+    """The id of the plan the head's review offers before any `/ast-edit` (those live in the
+    conversation, which publish reads): the rules' fixes and the linters' safe fixes."""
+    if not any(v.finding.fix for v in result.findings):
+        return None
+    plan = plan_for(repo, result, (), "apply")
+    return None if plan.empty else plan.id
 
 
 def _part(gathered: Gathered, shard: shards.Shard) -> shard_part.Part:

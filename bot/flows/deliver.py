@@ -27,6 +27,7 @@ from bot.options import Delivery
 from bot.outputs import report_gate, write_code_quality, write_sarif
 from bot.placement import Dialect
 from bot.render import summary
+from bot.render.markdown import escape
 from bot.review import Policy
 from bot.sync import Synced
 from bot.sync import review as publish_review
@@ -71,19 +72,30 @@ class Published:
 
 def with_conversation(forge: Forge, checkout: Path, result: ReviewResult, state: Conversation,
                       config: Config, delivery: Delivery, runner: Runner, number: int,
-                      recorded: Recorded | None = None) -> Published:
+                      recorded: Recorded | None = None, notes: Sequence[str] = ()) -> Published:
     """Publish `result` (a review of the change's head in `checkout`) with the conversation:
     ignored findings left out (listed with who and why), the staged plan shown, and the state
-    carried to the next run in the summary's hidden marker."""
+    carried to the next run in the summary's hidden marker; `notes`: see `offer`."""
     shown = without_ignored(result, state)
-    plan = plan_for(checkout, shown, staged(state), "apply")
-    text = (render(plan, label=config.apply_label, command=f"{config.command_prefix}apply")
-            if not plan.empty or state.staged else "")
-    state = replace(state, shown=None if plan.empty else plan.id)
+    text, state = offer(checkout, shown, state, config, notes)
     texts = head_texts(checkout, shown.head, [v.finding.path for v in shown.findings])
     gate, outcome = deliver(WithConversation(forge, section(state, text)), shown, texts,
                             delivery, runner, number, recorded)
     return Published(gate, outcome, state)
+
+
+def offer(checkout: Path, shown: ReviewResult, state: Conversation, config: Config,
+          notes: Sequence[str] = ()) -> tuple[str, Conversation]:
+    """The staged plan at `shown.head` (a review with the ignored findings left out) as the
+    summary shows it, and the state with its id; `notes` say what was left out of it and why
+    (a fix another job claimed that could not be re-derived here)."""
+    plan = plan_for(checkout, shown, staged(state), "apply")
+    text = (render(plan, label=config.apply_label, command=f"{config.command_prefix}apply")
+            if not plan.empty or state.staged else "")
+    if notes:
+        text = "\n\n".join([*([text] if text else []),
+                             "Not offered:\n\n" + "\n".join(f"- {escape(n)}" for n in notes)])
+    return text, replace(state, shown=None if plan.empty else plan.id)
 
 
 def staged(state: Conversation) -> tuple[StagedRewrite, ...]:

@@ -38,20 +38,24 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from bot import artifact, config, git
+from bot.apply.plan import plan_for
+from bot.apply.rederive import rule_fixes
 from bot.assemble import assemble
 from bot.ci.base import Runner
+from bot.conversation.state import Conversation, section, without_ignored
 from bot.conversation.state import read as read_conversation
-from bot.conversation.state import section, without_ignored
 from bot.errors import ArtifactError, BotError, Exit
 from bot.flows.comment import comment
-from bot.flows.deliver import WithConversation, deliver
+from bot.flows.deliver import WithConversation, deliver, offer
 from bot.flows.label import label
-from bot.flows.session import Workplace, log
+from bot.flows.session import Workplace, log, within_change
+from bot.forges.base import Connection
 from bot.forges.repository import Repository
 from bot.gate import override
-from bot.model import FileChange, GatePolicy, ReviewResult, Trigger
+from bot.model import FileChange, ReviewResult, Trigger
 from bot.options import Checks, CiOptions, Delivery
 from bot.outputs import writable_output
+from bot.render.markdown import escape
 
 DEFAULT_MAX_BYTES = 10_000_000
 
@@ -86,19 +90,66 @@ def publish(runner: Runner, options: Options) -> int:
         return _act(runner, options, trigger, token, analysis.result)
     connection = runner.connect(trigger, token, dry_run=options.dry_run)
     assert connection.forge is not None and connection.host is not None
-    policy = override(trusted_policy(connection.repository), options.fail_level,
-                      options.tool_errors)
+    cfg = settings_from(connection.repository)
+    policy = override(cfg.policy, options.fail_level, options.tool_errors)
     # The conversation (ignored findings, staged rewrites) lives in the summary comment: carry
-    # it over. The staged plan needs the files themselves, so the next run with a checkout (a
-    # command, or `ci`) shows it again. This read is the publish step's first too.
-    talk = replace(read_conversation(connection.host.summary_body(keep=True)), shown=None)
-    result = within_diff(replace(without_ignored(analysis.result, talk), policy=policy),
-                         connection.forge.diff_lines())
-    gate, outcome = deliver(WithConversation(connection.forge, section(talk)), result,
+    # it over. This read is the publish step's first too.
+    talk = read_conversation(connection.host.summary_body(keep=True))
+    shown = replace(without_ignored(analysis.result, talk), policy=policy)
+    shown, extra, talk = _offered(runner, connection, trigger, analysis, shown, talk, cfg)
+    result = within_diff(shown, connection.forge.diff_lines())
+    gate, outcome = deliver(WithConversation(connection.forge, section(talk, extra)), result,
                             analysis.texts, options.delivery, runner, trigger.number,
                             connection.recorded)
     # The head moved: this analysis is history, and the run of the new head decides.
     return int(Exit.OK) if outcome.status == "stale" else int(gate.exit)
+
+
+def _offered(runner: Runner, connection: Connection, trigger: Trigger, analysis: artifact.Analysis,
+             shown: ReviewResult, talk: Conversation, cfg: config.Config
+             ) -> tuple[ReviewResult, str, Conversation]:
+    """The staged plan at the analysed head, as one job shows it, from git objects alone: the
+    change's commits fetched as data, each rule's fix re-derived from the head's rules (a fix
+    the analysis claims but the rule does not give is dropped, and said), the plan computed
+    over the files the change changed. Returns the review with the re-derived fixes, the
+    summary's text for the plan, and the state with the id shown. Nothing to plan: no fetch."""
+    if not talk.staged and not any(v.finding.fix for v in shown.findings):
+        return shown, "", replace(talk, shown=None)
+    assert trigger.repository and trigger.number is not None
+    with tempfile.TemporaryDirectory(prefix="reviewbot-publish-") as folder:
+        try:
+            bare = change_objects(runner, connection, Path(folder), trigger.repository,
+                                  trigger.number, analysis.base_sha, analysis.head_sha)
+        except BotError as exc:
+            log(f"the staged plan is not shown: {exc.message}")
+            return shown, (f"The staged plan could not be checked here ({escape(exc.message)}): "
+                           "nothing is offered in this run."), replace(talk, shown=None)
+        checked = rule_fixes(bare, shown)
+        planned = within_change(checked.result, bare, analysis.base_sha, analysis.head_sha)
+        notes = list(checked.notes)
+        if analysis.offer is not None:
+            mine = plan_for(bare, planned, (), "apply")
+            if mine.id != analysis.offer:
+                notes.append(f"the analysis offered plan {analysis.offer}; recomputed here from "
+                             f"git objects it is plan {mine.id}, which is the one shown")
+        text, talk = offer(bare, planned, talk, cfg, notes)
+    return checked.result, text, talk
+
+
+def change_objects(runner: Runner, connection: Connection, folder: Path, repository: str,
+                   number: int, base: str, head: str) -> Path:
+    """A bare repository in `folder` holding the change's commits, fetched as data (nothing
+    is checked out); BotError when git cannot get them."""
+    assert connection.host is not None
+    bare = git.init_bare(folder / "change.git", runner.clone_url(repository))
+    git.fetch_branches(bare, "origin", connection.push_env)
+    for sha, ref in ((head, connection.host.head_ref(number)), (base, base)):
+        if git.rev_parse(bare, sha) is None:
+            git.fetch(bare, "origin", ref, env=dict(connection.push_env))
+        if git.rev_parse(bare, sha) is None:
+            raise BotError(f"commit {sha[:12]} of {runner.change_name}{number} could not be "
+                           f"fetched ({ref})", Exit.USAGE)
+    return bare
 
 
 def _act(runner: Runner, options: Options, trigger: Trigger, token: str,
@@ -149,12 +200,6 @@ def settings_from(repository: Repository, ref: str | None = None) -> config.Conf
         if blob is not None:
             return config.parse(blob.decode("utf-8", errors="replace"), name, revision=where)
     return config.Config()
-
-
-def trusted_policy(repository: Repository) -> GatePolicy:
-    """The gate's policy from the default branch's settings, where this workflow runs from.
-    The artifact's own policy is the word of a job that ran the pull request's code."""
-    return settings_from(repository).policy
 
 
 def expand(paths: Sequence[Path]) -> list[Path]:

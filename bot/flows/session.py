@@ -18,6 +18,7 @@ from typing import Literal
 from bot import config, git
 from bot.apply.flow import ApplyOutcome, ApplyRequest
 from bot.apply.flow import run as run_apply
+from bot.apply.rederive import rule_fixes
 from bot.ci.base import Runner
 from bot.conversation.state import Conversation, read, without_ignored
 from bot.errors import BotError, Exit
@@ -51,11 +52,12 @@ def fetch_change(checkout: Path, pr: PullRequest, head_ref: str, env: Mapping[st
                            Exit.USAGE)
 
 
-def within_change(result: ReviewResult, repo: Path, pr: PullRequest) -> ReviewResult:
+def within_change(result: ReviewResult, repo: Path, base: str, head: str) -> ReviewResult:
     """`result`, an analysis another job wrote (untrusted), cut to the files git says the
-    change changed: no fix, plan or comment of it may touch any other file."""
-    merge_base = git.merge_base(repo, pr.base, pr.head) or pr.base
-    changed = {c.new_path for c in git.diff_raw(repo, merge_base, pr.head)
+    change from `base` to `head` changed: no fix, plan or comment of it may touch any other
+    file."""
+    merge_base = git.merge_base(repo, base, head) or base
+    changed = {c.new_path for c in git.diff_raw(repo, merge_base, head)
                if c.new_path and c.status != "D"}
     return replace(result, changes=tuple(c for c in result.changes if c.path in changed),
                    findings=tuple(v for v in result.findings if v.finding.path in changed))
@@ -87,6 +89,7 @@ class Session:
     pull: PullRequest | None = None
     sleep: Callable[[float], None] = time.sleep
     _result: ReviewResult | None = None
+    notes: tuple[str, ...] = ()  # the analysis's fixes not offered, and why
 
     @property
     def forge(self) -> Forge:
@@ -152,7 +155,12 @@ class Session:
                 raise BotError(f"the head moved to {self.pr.head[:12]} since the analysis of "
                                f"{self.reviewed.head[:12]}; nothing was done: comment again",
                                Exit.OK)
-            return within_change(self.reviewed, self.checkout, self.pr)
+            if self._result is None:  # each rule's fix re-derived from the head's rules
+                checked = rule_fixes(self.checkout, self.reviewed)
+                self._result = within_change(checked.result, self.checkout, self.pr.base,
+                                             self.pr.head)
+                self.notes = checked.notes
+            return self._result
         if self._result is None or self._result.head != self.pr.head:
             git.ensure_commits(self.checkout, (self.pr.head, self.pr.base), self.runner.checkout_hint)
             self._result = run_review(self.options.checks.review(self.checkout, self.pr.base,
@@ -195,7 +203,7 @@ class Session:
             return int(Exit.OK)
         published = deliver.with_conversation(self.forge, self.checkout, self.result(),
                                               self.state, self.cfg, self.options.delivery,
-                                              self.runner, self.number)
+                                              self.runner, self.number, notes=self.notes)
         self.state = published.state
         return int(published.gate.exit)
 

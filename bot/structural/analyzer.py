@@ -67,6 +67,13 @@ class RulesAnalyzer(Analyzer):
         lang = for_path(path)
         return [c for c in self.configs if lang is not None and c.lang.name == lang.name]
 
+    def findings_in(self, path: str, source: bytes) -> list[Finding]:
+        """Every rule's findings in one file's bytes (with their fixes); none in a file too
+        large to review or not text."""
+        if len(source) > MAX_BYTES or b"\0" in source[:8192]:
+            return []
+        return [f for config in self._rules_for(path) for f in _findings(config, path, source)]
+
     def applies(self, root: Path, changed: Sequence[str]) -> bool:
         return any(self._rules_for(p) for p in changed)
 
@@ -88,10 +95,7 @@ class RulesAnalyzer(Analyzer):
                 failed.add(path)
                 messages.append(f"{path}: {exc.strerror or exc}")
                 continue
-            if len(source) > MAX_BYTES or b"\0" in source[:8192]:
-                continue
-            for config in configs:
-                findings += _findings(config, path, source)
+            findings += self.findings_in(path, source)
         status: ToolStatus = "failed" if failed else "ok"
         return Outcome(TOOL, status, tuple(findings), resolution.version, "\n".join(messages),
                        frozenset(failed))

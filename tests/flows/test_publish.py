@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from bot import artifact, cli
+from bot.ci import github_actions
 from bot.conversation.state import Conversation, Ignored, Staged, read, section
 from tests.ci.test_github_actions import examples
 from tests.flows.test_review import BASE, HEAD, open_pr, published_once
@@ -167,16 +168,28 @@ def test_publish_posts_exactly_what_ci_posts(repo, tmp_path: Path,  # type: igno
     with FakeGitHub(fake.s.head, DIFF) as other:
         quick.github(monkeypatch, sleeps, other)
         monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
+        monkeypatch.setattr(github_actions, "clone_url", lambda env, repository: str(repo.path))
         workflow_run(tmp_path, monkeypatch, fake.s.head)
         in_empty_folder(tmp_path, monkeypatch)
         assert cli.main(["publish", str(out), "--fail-level", "info"]) == 1
         assert sorted(c["body"] for c in other.bot_comments()) == by_ci
-        # The same page, but for the staged plan, which needs the files themselves: publish
-        # leaves it to the next run that has the checkout.
-        assert review_part(other.summaries()[0]["body"]) == review_part(summary_ci)
+        # The same page, the staged plan included: publish computes it from git objects.
         assert "### Staged changes" in summary_ci
-        assert "### Staged changes" not in other.summaries()[0]["body"]
+        assert other.summaries()[0]["body"] == summary_ci
         assert other.errors == []
+
+
+def test_a_plan_publish_cannot_check_is_not_offered(  # type: ignore[no-untyped-def]
+        split, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _, fake, _, out = split
+    monkeypatch.setattr(github_actions, "clone_url",
+                        lambda env, repository: str(tmp_path / "no-such-repository"))
+    workflow_run(tmp_path, monkeypatch, fake.s.head)
+    in_empty_folder(tmp_path, monkeypatch)
+    assert cli.main(["publish", str(out), "--fail-level", "info"]) == 1  # the review is posted
+    [summary] = fake.summaries()
+    assert "The staged plan could not be checked here" in summary["body"]
+    assert "`plan " not in summary["body"] and read(summary["body"]).shown is None
 
 
 def test_a_line_outside_the_pull_requests_diff_goes_to_the_summary(  # type: ignore[no-untyped-def]
