@@ -10,6 +10,7 @@ try:  # Ctrl-C while the bot itself loads: nothing is started yet, and no traceb
     import os
     import select
     from collections.abc import Sequence
+    from typing import NoReturn
 
     from bot import cancel, lockdown
     from bot.errors import BotError, Exit
@@ -29,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "ast-grep": "bot.commands.ast_grep",
     "ast-edit": "bot.commands.ast_edit",
     "sweep": "bot.commands.sweep",
+    "warm": "bot.commands.warm",
     "doctor": "bot.commands.doctor",
 }
 
@@ -57,10 +59,28 @@ class _Version(argparse.Action):
         parser.exit()
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage errors on one line that points at --help: the error is what a user needs to see,
+    not the whole usage before it (its commands' parsers are of this class too)."""
+
+    def error(self, message: str) -> NoReturn:
+        # Lazy: only a usage error needs them.
+        import difflib
+        import re
+
+        choice = re.search(r"invalid choice: '?([^',)]*)'? (\(choose from (.*)\))$", message)
+        if choice:  # a close one instead of the whole list
+            known = re.findall(r"[^', ]+", choice[3])
+            close = difflib.get_close_matches(choice[1], known, n=1, cutoff=0.6)
+            if close:
+                message = f"{message[:choice.start(2)]}(did you mean {close[0]!r}?)"
+        self.exit(int(Exit.USAGE), f"{self.prog}: {message}; see {self.prog} --help\n")
+
+
 def build_parser(only: str | None = None, commands: bool = True) -> argparse.ArgumentParser:
     """The parser; `only` (a key of COMMANDS) registers just that command, `commands=False`
     none (`--version` needs no command module)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="reviewbot",
         description="Review a change with the repository's own linters; report what it made worse.",
     )

@@ -402,6 +402,8 @@ def read_at(repo: Path, rev: str, tools: Collection[str] = ()) -> Config:
 def _read_explicit(path: Path) -> str:
     try:
         return path.read_text("utf-8")
+    except FileNotFoundError as exc:
+        raise BotError(f"--config {path}: no such file") from exc
     except OSError as exc:
         raise BotError(f"cannot read --config {path}: {exc.strerror}") from exc
     except UnicodeDecodeError as exc:
@@ -450,6 +452,8 @@ def for_review(repo: Path, merge_base: str, head: str, explicit: Path | None = N
         names = (inside,)
     at_head, at_base = _at(repo, (head, merge_base), names)
     if at_head is None and explicit is not None:
+        if not explicit.exists():
+            raise BotError(f"--config {explicit}: no such file")
         raise BotError(f"--config {explicit}: not committed at the head {git.short(head)}")
     head_cfg = parse(at_head[1], at_head[0], tools) if at_head else Config()
     notes: list[str] = []

@@ -282,9 +282,10 @@ def gather(opts: ReviewOptions) -> Gathered:
                                                      probed, ("head",)), started, opts)
                 return None
             if resolution.executable is None:
-                done[analyzer.name] = _timed(ToolRun(analyzer.name, None, "missing",
-                                                     f"{resolution.message}; install it with: "
-                                                     f"{resolution.install_hint}"), started, opts)
+                hint = resolution.install_hint  # none: the message says what to do
+                done[analyzer.name] = _timed(ToolRun(
+                    analyzer.name, None, "missing", f"{resolution.message}; install it with: {hint}"
+                    if hint else resolution.message), started, opts)
                 return None
             head_t = Target(head_root, rev.head,
                             tuple(p for p in head_paths if own is None or p in own), "head",

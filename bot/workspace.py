@@ -124,6 +124,8 @@ def resolve(repo: Path, base: str | None, head: str) -> Revisions:
     repo = at_once[0] if at_once else git.toplevel(repo)
     head_sha = at_once[1][0] if at_once else git.rev_parse(repo, head)
     if head_sha is None:
+        if head == "HEAD":  # HEAD names no commit only before the first one
+            raise BotError(f"{repo} has no commits yet: commit the change to review first")
         raise BotError(f"--head {head!r} is not a commit in {repo}")
     target = base or default_target(repo)
     target_sha = at_once[1][1] if at_once and base else git.rev_parse(repo, target)

@@ -79,3 +79,20 @@ def test_an_unexpected_error_is_exit_70_with_what_to_report(
     err = capsys.readouterr().err
     assert err.startswith("reviewbot: internal error (a bug, please report it): RuntimeError: a bug")
     assert "Traceback" in err  # what a report needs, after the one line
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["review", "--timeout", "0"], "reviewbot review: argument --timeout: must be a positive "
+                                   "number of seconds, not 0; see reviewbot review --help"),
+    (["review", "--format", "sarif"], "reviewbot review: argument --format: invalid choice: "
+                                      "'sarif' (choose from 'text', 'json', 'rdjson'); "
+                                      "see reviewbot review --help"),
+    (["revew"], "reviewbot: argument COMMAND: invalid choice: 'revew' (did you mean 'review'?); "
+                "see reviewbot --help"),
+])
+def test_a_usage_error_is_one_line_that_points_at_help(
+        argv: list[str], says: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(argv)
+    assert caught.value.code == 2
+    assert capsys.readouterr().err == says + "\n"

@@ -149,8 +149,11 @@ def test_explicit_config_inside_is_read_per_revision_outside_as_is(
     outside.write_text("fail-level: info\n")
     got = config.for_review(repo.path, base, head, outside, TOOLS)
     assert got.config.policy.fail_level == "info" and not got.notes
-    with pytest.raises(BotError, match="not committed at the head"):
+    with pytest.raises(BotError, match=r"nope\.yml: no such file"):
         config.for_review(repo.path, base, head, repo.path / "nope.yml", TOOLS)
+    (repo.path / "ci" / "new.yml").write_text("timeout: 3\n")
+    with pytest.raises(BotError, match="not committed at the head"):
+        config.for_review(repo.path, base, head, repo.path / "ci" / "new.yml", TOOLS)
 
 
 def test_the_readme_any_linter_example_is_valid() -> None:

@@ -1,6 +1,7 @@
 """Which CI this run is in: its `Runner` (`bot.ci.base`). GitLab CI says so with
-GITLAB_CI=true, Gitea and Forgejo Actions with GITEA_ACTIONS / FORGEJO_ACTIONS; anything else is
-read as GitHub Actions, whose own checks then say what is missing.
+GITLAB_CI=true, Gitea and Forgejo Actions with GITEA_ACTIONS / FORGEJO_ACTIONS; anything else
+is read as GitHub Actions, whose own checks then say what is missing. `require` says, once
+for all three, that a run is in none of them (`reviewbot ci` needs one).
 """
 
 from __future__ import annotations
@@ -9,6 +10,13 @@ from collections.abc import Mapping
 
 from bot.ci import gitea_actions, github_actions, gitlab_ci
 from bot.ci.base import Runner
+from bot.errors import BotError, Exit
+
+NOT_IN_CI = (
+    "not in a CI job: `reviewbot ci` reads what the runner sets (GitHub Actions: "
+    "GITHUB_EVENT_NAME and GITHUB_EVENT_PATH; GitLab CI: GITLAB_CI and CI_MERGE_REQUEST_IID; "
+    "Gitea or Forgejo Actions: GITEA_ACTIONS or FORGEJO_ACTIONS, with GITHUB_EVENT_NAME); "
+    "to review a change on this machine, run `reviewbot review`")
 
 
 def current(env: Mapping[str, str]) -> Runner:
@@ -17,3 +25,11 @@ def current(env: Mapping[str, str]) -> Runner:
     if gitea_actions.active(env):
         return gitea_actions.GiteaActions(env)
     return github_actions.GitHubActions(env)
+
+
+def require(env: Mapping[str, str]) -> Runner:
+    """The CI this run is in; BotError (usage) naming what each CI sets when it is in none."""
+    if not (gitlab_ci.active(env) or gitea_actions.active(env) or env.get("GITHUB_ACTIONS")
+            or env.get("GITHUB_EVENT_NAME")):
+        raise BotError(NOT_IN_CI, Exit.USAGE)
+    return current(env)

@@ -20,7 +20,7 @@ from pathlib import Path
 from bot import cache as findings_cache
 from bot import credentials
 from bot.ci.base import Runner
-from bot.ci.environment import current
+from bot.ci.environment import require
 from bot.commands import common
 from bot.errors import BotError, Exit
 from bot.flows import comment, label, review, sweep
@@ -54,7 +54,7 @@ def options(args: argparse.Namespace) -> CiOptions:
 
 
 def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
-    runner = current(credentials.environ() if env is None else env)
+    runner = require(credentials.environ() if env is None else env)
     trigger = runner.trigger()
     action = ACTIONS.get(trigger.kind)
     if action is None:

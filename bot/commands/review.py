@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from bot import cache as findings_cache
+from bot import config as config_mod
 from bot import git, workspace
 from bot.commands import common
 from bot.errors import BotError
@@ -59,8 +60,12 @@ def run(args: argparse.Namespace) -> int:
     if args.working_tree:
         if head != "HEAD":
             raise BotError("--working-tree reviews the files on disk: it cannot be given with --head")
+        top = git.toplevel(args.repo)
+        # The settings being edited on disk, tracked or not: an invalid file is refused with
+        # its line, not passed over (an untracked one is not part of the snapshot).
+        config_mod.load(top, args.config)
         # A commit of the tracked files that moves nothing; HEAD itself when nothing changed.
-        head = fixes.snapshot(git.toplevel(args.repo)) or head
+        head = fixes.snapshot(top) or head
     if args.fix and args.force and head == "HEAD":
         # Fix what is on disk: review the working tree, uncommitted changes included.
         head = fixes.snapshot(git.toplevel(args.repo)) or head

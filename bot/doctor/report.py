@@ -135,7 +135,8 @@ def to_text(report: Report) -> str:
                       f"  applies: {check.why}"]
         if facts.executable is not None or check.state in ("missing", "unavailable"):
             lines.append(f"  binary: {_binary(facts)}")
-        if facts.executable is None and check.state in ("missing", "unavailable"):
+        if facts.executable is None and check.state in ("missing", "unavailable") \
+                and facts.install_hint:
             lines.append(f"  install it with: {facts.install_hint}")
     lines.append("")
     if report.problems:

@@ -64,7 +64,8 @@ def spec(declared: Declared) -> LinterSpec:
         extensions=frozenset(),
         globs=declared.files,
         executables=(program,),
-        install_hint=f"install {program}, or correct tools.{declared.name}.command in .reviewbot.yml",
+        # No command installs a program only the repository knows: the message says what to do.
+        install_hint="",
         config_files=(),
         markers=FILE_NAMES,  # what `reviewbot doctor` names as the reason it applies
         detect=lambda root: True,  # declared is configured
@@ -96,17 +97,21 @@ class DeclaredAnalyzer(LinterAnalyzer):
     """A declared linter: its program is a repository file (by path) or found like the
     built-in ones; one that cannot say its version is known by its contents' digest."""
 
+    @property
+    def _remedy(self) -> str:
+        return f"or correct tools.{self.spec.name}.command in .reviewbot.yml"
+
     def resolve(self, root: Path, cache_dir: Path | None = None) -> Resolution:
         program = self.spec.executables[0]
         if "/" in program:
             path = Path(program) if Path(program).is_absolute() else root / program
             if not (path.is_file() and os.access(path, os.X_OK)):
-                return Resolution(None, install_hint=self.spec.install_hint,
-                                  message=f"{program} is not an executable file of the repository")
+                return Resolution(None, message=f"{program} is not an executable file of the "
+                                                f"repository: {self._remedy}")
             return Resolution(str(path), _digest(str(path)))
         exe = find_executable((program,), root)
         if exe is None:
-            return Resolution(None, install_hint=self.spec.install_hint, message=f"{program} not found")
+            return Resolution(None, message=f"{program} not found: install it, {self._remedy}")
         resolution = super().resolve(root, cache_dir)
         # No usable --version: it still runs, known by its contents.
         return resolution if resolution.executable else Resolution(exe, _digest(exe))

@@ -163,8 +163,12 @@ def get(name: str) -> Lang:
     key = name.strip().lower()
     key = ALIASES.get(key, key)
     if key not in LANGS:
+        import difflib  # only a misspelt language needs it
+
+        close = difflib.get_close_matches(key, sorted(LANGS), n=1, cutoff=0.6)
+        near = f" (did you mean {close[0]!r}?)" if close else ""
         known = ", ".join(sorted(LANGS))
-        raise BotError(f"unknown language {name!r}; supported: {known}", Exit.USAGE)
+        raise BotError(f"unknown language {name!r}{near}; supported: {known}", Exit.USAGE)
     return LANGS[key]
 
 

@@ -154,3 +154,26 @@ def test_progress_says_a_tool_is_not_installed(
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     assert review(repo, "--only", "golangci-lint") == 4
     assert re.search(r"^reviewbot: golangci-lint: not installed in \d+\.\ds$", capsys.readouterr().err, re.M)
+
+
+def test_a_repository_without_commits_says_so(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["review", "--repo", str(repo.path)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"reviewbot: {repo.path} has no commits yet: commit the change to review first\n"
+
+
+def test_a_config_file_that_does_not_exist_says_so(py_repo: GitRepo,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    missing = py_repo.path / "nope.yml"
+    assert review(py_repo, "--config", str(missing)) == 2
+    assert capsys.readouterr().err == f"reviewbot: --config {missing}: no such file\n"
+
+
+def test_working_tree_refuses_an_invalid_uncommitted_config_with_its_line(
+        py_repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    py_repo.write({".reviewbot.yml": "timeout: 30\nfail-level: warnign\n"})  # not even tracked
+    assert review(py_repo, "--working-tree") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("reviewbot: .reviewbot.yml:2:13") and "did you mean 'warning'" in err, err
+    assert err.count("\n") == 1
+

@@ -304,3 +304,20 @@ def test_the_cache_is_keyed_on_what_the_checkout_has_installed(repo: GitRepo, tm
     assert calls() == 2  # both revisions from the cache
     (site / "plugin-1.0.dist-info").rename(site / "plugin-2.0.dist-info")
     assert calls() == 4
+
+
+def test_a_missing_program_is_not_given_a_made_up_install_command(
+        repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    declare(repo, """
+        tools:
+          gone:
+            command: [nosuchbinary, "{files}"]
+            files: ["*.txt"]
+            format: rdjson
+        """, {"a.txt": "a\n"}, {"a.txt": "b\n"})
+    code, doc = review(repo, capsys)
+    assert code == 4
+    [tool] = doc["tools"]
+    assert "install it with" not in tool["message"], tool["message"]
+    assert tool["message"] == ("nosuchbinary not found: install it, or correct "
+                               "tools.gone.command in .reviewbot.yml")

@@ -324,3 +324,10 @@ def test_a_plan_that_is_not_a_plan_exits_2(staged: tuple[Path, Path, dict[str, A
     err = capsys.readouterr().err
     assert "plan.json" in err and "Traceback" not in err
     assert (root / "a.py").read_text() == PY
+
+
+def test_a_misspelt_language_gets_a_suggestion(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ast-grep", "--lang", "pyhton", "-p", "print($A)"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("reviewbot: unknown language 'pyhton' (did you mean 'python'?); supported: ")
+    assert err.count("\n") == 1
