@@ -1,0 +1,106 @@
+"""One job and two jobs on the same change, compared: the review and summary with a rule's
+rewrite offer, then `/apply` and the apply label on it, run by `reviewbot ci` in one world and
+by `reviewbot analyze` then `reviewbot publish` in another, with the same commits."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import GitRepo
+from tests.flows.conftest import World, git, make_world
+from tests.flows.test_comment import summary
+from tests.flows.test_split import label_event, split_comment, two_jobs
+
+RULES = ("rules:\n  - id: no-print\n    language: python\n    message: use log($A)\n"
+         "    rule: {pattern: print($A)}\n    fix: log($A)\n")
+BASE = {"pyproject.toml": "[tool.ruff]\nline-length = 100\n", ".reviewbot.yml": RULES,
+        "app.py": "import sys\n\n\ndef main():\n    return sys.argv\n"}
+HEAD = {"app.py": "import sys\n\n\ndef main():\n    print(sys.argv)\n    return sys.argv\n"}
+FIXED = "import sys\n\n\ndef main():\n    log(sys.argv)\n    return sys.argv\n"
+
+
+def review_event(world: World) -> tuple[str, dict[str, Any]]:
+    """What `World.review` sends, without running `ci`."""
+    captured: dict[str, Any] = {}
+    world._run = lambda name, payload: captured.update(event=(name, payload)) or 0  # type: ignore[method-assign]
+    world.review()
+    del world._run
+    return captured["event"]  # type: ignore[no-any-return]
+
+
+Turn = Callable[[World, Path, pytest.MonkeyPatch], None]
+
+
+def one_job_review(world: World, tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    world.review()
+
+
+def split_review(world: World, tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp / "review"
+    folder.mkdir()
+    analysed, _, writes = two_jobs(world, folder, monkeypatch, review_event(world))
+    assert (analysed, writes) == (0, [])
+    monkeypatch.chdir(tmp)
+
+
+def in_world(repo_root: Path, monkeypatch: pytest.MonkeyPatch,
+             turns: list[Turn]) -> dict[str, Any]:
+    """The turns on a fresh pull request: what it shows and holds after each."""
+    out: dict[str, Any] = {"summaries": [], "replies": [], "reactions": []}
+    for world in make_world(GitRepo(repo_root / "repo"), repo_root, monkeypatch, BASE, HEAD):
+        for turn in turns:
+            turn(world, repo_root, monkeypatch)
+            out["summaries"].append(summary(world))
+            out["replies"].append(world.replies()[-1] if world.replies() else "")
+            out["reactions"].append(world.reactions() if hasattr(world, "cid") else [])
+        new = world.branch()
+        out["parent"] = git(world.origin, "rev-parse", f"{new}^") == world.head
+        out["app"] = git(world.origin, "show", f"{new}:app.py")
+        out["log"] = git(world.origin, "log", "-1", "--format=%B", new)
+        out["labels"] = world.fake.s.labels.get(7, [])
+    return out
+
+
+def apply_comment(split: bool) -> Turn:
+    def turn(world: World, tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        if split:
+            split_comment(world, tmp, monkeypatch, "ada", "/apply")
+        else:
+            world.comment("ada", "/apply")
+    return turn
+
+
+def apply_label(split: bool) -> Turn:
+    def turn(world: World, tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        if split:
+            folder = tmp / "label"
+            folder.mkdir()
+            two_jobs(world, folder, monkeypatch, label_event(world, "wes"))
+            monkeypatch.chdir(tmp)
+        else:
+            world.label("wes")
+    return turn
+
+
+def without_commit(text: str, commit: str) -> str:
+    return text.replace(commit, "NEW").replace(commit[:12], "NEW")
+
+
+@pytest.mark.parametrize("ask", [apply_comment, apply_label], ids=["comment", "label"])
+def test_a_rule_s_offer_is_shown_and_applied_in_two_jobs_as_in_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ask: Callable[[bool], Turn]) -> None:
+    one = in_world(tmp_path / "one", monkeypatch, [one_job_review, ask(False)])
+    two = in_world(tmp_path / "two", monkeypatch, [split_review, ask(True)])
+    offered = one["summaries"][0]
+    assert "ast-grep rule no-print: 1 edit" in offered and "`plan " in offered
+    assert two["summaries"][0] == offered
+    assert one["app"] == two["app"] == FIXED.rstrip("\n")  # git() strips
+    assert one["parent"] and two["parent"]
+    plan = offered.split("`plan ")[1].split("`")[0]
+    assert plan in one["log"] and plan in two["log"]
+    assert one["reactions"] == two["reactions"]
+    assert one["labels"] == two["labels"] == []
