@@ -126,7 +126,7 @@ def test_failure_at_base_only_leaves_head_findings_unclassified(repo: GitRepo) -
     # on untouched lines, nor base findings "fixed".
     script = (
         "import json, os, sys\n"
-        "if os.path.basename(os.getcwd()) == 'base': sys.exit(2)\n"
+        "if os.path.basename(os.getcwd()) in ('base', 'files'): sys.exit(2)\n"
         "for p in sys.argv[1:]:\n"
         "    print(json.dumps({'code': 'X1', 'message': 'm', 'filename': p, 'severity': 'error',"
         " 'location': {'row': 1, 'column': 1}, 'end_location': {'row': 1, 'column': 2}}))\n"
