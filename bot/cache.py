@@ -134,6 +134,7 @@ class _Policy:
     # may not save, or when there is no secret to seal entries with.
     memory: dict[tuple[str, str, str], bytes] = field(default_factory=dict)
     rejected: Counter[str] = field(default_factory=Counter)  # folder -> entries that failed
+    folders: set[Path] = field(default_factory=set)  # the cache folders the run used
 
 
 _policy = _Policy()
@@ -149,9 +150,15 @@ def session(save: bool, stream: TextIO | None = None) -> Iterator[None]:
         yield
     finally:
         current, _policy = _policy, previous
+        out = stream or sys.stderr
         for folder, count in sorted(current.rejected.items()):
-            print(f"reviewbot: cache {folder}: {count} entr{'y' if count == 1 else 'ies'} did "
-                  "not verify and were ignored", file=stream or sys.stderr)
+            what = "1 entry did not verify and was" if count == 1 else \
+                f"{count} entries did not verify and were"
+            print(f"reviewbot: cache {folder}: {what} ignored", file=out)
+        for directory in sorted(current.folders):
+            note = unused_note(directory)
+            if note is not None:
+                print(f"reviewbot: {note}", file=out)
 
 
 def secret() -> str | None:
@@ -195,12 +202,13 @@ class FindingsCache:
         known = secret()
         self._key = mac_key(known) if known is not None else None
         self._policy = _policy
+        self._policy.folders.add(directory)
         self._saves = self._key is not None and self._policy.save
 
     def _entry(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
 
-    def _read(self, label: str, key: str, path: Path) -> bytes | None:
+    def read(self, label: str, key: str, path: Path) -> bytes | None:
         """The payload stored under `key`: this run's own, else a verified entry from disk.
         An entry that does not verify is deleted and counted (the session names the folder)."""
         mine = self._policy.memory.get((str(self.directory), label, key))
@@ -216,7 +224,7 @@ class FindingsCache:
             self._policy.rejected[str(self.root)] += 1
         return payload
 
-    def _write(self, label: str, key: str, path: Path, payload: bytes) -> bool:
+    def write(self, label: str, key: str, path: Path, payload: bytes) -> bool:
         if not self._saves:
             self._policy.memory[(str(self.directory), label, key)] = payload
             return True
@@ -230,7 +238,7 @@ class FindingsCache:
 
     def get(self, key: str) -> tuple[Finding, ...] | None:
         entry = self._entry(key)
-        payload = self._read("findings", key, entry)
+        payload = self.read("findings", key, entry)
         if payload is None:
             return None
         try:
@@ -250,7 +258,7 @@ class FindingsCache:
         """Best effort: a cache that cannot be written only costs time."""
         payload = json.dumps({"key": key, "findings": codec.encode_findings(findings)},
                              separators=(",", ":"))
-        if self._write("findings", key, self._entry(key), payload.encode("utf-8")) and self._saves:
+        if self.write("findings", key, self._entry(key), payload.encode("utf-8")) and self._saves:
             self.writes += 1
 
     # -- tool versions: `TOOL --version` costs a process start (0.1 s for node tools) -----------
@@ -260,7 +268,7 @@ class FindingsCache:
 
     def version(self, stamp: str) -> str | None:
         """The version recorded for a binary stamp (see `binary_stamp`), if any."""
-        payload = self._read("version", stamp, self._version_entry(stamp))
+        payload = self.read("version", stamp, self._version_entry(stamp))
         try:
             data = json.loads(payload) if payload is not None else None
             return str(data["version"]) if data and data.get("stamp") == stamp else None
@@ -268,7 +276,7 @@ class FindingsCache:
             return None
 
     def remember_version(self, stamp: str, version: str) -> None:
-        self._write("version", stamp, self._version_entry(stamp),
+        self.write("version", stamp, self._version_entry(stamp),
                     json.dumps({"stamp": stamp, "version": version}).encode("utf-8"))
 
     def prune(self) -> int:

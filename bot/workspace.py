@@ -133,6 +133,8 @@ def resolve(repo: Path, base: str | None, head: str) -> Revisions:
         raise BotError(f"--base {target!r} is not a branch or commit here "
                        f"({fetch_hint(target, git.remotes(repo))})")
     mb = git.merge_base(repo, target_sha, head_sha)
+    if mb is None and target_sha == empty_base(repo):  # `reviewbot warm`: every file is new
+        mb = target_sha
     if mb is None and git.is_shallow(repo):
         for depth in DEEPEN_STEPS:
             git.fetch_deepen(repo, "origin", target.removeprefix("origin/"), depth)
@@ -145,6 +147,21 @@ def resolve(repo: Path, base: str | None, head: str) -> Revisions:
                   "actions/checkout with fetch-depth: 0)." if git.is_shallow(repo) else ""
         raise BotError(f"{target} and {head} have no common ancestor.{shallow}")
     return Revisions(repo, target, mb, head_sha)
+
+
+# A commit of the empty tree, the same bytes in every repository: the base against which every
+# file of a revision is new (`reviewbot warm` lints them all). Never on a branch.
+_EMPTY_BASE = (b"tree %s\nauthor reviewbot <reviewbot@example.invalid> 0 +0000\n"
+               b"committer reviewbot <reviewbot@example.invalid> 0 +0000\n\n"
+               b"reviewbot: the empty base every file is new against\n")
+
+
+def empty_base(repo: Path, write: bool = False) -> str:
+    """The id of that commit in `repo` (its hash function's); `write`: stored as an object."""
+    stored = ["-w"] if write else []
+    tree = git.git(repo, "hash-object", "-t", "tree", "--stdin", *stored, stdin=b"").out.strip()
+    return git.git(repo, "hash-object", "-t", "commit", "--stdin", *stored,
+                   stdin=_EMPTY_BASE % tree.encode()).out.strip()
 
 
 def _split(text: str) -> tuple[str, ...]:

@@ -1,0 +1,155 @@
+"""`reviewbot warm` and the runs of changes that read what it saved: real ruff (behind a wrapper
+that logs each invocation's files, so hits are counted, not timed), real repositories, each
+command its own process (what a CI job is), the cache folder carried from one to the next."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot import cache, codec
+from bot.model import Finding, Severity, Span
+from tests.conftest import GitRepo, require_tool
+
+ROOT = Path(__file__).resolve().parents[2]
+SECRET = "the warm job's secret"
+FILES = {"ruff.toml": '[lint]\nselect = ["F"]\n',
+         **{f"m{i}.py": f"import os\n\nVALUE = {i}\n" for i in range(5)}}
+
+
+class World:
+    def __init__(self, repo: GitRepo, tmp_path: Path) -> None:
+        self.repo = repo
+        self.cache = tmp_path / "cache"
+        self.log = tmp_path / "ruff.log"
+        wrapper = tmp_path / "bin" / "ruff"
+        wrapper.parent.mkdir()
+        # One line per `ruff check`: the .py files it was given.
+        wrapper.write_text(f"#!/bin/sh\ncase \"$1\" in check) printf '%s\\n' \"$*\" >> {self.log};; "
+                           f"esac\nexec {require_tool('ruff')} \"$@\"\n")
+        wrapper.chmod(0o755)
+        self.path = f"{wrapper.parent}{os.pathsep}{os.environ['PATH']}"
+
+    def run(self, *args: str, secret: str | None = SECRET) -> subprocess.CompletedProcess[str]:
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("GITHUB_", "GITLAB_", "CI_", "GITEA_")) and k != "CI"}
+        env.update(PATH=self.path, PYTHONPATH=str(ROOT), REVIEWBOT_CACHE_DIR=str(self.cache))
+        env.pop(cache.SECRET_VARIABLE, None)
+        if secret is not None:
+            env[cache.SECRET_VARIABLE] = secret
+        return subprocess.run([sys.executable, "-m", "bot.cli", *args], cwd=self.repo.path,
+                              env=env, capture_output=True, text=True, timeout=120)
+
+    def linted(self) -> list[str]:
+        """The .py files ruff was given since the last call, each run once per line."""
+        lines = self.log.read_text().splitlines() if self.log.exists() else []
+        self.log.unlink(missing_ok=True)
+        return sorted(Path(word).name for line in lines for word in line.split()
+                      if word.endswith(".py"))
+
+    def listing(self) -> dict[str, bytes]:
+        return {str(p.relative_to(self.cache)): p.read_bytes()
+                for p in sorted(self.cache.rglob("*")) if p.is_file()}
+
+    def analyze(self, secret: str | None = SECRET) -> subprocess.CompletedProcess[str]:
+        return self.run("analyze", "--base", "main", "--out", str(self.cache.parent / "a.json"),
+                        secret=secret)
+
+
+@pytest.fixture
+def world(repo: GitRepo, tmp_path: Path) -> World:
+    repo.commit(FILES)
+    return World(repo, tmp_path)
+
+
+def _change(world: World) -> None:
+    world.repo.branch("feature")
+    world.repo.commit({"m1.py": "import os\nimport sys\n\nVALUE = 1\n"})
+
+
+def test_warm_lints_every_file_and_a_change_then_lints_only_its_head(world: World) -> None:
+    warmed = world.run("warm")
+    assert warmed.returncode == 0, warmed.stderr
+    assert world.linted() == [f"m{i}.py" for i in range(5)]
+    assert warmed.stderr.startswith("reviewbot: warm ") and "ruff ok" in warmed.stderr
+    saved = world.listing()
+    _change(world)
+    done = world.analyze()
+    assert done.returncode == 0, done.stderr
+    assert world.linted() == ["m1.py"]  # the head's; the base's came from the cache
+    assert "1 introduced, 0 changed, 1 preexisting" in done.stderr
+    assert world.listing() == saved  # a run of a change saves nothing
+
+
+def test_warm_since_a_commit_lints_only_what_the_push_changed(world: World) -> None:
+    first = world.repo.git("rev-parse", "HEAD")
+    world.repo.commit({"m2.py": "import os\n\nVALUE = 22\n"})
+    assert world.run("warm", "--since", first).returncode == 0
+    assert world.linted() == ["m2.py", "m2.py"]  # at both ends of the push
+    again = world.run("warm", "--since", "not-a-commit")
+    assert again.returncode == 2 and again.stderr.count("\n") == 1
+    assert "--base 'not-a-commit' is not a branch or commit" in again.stderr \
+        or "not-a-commit" in again.stderr
+
+
+def test_warm_without_the_secret_refuses_in_one_line(world: World) -> None:
+    done = world.run("warm", secret=None)
+    assert done.returncode == 2
+    assert done.stderr == ("reviewbot: REVIEWBOT_CACHE_SECRET is not set: entries saved without it "
+                           "could not be verified by the reviews that read them (docs/cache.md)\n")
+    assert not world.cache.exists() and world.linted() == []
+
+
+def test_without_the_secret_nothing_from_disk_is_trusted(world: World) -> None:
+    assert world.run("warm").returncode == 0
+    world.linted()
+    saved = world.listing()
+    _change(world)
+    done = world.analyze(secret=None)
+    assert done.returncode == 0, done.stderr
+    assert world.linted() == ["m1.py", "m1.py"]  # both revisions linted again
+    assert (f"reviewbot: cache {world.cache}: REVIEWBOT_CACHE_SECRET is not set, so its entries "
+            "cannot be verified and are not used (docs/cache.md)") in done.stderr
+    assert world.listing() == saved
+    other = world.analyze(secret="another secret")  # a secret that did not seal them
+    assert world.linted() == ["m1.py", "m1.py"]
+    # Those it read: the remembered version of ruff and m1.py's at the base (then deleted).
+    assert f"reviewbot: cache {world.cache}: 2 entries did not verify and were ignored" in other.stderr
+
+
+def test_forged_base_entries_move_no_verdict_and_the_run_names_the_cache(world: World) -> None:
+    """Right shape, no MAC or another entry's: each claims the finding the change introduces,
+    so that it would read as preexisting."""
+    assert world.run("warm").returncode == 0
+    world.linted()
+    _change(world)
+    claimed = Finding("ruff", "F401", Severity.ERROR, "`sys` imported but unused", "m1.py",
+                      Span(2, 8, 2, 11))
+    entries = sorted((world.cache / cache.FORMAT).glob("??/*.json"))
+    for index, entry in enumerate(entries):
+        key = entry.stem
+        payload = json.dumps({"key": key, "findings": codec.encode_findings([claimed])}).encode()
+        mac = entry.read_bytes().partition(b"\n")[0]
+        entry.write_bytes(payload if index % 2 else mac + b"\n" + payload)
+    done = world.analyze()
+    assert done.returncode == 0, done.stderr
+    assert "1 introduced, 0 changed, 1 preexisting" in done.stderr
+    # The one it read (m1.py's at the base), deleted; the others are never looked at.
+    assert f"reviewbot: cache {world.cache}: 1 entry did not verify and was ignored" in done.stderr
+    assert world.linted() == ["m1.py", "m1.py"]
+    verdicts = json.loads((world.cache.parent / "a.json").read_text())
+    assert [f["scope"] for f in verdicts["result"]["findings"] if "sys" in f["message"]] == ["introduced"]
+
+
+def test_the_local_review_saves_and_a_later_run_hits(world: World) -> None:
+    _change(world)
+    first = world.run("review", "--base", "main", "--format", "json")
+    assert first.returncode == 1, first.stderr  # the gate: `sys` introduced
+    assert world.linted() == ["m1.py", "m1.py"]
+    world.run("review", "--base", "main", "--format", "json")
+    assert world.linted() == []
