@@ -4,7 +4,9 @@ Every head finding gets one scope (introduced, changed, preexisting; unclassifie
 file has no baseline); base findings with no partner are fixed. Matching is one-to-one, within
 the same tool and rule, in passes from the strongest evidence to the weakest (`_PASSES`
 below), processing head findings on unchanged lines first
-so that when copies outnumber originals the new one is the copy on the added line. Code moved
+so that when copies outnumber originals the new one is the copy on the added line. Right
+after the line map's own pairing, a definition each side holds once and unchanged takes its
+findings back from equal lines of other definitions (PR: definitions reordered). Code moved
 to another changed file is matched last, along the line map `bot.moves` draws between them.
 Per-line facts (normalised text, how often it occurs) are computed once per file.
 """
@@ -110,6 +112,7 @@ class _Anchored:
     shape: str
     low_info: bool
     file_level: bool = False
+    telling: bool = False  # its context says where it is (`_telling`)
     status: str = UNCHANGED  # head findings: the status of their line
     index: int = 0
     scope: str | None = None
@@ -177,16 +180,32 @@ def _without_own_path(message: str, path: str) -> str:
     return re.sub(rf"(?<![\w./-]){re.escape(path)}(?![\w/-])", "<file>", message)
 
 
+def _telling(ix: _Indexed, line: int, ctx: tuple[str, ...], reach: int = 2) -> bool:
+    """Whether a line's context says where it is: enough text, or a neighbour nothing else in
+    the file is, the file's start among them. Lines added above every line of both sides
+    (a pure shift) then never make a context telling that was not, or the other way round:
+    what they give a line near the top, the file's start gave it already."""
+    if len("".join(ctx)) >= 12 or any(ix.counts.get(text, 0) == 1 for text in ctx if text != "|"):
+        return True
+    above = 0
+    for n in range(min(line, len(ix.norms) + 1) - 1, 0, -1):
+        above += bool(ix.norms[n - 1])
+        if above >= reach:
+            return False
+    return True
+
+
 def _anchor(finding: Finding, ix: _Indexed, side_path: str, pair_key: str) -> _Anchored:
     file_level = is_file_level(finding)
     line_hash = "" if file_level else ix.norm(finding.line)
     message = _without_own_path(finding.message, finding.path)
+    ctx = () if file_level else _context(ix, finding.line)
     return _Anchored(
-        finding, side_path, pair_key, line_hash,
-        () if file_level else _context(ix, finding.line),
+        finding, side_path, pair_key, line_hash, ctx,
         msg_exact(message), msg_shape(message),
         len(line_hash) < 12 or ix.counts.get(line_hash, 0) > 3,
         file_level=file_level,
+        telling=not file_level and _telling(ix, finding.line, ctx),
         scope=None if file_level else enclosing_scope(ix.side, finding.line),
     )
 
@@ -285,7 +304,8 @@ def _uncross(group: _Group, tokens: TokenMap, matched: dict[int, tuple[_Anchored
         return
     by_line: dict[int, list[_Anchored]] = defaultdict(list)
     for h in group.head:
-        by_line[h.f.line].append(h)
+        if not h.file_level:  # about the whole file, not the line 1 it is reported at
+            by_line[h.f.line].append(h)
     for b in free:
         at = tokens.land(b.f.line, b.f.column)
         if at is None or not at.exact:
@@ -311,47 +331,48 @@ def _unmatched(group: _Group, matched: dict[int, tuple[_Anchored, str]], taken: 
             and any(id(b) not in taken for b in group.base))
 
 
+def _held_once(free: Iterable[_Anchored], key: Callable[[_Anchored], object]
+               ) -> dict[object, list[_Anchored]]:
+    """The unmatched findings of each key that one line holds alone, in order. Identical
+    findings on one line (a tool reporting the same thing twice) hold it together: one more
+    copy of a finding must not unpair its original."""
+    by_key: dict[object, list[_Anchored]] = defaultdict(list)
+    for a in free:
+        by_key[key(a)].append(a)
+    return {k: sorted(found, key=lambda a: a.index) for k, found in by_key.items()
+            if len({a.f.line for a in found}) == 1}
+
+
+def _pair_held_once(group: _Group, matched: dict[int, tuple[_Anchored, str]], taken: set[int],
+                    key: Callable[[_Anchored], object | None], name: str,
+                    guard: Callable[[_Anchored, _Anchored], bool]) -> None:
+    """Pairs the findings of a key one line holds on each side, one to one in order."""
+    free_b = [b for b in group.base if id(b) not in taken and key(b) is not None]
+    free_h = [h for h in group.head if id(h) not in matched and key(h) is not None]
+    once_b = _held_once(free_b, key)
+    for k, heads in _held_once(free_h, key).items():
+        for h, partner in zip(heads, once_b.get(k, ()), strict=False):
+            if guard(partner, h):
+                matched[id(h)] = (partner, name)
+                taken.add(id(partner))
+
+
 def _unique_block_pass(group: _Group, matched: dict[int, tuple[_Anchored, str]],
                        taken: set[int]) -> None:
-    """P4 proper: a context block held by exactly one unmatched finding on each side, saying
-    the same kind of thing (message shape): a line rewritten into other code between the same
-    neighbours with another message is another finding."""
-    free_b = [b for b in group.base if id(b) not in taken and not b.file_level]
-    free_h = [h for h in group.head if id(h) not in matched and not h.file_level]
-    count_b: dict[tuple[str, ...], int] = defaultdict(int)
-    count_h: dict[tuple[str, ...], int] = defaultdict(int)
-    for b in free_b:
-        count_b[b.ctx] += 1
-    for h in free_h:
-        count_h[h.ctx] += 1
-    by_ctx = {b.ctx: b for b in free_b if count_b[b.ctx] == 1}
-    for h in free_h:
-        partner = by_ctx.get(h.ctx) if count_h[h.ctx] == 1 else None
-        if partner is not None and len("".join(h.ctx)) >= 12 and partner.shape == h.shape:
-            matched[id(h)] = (partner, "P4b")
-            taken.add(id(partner))
+    """P4 proper: a context block held by one unmatched line on each side, telling enough to
+    say where it is (`_telling`), its findings saying the same kind of thing (message shape):
+    a line rewritten into other code between the same neighbours with another message is
+    another finding."""
+    _pair_held_once(group, matched, taken, lambda a: None if a.file_level else a.ctx, "P4b",
+                    lambda b, h: b.telling and h.telling and b.shape == h.shape)
 
 
 def _unique_scope_pass(group: _Group, matched: dict[int, tuple[_Anchored, str]],
                        taken: set[int]) -> None:
-    """P5: same enclosing definition and message, held once on each side (a reflowed line)."""
-    def key(a: _Anchored) -> tuple[str, str] | None:
-        return (a.scope, a.exact) if a.scope else None
-
-    free_b = [b for b in group.base if id(b) not in taken and key(b)]
-    free_h = [h for h in group.head if id(h) not in matched and key(h)]
-    count_b: dict[object, int] = defaultdict(int)
-    count_h: dict[object, int] = defaultdict(int)
-    for b in free_b:
-        count_b[key(b)] += 1
-    for h in free_h:
-        count_h[key(h)] += 1
-    by_key = {key(b): b for b in free_b if count_b[key(b)] == 1}
-    for h in free_h:
-        partner = by_key.get(key(h)) if count_h[key(h)] == 1 else None
-        if partner is not None:
-            matched[id(h)] = (partner, "P5")
-            taken.add(id(partner))
+    """P5: same enclosing definition and message, held by one line on each side (a reflowed
+    line)."""
+    _pair_held_once(group, matched, taken,
+                    lambda a: (a.scope, a.exact) if a.scope else None, "P5", lambda b, h: True)
 
 
 def _token_pass(group: _Group, tokens: TokenMap, matched: dict[int, tuple[_Anchored, str]],
@@ -412,6 +433,74 @@ def _window_pass(group: _Group, base: Code, head: Code, matched: dict[int, tuple
             b = min(free, key=lambda b: (abs(group.lm.project(b.f.line) - h.f.line), b.index))
             matched[id(h)] = (b, "PW")
             taken.add(id(b))
+
+
+class _WholeDefinitions:
+    """A file's definitions by their whole tokens, name included: one held once on each side
+    of a change is the same definition, wherever either side put it."""
+
+    def __init__(self, code: Code) -> None:
+        self.code = code
+        self.texts = {d: tuple(t.text for t in code.tokens[d.start:d.stop])
+                      for d in code.definitions}
+        held = Counter(self.texts.values())
+        self.once = {text: d for d, text in self.texts.items() if held[text] == 1}
+
+    def token(self, a: _Anchored) -> int | None:
+        return token_at(self.code.tokens, self.code.lines, a.f.line, a.f.column)
+
+    def origin(self, token: int, base: _WholeDefinitions) -> int | None:
+        """The base token a head token was, through the innermost definition around it that
+        each side holds once and unchanged."""
+        for d in reversed(self.code.definitions):  # inner ones come after the outer
+            if d.start <= token < d.stop:
+                text = self.texts[d]
+                before = base.once.get(text) if self.once.get(text) is d else None
+                if before is not None:
+                    return before.start + token - d.start
+        return None
+
+
+def _reordered_pass(group: _Group, base: _WholeDefinitions, head: _WholeDefinitions,
+                    matched: dict[int, tuple[_Anchored, str]], taken: set[int]) -> None:
+    """PR: definitions written in another order within the file. The line map pairs a line
+    left in place with an equal line of another definition moved there (`if x == None:` in
+    each of five functions reversed), so P1 may give a finding the base finding of another
+    definition, and the last definition's finding is left with no partner. A head finding in a
+    definition both sides hold once and unchanged takes the base finding on its own token back
+    from a finding with no such claim; the one displaced looks for its own in turn, and then
+    goes on through the passes after P1."""
+    base_at: dict[int, list[_Anchored]] = defaultdict(list)
+    for b in group.base:
+        if not b.file_level and (k := base.token(b)) is not None:
+            base_at[k].append(b)
+    holder = {id(b): h for h in group.head if id(h) in matched
+              for b in (matched[id(h)][0],)}
+    origins: dict[int, int | None] = {}
+
+    def origin(h: _Anchored) -> int | None:
+        if id(h) not in origins:
+            k = None if h.file_level else head.token(h)
+            origins[id(h)] = None if k is None else head.origin(k, base)
+        return origins[id(h)]
+
+    queue = [h for h in group.head if id(h) not in matched and not h.file_level]
+    while queue:
+        h = queue.pop(0)
+        k = origin(h)
+        own = [b for b in base_at.get(k, ()) if b.shape == h.shape] if k is not None else []
+        for b in sorted(own, key=lambda b: (b.exact != h.exact, b.f.column != h.f.column,
+                                            id(b) in taken, b.index)):
+            other = holder.get(id(b))
+            if other is not None and origin(other) == k:
+                continue  # held by the finding of its own token
+            if other is not None:
+                del matched[id(other)]
+                queue.append(other)
+            matched[id(h)] = (b, "PR")
+            taken.add(id(b))
+            holder[id(b)] = h
+            break
 
 
 def _verdict_for_pair(h: _Anchored, b: _Anchored, pass_name: str, fingerprint: str) -> Verdict:
@@ -491,6 +580,13 @@ def classify(inputs: Inputs) -> tuple[list[Verdict], list[Verdict], list[str]]:
             codes[(side, path)] = read(path, files.get(path, empty).lines)
         return codes[(side, path)]
 
+    wholes: dict[tuple[str, str], _WholeDefinitions] = {}
+
+    def whole_definitions(side: str, path: str) -> _WholeDefinitions:
+        if (side, path) not in wholes:
+            wholes[(side, path)] = _WholeDefinitions(code(side, path))
+        return wholes[(side, path)]
+
     token_maps: dict[str, TokenMap | None] = {}
 
     def token_map(pair_key: str) -> TokenMap | None:
@@ -538,6 +634,10 @@ def classify(inputs: Inputs) -> tuple[list[Verdict], list[Verdict], list[str]]:
             if name == "P1" and tokens is not None and _unmatched(g, matched, taken):
                 _token_pass(g, tokens, matched, taken, lambda b: True)
                 _uncross(g, tokens, matched, taken)
+                base_path = inputs.pairs.get(g.pair_key, g.pair_key)
+                if base_path is not None and _unmatched(g, matched, taken):
+                    _reordered_pass(g, whole_definitions("base", base_path),
+                                    whole_definitions("head", g.pair_key), matched, taken)
             if name == "P3":
                 _unique_block_pass(g, matched, taken)
                 _unique_scope_pass(g, matched, taken)

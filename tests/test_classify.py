@@ -433,6 +433,63 @@ def test_the_new_copy_is_on_a_line_the_diff_added() -> None:
     assert [v.scope for v in verdicts].count("preexisting") == 2 and not fixed
 
 
+# --- definitions reordered within one file ----------------------------------------------------
+
+NONE_MSG = "Comparison to `None` should be `cond is None`"
+
+
+def flagged(name: str, value: int) -> str:
+    """A small function with one E711 on its second line; `value` tells it from the others."""
+    return f"def {name}(x):\n    if x == None:\n        return {value}\n    return 2\n"
+
+
+def reordered(base_names: Sequence[str], head_names: Sequence[str]) -> Inputs:
+    """Functions written in another order (`zeta` only the head has): one finding in each, the
+    same rule and message, as ruff reports them."""
+    value = {name: i for i, name in enumerate([*base_names, "zeta"])}
+
+    def side(names: Sequence[str]) -> tuple[str, list[Finding]]:
+        text = "compute = int\n\n\n" + "\n\n".join(flagged(n, value[n]) for n in names)
+        return text, [f("E711", n, NONE_MSG, col=8, end=(n, 12))
+                      for n, line in enumerate(lines(text), 1) if "None" in line]
+
+    (base_text, base), (head_text, head) = side(base_names), side(head_names)
+    return build({"a.py": base_text}, {"a.py": head_text}, base, head)
+
+
+FIVE = ["alpha", "beta", "gamma", "delta", "epsilon"]
+
+
+def test_five_functions_written_in_reverse_order_stay_preexisting() -> None:
+    verdicts, fixed, _ = classify(reordered(FIVE, FIVE[::-1]))
+    assert [v.scope for v in verdicts] == ["preexisting"] * 5 and not fixed
+
+
+def test_a_new_function_among_reordered_ones_is_the_only_introduced() -> None:
+    verdicts, fixed, _ = classify(reordered(FIVE[:4], ["delta", "beta", "zeta", "alpha", "gamma"]))
+    # zeta is the third function: its finding is on line 5 + 2 * 6.
+    assert [(v.finding.line, v.scope) for v in verdicts if v.scope != "preexisting"] == [
+        (17, "introduced")]
+    assert not fixed
+
+
+@pytest.mark.parametrize("order", [
+    ["beta", "alpha", "gamma", "delta", "epsilon"], ["epsilon", "alpha", "beta", "gamma", "delta"],
+    ["beta", "delta", "alpha", "epsilon", "gamma"], ["gamma", "epsilon", "beta", "alpha", "delta"]])
+def test_any_order_of_the_functions_keeps_every_finding(order: list[str]) -> None:
+    verdicts, fixed, _ = classify(reordered(FIVE, order))
+    assert [v.scope for v in verdicts] == ["preexisting"] * 5 and not fixed
+
+
+def test_two_identical_functions_swapped_stay_preexisting() -> None:
+    twin = flagged("twin", 0)
+    text = "compute = int\n\n\n" + twin + "\n\n" + flagged("other", 1) + "\n\n" + twin
+    head = "compute = int\n\n\n" + twin + "\n\n" + twin + "\n\n" + flagged("other", 1)
+    found = [f("E711", n, NONE_MSG, col=8, end=(n, 12)) for n in (5, 11, 17)]
+    verdicts, fixed, _ = classify(build({"a.py": text}, {"a.py": head}, found, found))
+    assert [v.scope for v in verdicts] == ["preexisting"] * 3 and not fixed
+
+
 def test_touched_when_the_change_edited_the_line() -> None:
     inputs = build({"a.py": "def f(x):\n    if x == None:\n"}, {"a.py": "def f(y):\n    if y == None:\n"},
                    [f("E711", 2, "m")], [f("E711", 2, "m")])

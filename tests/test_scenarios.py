@@ -709,3 +709,67 @@ def test_eslint_a_function_made_a_method_of_a_class_in_a_new_file_and_reformatte
         ("no-unused-vars", "a.js", 2, "introduced", "diff"),
         ("no-unused-vars", "cart.js", 3, "preexisting", None),
     ]
+
+
+# --- definitions reordered within one file: every old finding stays old -------------------------
+
+def none_check(name: str, value: int, indent: str = "") -> str:
+    """A small function with one E711 (the same rule and message in each)."""
+    return (f"{indent}def {name}(self, x):\n{indent}    if x == None:\n"
+            f"{indent}        return {value}\n{indent}    return 2\n") if indent else (
+        f"def {name}(x):\n    if x == None:\n        return {value}\n    return 2\n")
+
+
+FIVE = ["alpha", "beta", "gamma", "delta", "epsilon"]
+NUMBER = {name: i for i, name in enumerate([*FIVE, "zeta"])}
+
+
+def functions(names: list[str]) -> str:
+    return "\n\n".join(none_check(n, NUMBER[n]) for n in names)
+
+
+def test_five_functions_written_in_reverse_order(repo: GitRepo) -> None:
+    start(repo, {"a.py": functions(FIVE)})
+    repo.commit({"a.py": functions(FIVE[::-1])})
+    assert [r[3] for r in table(review(repo))] == ["preexisting"] * 5
+
+
+def test_four_functions_reordered_with_a_new_one_among_them(repo: GitRepo) -> None:
+    start(repo, {"a.py": functions(FIVE[:4])})
+    repo.commit({"a.py": functions(["delta", "beta", "zeta", "alpha", "gamma"])})
+    # zeta, the third function, holds the one new finding.
+    assert [r for r in table(review(repo)) if r[3] != "preexisting"] == [
+        ("E711", "a.py", 14, "introduced", "diff")]
+
+
+def test_classes_reordered(repo: GitRepo) -> None:
+    def classes(names: list[str]) -> str:
+        return "\n\n".join(f"class {n.title()}:\n" + none_check("check", NUMBER[n], "    ")
+                           for n in names)
+
+    start(repo, {"a.py": classes(FIVE)})
+    repo.commit({"a.py": classes(FIVE[::-1])})
+    assert [r[3] for r in table(review(repo))] == ["preexisting"] * 5
+
+
+def test_methods_reordered_inside_a_class(repo: GitRepo) -> None:
+    def methods(names: list[str]) -> str:
+        return "class Checks:\n" + "\n".join(none_check(n, NUMBER[n], "    ") for n in names)
+
+    start(repo, {"a.py": methods(FIVE)})
+    repo.commit({"a.py": methods(FIVE[::-1])})
+    assert [r[3] for r in table(review(repo))] == ["preexisting"] * 5
+
+
+def test_two_identical_functions_swapped(repo: GitRepo) -> None:
+    """Two functions alike but for their names, swapped; and one of two same-named copies moved
+    past a third function (ruff's F811 flags the redefinition)."""
+    left, right = none_check("left", 0), none_check("right", 0)
+    start(repo, {"a.py": "\n\n".join([left, right])})
+    repo.commit({"a.py": "\n\n".join([right, left])})
+    assert [r[3] for r in table(review(repo))] == ["preexisting"] * 2
+    twin, other = none_check("twin", 0), none_check("other", 1)
+    repo.commit({"a.py": "\n\n".join([twin, other, twin])})
+    repo.git("branch", "-f", "main")
+    repo.commit({"a.py": "\n\n".join([other, twin, twin])})
+    assert [r[3] for r in table(review(repo), "E711")] == ["preexisting"] * 3
