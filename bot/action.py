@@ -18,12 +18,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot import artifact, credentials, filecommands, lockdown, proc
+from bot import artifact, cache, credentials, filecommands, lockdown, proc
 from bot.errors import BotError, Exit
 from bot.gate import decide
 from bot.model import Scope
 
-MODES = ("review", "analyze", "publish", "publish-label", "sweep")
+MODES = ("review", "analyze", "publish", "publish-label", "sweep", "warm")
 DEFAULT_ARTIFACT = "reviewbot-analysis.json"
 SCOPES = tuple(s for s in Scope if s is not Scope.UNCLASSIFIED)
 # The inputs each mode reads besides mode, github-token and working-directory; any other input
@@ -34,6 +34,7 @@ TAKES = {
     "publish": ("fail-level", "max-inline-comments", "sarif", "artifact"),
     "publish-label": ("artifact",),
     "sweep": ("base", "config"),
+    "warm": ("base", "config"),
 }
 OPTIONAL = ("base", "fail-level", "config", "max-inline-comments", "sarif", "artifact")
 # The gate output for each exit status of the command (others: "error").
@@ -83,6 +84,8 @@ def command(inputs: Inputs, sarif: str, outcome: str = "") -> list[str]:
         return ["publish", *options, "--sarif", sarif, art]
     if inputs.mode == "publish-label":  # the apply label's artifact, on workflow_run
         return ["publish", "--label", art]
+    if inputs.mode == "warm":  # base: the push's first commit, for --since
+        return ["warm", *repo, *(["--since", v["base"]] if "base" in v else []), *options]
     ref = ["--ref", v["base"]] if "base" in v else []
     return ["sweep", *repo, *ref, *options, *(["--outcome", outcome] if outcome else [])]
 
@@ -91,10 +94,12 @@ def child_env(inputs: Inputs, env: Mapping[str, str]) -> dict[str, str]:
     """The command's environment: analyze gets no credential (it runs the pull request's
     linters), except on issue_comment, whose payload names no commit: there it reads the pull
     request with the job's token, which the workflow's `permissions:` make read-only
-    (examples/github/commands.yml). The others get the token input as GITHUB_TOKEN."""
+    (examples/github/commands.yml). The others get the token input as GITHUB_TOKEN. The cache's
+    secret reaches analyze too: it only verifies the entries it reads with it (bot.cache)."""
     token = env.get("INPUT_GITHUB-TOKEN") or env.get("INPUT_GITHUB_TOKEN")
     if inputs.mode == "analyze":
-        out = {k: v for k, v in env.items() if not credentials.is_secret(k, v)}
+        out = {k: v for k, v in env.items()
+               if not credentials.is_secret(k, v) or k == cache.SECRET_VARIABLE}
         if token and env.get("GITHUB_EVENT_NAME") == "issue_comment":
             out["GITHUB_TOKEN"] = token
         return out

@@ -40,6 +40,10 @@ def test_each_mode_maps_to_its_command() -> None:
         ["publish", "--fail-level", "error", "--sarif", "s", "a.json"]
     assert action.command(inputs(mode="sweep", base="main", config="c.yml"), "s", "o.json") == \
         ["sweep", "--ref", "main", "--config", "c.yml", "--outcome", "o.json"]
+    assert action.command(inputs(mode="warm"), "s") == ["warm"]
+    assert action.command(inputs(mode="warm", base="abc123", config="c.yml",
+                                 working_directory="app"), "s") == \
+        ["warm", "--repo", ".", "--since", "abc123", "--config", "c.yml"]
 
 
 def test_hyphenated_and_underscored_names_are_read() -> None:
@@ -55,6 +59,7 @@ def test_hyphenated_and_underscored_names_are_read() -> None:
     ({"mode": "analyze", "sarif": "x", "fail_level": "error"},
      "mode analyze does not use inputs fail-level, sarif"),
     ({"mode": "sweep", "artifact": "a.json"}, "mode sweep does not use input artifact"),
+    ({"mode": "warm", "fail_level": "error"}, "mode warm does not use input fail-level"),
 ])
 def test_a_wrong_input_is_a_usage_error(given: dict[str, str], message: str) -> None:
     with pytest.raises(BotError) as caught:
@@ -67,6 +72,9 @@ def test_analyze_gets_no_credential_and_the_others_get_the_token_input() -> None
            "ACTIONS_RUNTIME_TOKEN": "rt", "ACTIONS_ID_TOKEN_REQUEST_TOKEN": "id", "HOME": "/h"}
     analyze = action.child_env(inputs(mode="analyze"), env)
     assert analyze == {"HOME": "/h"}
+    # The cache's secret only verifies what analyze reads (it saves nothing): it goes along.
+    sealed = action.child_env(inputs(mode="analyze"), {**env, "REVIEWBOT_CACHE_SECRET": "k"})
+    assert sealed == {"HOME": "/h", "REVIEWBOT_CACHE_SECRET": "k"}
     review = action.child_env(inputs(mode="review"), env)
     assert review["GITHUB_TOKEN"] == "ghs_input" and "INPUT_GITHUB-TOKEN" not in review
 
