@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 VERSION_PY = ROOT / "scripts" / "version.py"
 FLAVORS = ("python", "node", "go", "rust")
 RELEASE = ROOT / ".github" / "workflows" / "release.yml"
+UNRELEASED = "unreleased.invalid/reviewbot"  # docs/release.md: what an unreleased checkout names
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -38,12 +39,12 @@ def version_py(*args: str, root: Path = ROOT) -> subprocess.CompletedProcess[str
 
 
 def test_every_file_names_pyproject_s_version() -> None:
-    done = version_py("check", "--image", "ghcr.io/owner/reviewbot")
+    done = version_py("check", "--image", UNRELEASED)
     assert done.returncode == 0, done.stderr
     version = project()["version"]
     major, minor, _ = version.split(".")
     assert done.stdout.splitlines() == [f"version={version}", f"minor={major}.{minor}",
-                                        f"major={major}", "image=ghcr.io/owner/reviewbot"]
+                                        f"major={major}", f"image={UNRELEASED}"]
 
 
 @pytest.fixture
@@ -74,12 +75,13 @@ def test_a_tag_s_action_never_builds_a_dockerfile(copy: Path) -> None:
 
 
 def test_the_tag_and_the_image_must_match(copy: Path) -> None:
-    done = version_py("check", "--tag", "v0.2.0", "--image", "ghcr.io/Acme/reviewbot", root=copy)
+    done = version_py("check", "--tag", "v0.2.0", "--image", "registry.example/Acme/reviewbot",
+                      root=copy)
     assert done.returncode == 1
     assert "the tag v0.2.0 is not pyproject.toml's version 0.1.0" in done.stderr
-    assert "actions/python/action.yml: names image ghcr.io/owner/reviewbot, this release pushes " \
-           "ghcr.io/acme/reviewbot" in done.stderr  # GHCR's names are lower case
-    assert "set 0.2.0 --image ghcr.io/acme/reviewbot" in done.stderr
+    assert f"actions/python/action.yml: names image {UNRELEASED}, this release pushes " \
+           "registry.example/acme/reviewbot" in done.stderr  # image names are lower case
+    assert "set 0.2.0 --image registry.example/acme/reviewbot" in done.stderr
 
 
 @pytest.mark.parametrize("args", [["check", "--tag", "0.1.0"], ["check", "--tag", "v1.2"],
@@ -90,23 +92,78 @@ def test_a_bad_version_is_a_usage_error(copy: Path, args: list[str]) -> None:
 
 
 def test_set_rewrites_every_place(copy: Path) -> None:
-    done = version_py("set", "1.4.2", "--image", "ghcr.io/acme/bot", root=copy)
+    done = version_py("set", "1.4.2", "--image", "registry.example/acme/bot", root=copy)
     assert done.returncode == 0, done.stderr
-    check = version_py("check", "--tag", "v1.4.2", "--image", "ghcr.io/acme/bot", root=copy)
+    check = version_py("check", "--tag", "v1.4.2", "--image", "registry.example/acme/bot",
+                       root=copy)
     assert check.returncode == 0, check.stderr
-    assert "image: docker://ghcr.io/acme/bot:1.4.2-rust\n" in (copy / "actions/rust/action.yml").read_text()
+    assert "image: docker://registry.example/acme/bot:1.4.2-rust\n" in \
+        (copy / "actions/rust/action.yml").read_text()
     assert 'version = "1.4.2"' in (copy / "pyproject.toml").read_text()
     component = (copy / "templates/gitlab/template.yml").read_text()
-    assert "default: ghcr.io/acme/bot\n" in component and 'default: "1.4.2"' in component
+    assert "default: registry.example/acme/bot\n" in component and 'default: "1.4.2"' in component
+
+
+def test_an_unreleased_checkout_cannot_be_tagged(copy: Path) -> None:
+    """Before the release step writes the project's image, a tag is refused before anything
+    is built, with the command that writes it."""
+    done = version_py("check", "--tag", "v0.1.0", "--image", "registry.example/us/reviewbot",
+                      root=copy)
+    assert done.returncode == 1
+    assert f"action.yml: names image {UNRELEASED}, this release pushes " \
+           "registry.example/us/reviewbot" in done.stderr
+    assert "set 0.1.0 --image registry.example/us/reviewbot" in done.stderr
 
 
 def test_actions_pull_the_release_s_image() -> None:
+    """Until the release step writes the project's own image, every action and template names
+    one under the reserved .invalid domain (RFC 2606): no registry answers for it, so a copy
+    of an unreleased checkout stops at the pull and can never run a stranger's image."""
     version = project()["version"]
     for folder, suffix in [(ROOT, ""), *((ROOT / "actions" / f, f"-{f}") for f in FLAVORS)]:
         runs = load(folder / "action.yml")["runs"]
         assert runs["using"] == "docker"
-        assert runs["image"] == f"docker://ghcr.io/owner/reviewbot:{version}{suffix}"
+        assert runs["image"] == f"docker://{UNRELEASED}:{version}{suffix}"
         assert "Dockerfile" not in str(runs)
+
+
+# Registries anyone can publish to: a reference to a namespace on one of them is either the
+# project's own (written by `scripts/version.py set --image`) or the documented placeholder.
+PUBLIC_REGISTRY = re.compile(r"\b(?:ghcr\.io|(?:index\.|registry-1\.)?docker\.io|quay\.io|"
+                             r"registry\.gitlab\.com|gcr\.io|[a-z0-9-]+\.pkg\.dev|"
+                             r"public\.ecr\.aws|mcr\.microsoft\.com)/([^/\s\"'`)]+)/")
+
+
+def own_namespaces() -> set[str]:
+    """OWNER (where the project is published, docs/release.md), the release workflow's
+    computed one, and the namespace the actions name once a release wrote it."""
+    own = {"OWNER", "${GITHUB_REPOSITORY,,}"}
+    image = load(ROOT / "action.yml")["runs"]["image"].removeprefix("docker://")
+    found = PUBLIC_REGISTRY.match(image)
+    return own | ({found[1]} if found else set())
+
+
+def test_no_committed_file_names_a_namespace_that_is_not_the_project_s() -> None:
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True,
+                           check=True).stdout.split("\0")
+    own = own_namespaces()
+    found = []
+    for rel in filter(None, files):
+        try:
+            text = (ROOT / rel).read_text("utf-8")
+        except (UnicodeDecodeError, OSError):  # binary, or being moved by someone right now
+            continue
+        for line_no, line in enumerate(text.splitlines(), 1):
+            found += [f"{rel}:{line_no}: {m[0]}" for m in PUBLIC_REGISTRY.finditer(line)
+                      if m[1] not in own]
+    assert not found, "\n".join(found)
+
+
+def test_the_namespace_scan_can_fail() -> None:
+    ghcr, quay = "ghcr" + ".io", "quay" + ".io"  # split: this file is scanned too
+    assert [m[1] for m in PUBLIC_REGISTRY.finditer(
+        f"docker://{ghcr}/owner/reviewbot:1 {quay}/acme/x {ghcr}/OWNER/reviewbot:0")] == \
+        ["owner", "acme", "OWNER"]
 
 
 def test_flavor_actions_are_the_root_action_with_another_image() -> None:
@@ -165,6 +222,10 @@ def test_the_release_workflow() -> None:
     for part in ("version", "minor", "major"):
         assert f"value=${{{{ needs.version.outputs.{part} }}}}-${{{{ matrix.flavor }}}}" in tags
 
+    moves = jobs["floating-tags"]["steps"][-1]  # v0 and v0.1 for v0.1.0, vX and vX.Y after 1.0
+    assert moves["env"] == {"MAJOR": "v${{ needs.version.outputs.major }}",
+                            "MINOR": "v${{ needs.version.outputs.minor }}"}
+    assert 'git push --force origin "refs/tags/$MAJOR" "refs/tags/$MINOR"' in moves["run"]
     for job in ("pypi", "floating-tags"):
         assert jobs[job]["if"] == "needs.version.outputs.publish == 'true'", job
     pypi = jobs["pypi"]
