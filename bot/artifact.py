@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from bot import codec, excerpt
 from bot import part as shard_part
@@ -43,10 +43,24 @@ REPOSITORY = re.compile(r"(?!\.\.?(?:/|$))[A-Za-z0-9_.-]+(?:/(?!\.\.?(?:/|$))[A-
 LINE_KEY = re.compile(r"[1-9][0-9]*")
 TOP_KEYS = ("kind", "version", "repository", "number", "base_sha", "head_sha", "merge_base",
             "target_ref", "result", "texts")
-TOP_OPTIONAL = ("shard", "offer")  # shard: only in a shard's part (bot.part)
+TOP_OPTIONAL = ("shard", "offer", "next")  # shard: only in a shard's part (bot.part)
+NEXT_KEYS = ("kind", "plan", "tree", "result")
 PLAN_ID = re.compile(r"[0-9a-f]{12}")
 EXCERPT_KEYS = ("line_count", "lines")
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Next:
+    """The review of the commit a `/fix`, `/apply` or the apply label will make: analyze
+    built its tree from the plan over git objects and ran the linters on it. Publish makes the
+    commit itself and uses this review only when the commit's tree is `tree` and its plan is
+    `plan`; `result.head` is analyze's stand-in commit, replaced by publish's."""
+
+    kind: Literal["apply", "fix"]
+    plan: str  # the plan's id (bot.apply.plan)
+    tree: str  # the tree id of the commit
+    result: ReviewResult
 
 
 @dataclass(frozen=True)
@@ -69,6 +83,7 @@ class Analysis:
     # The id of the plan analyze saw at the head (the rules' fixes and the linters' safe
     # fixes, `bot.apply.plan`): publish re-derives its own and says when they differ.
     offer: str | None = None
+    next: Next | None = None  # the review of the commit the event's command or label makes
 
     @property
     def merge_base(self) -> str:
@@ -92,7 +107,13 @@ def encode(analysis: Analysis) -> dict[str, Any]:
         "result": codec.encode_result(analysis.result),
         "texts": {path: _encode_lines(lines) for path, lines in sorted(analysis.texts.items())},
     } | ({"shard": shard_part.encode(analysis.part)} if analysis.part is not None else {}) \
-      | ({"offer": {"plan": analysis.offer}} if analysis.offer is not None else {})
+      | ({"offer": {"plan": analysis.offer}} if analysis.offer is not None else {}) \
+      | ({"next": _encode_next(analysis.next)} if analysis.next is not None else {})
+
+
+def _encode_next(after: Next) -> dict[str, Any]:
+    return {"kind": after.kind, "plan": after.plan, "tree": after.tree,
+            "result": codec.encode_result(after.result)}
 
 
 def _encode_lines(lines: Sequence[str]) -> dict[str, Any]:
@@ -159,11 +180,14 @@ def _decode(raw: object, *, schema: bool) -> Analysis:
         shard = shard_part.decode(raw["shard"], "shard", MAX_LINE_COUNT) if "shard" in raw else None
         analysis = Analysis(_repository(top), _number(top), _sha(top.text("base_sha"), "base_sha"),
                             _sha(top.text("head_sha"), "head_sha"), top.text("target_ref"), result,
-                            texts, shard, _offer(raw["offer"]) if "offer" in raw else None)
+                            texts, shard, _offer(raw["offer"]) if "offer" in raw else None,
+                            _next(raw["next"]) if "next" in raw else None)
         merge_base = _sha(top.text("merge_base"), "merge_base")
     except CodecError as exc:
         raise ArtifactError(exc.path, exc.why) from None
     _check_result(analysis, raw["result"])
+    if analysis.next is not None:
+        _check_next(analysis.next, analysis.merge_base, raw["next"]["result"])
     if merge_base != result.merge_base:
         raise ArtifactError("merge_base", "differs from result.merge_base")
     if schema and canonical(encode(analysis)) != canonical(raw):
@@ -179,6 +203,23 @@ def _offer(raw: object) -> str:
     if not PLAN_ID.fullmatch(plan):
         raise ArtifactError(obj.at("plan"), f"expected a plan id (12 hex digits), not {plan[:80]!r}")
     return plan
+
+
+def _next(raw: object) -> Next:
+    obj = codec.Fields(raw, "next", NEXT_KEYS)
+    plan = obj.text("plan")
+    if not PLAN_ID.fullmatch(plan):
+        raise ArtifactError(obj.at("plan"), f"expected a plan id (12 hex digits), not {plan[:80]!r}")
+    return Next(obj.choice("kind", ("apply", "fix")), plan, _sha(obj.text("tree"), "next.tree"),
+                codec.decode_result(obj.raw["result"], "next.result"))
+
+
+def _check_next(after: Next, merge_base: str, raw: Mapping[str, Any]) -> None:
+    result = after.result
+    _sha(result.head, "next.result.head")
+    if result.merge_base != merge_base:
+        raise ArtifactError("next.result.merge_base", "differs from the analysis's merge base")
+    _check_paths(result, raw, "next.result")
 
 
 def canonical(doc: object) -> str:
@@ -235,17 +276,21 @@ def _check_result(analysis: Analysis, raw: Mapping[str, Any]) -> None:
     _sha(result.head, "result.head")
     if analysis.head_sha != result.head:
         raise ArtifactError("head_sha", "differs from result.head")
-    for name in ("findings", "fixed"):
-        for index, verdict in enumerate(getattr(result, name)):
-            _check_verdict(verdict, f"result.{name}[{index}]")
-    for index, change in enumerate(result.changes):
-        _path(change.path, f"result.changes[{index}].path")
-        if change.old_path is not None:
-            _path(change.old_path, f"result.changes[{index}].old_path")
-    for index, path in enumerate(raw["unbaselined"]):
-        _path(path, f"result.unbaselined[{index}]")
+    _check_paths(result, raw, "result")
     if analysis.part is not None:
         _check_part(analysis.part)
+
+
+def _check_paths(result: ReviewResult, raw: Mapping[str, Any], field: str) -> None:
+    for name in ("findings", "fixed"):
+        for index, verdict in enumerate(getattr(result, name)):
+            _check_verdict(verdict, f"{field}.{name}[{index}]")
+    for index, change in enumerate(result.changes):
+        _path(change.path, f"{field}.changes[{index}].path")
+        if change.old_path is not None:
+            _path(change.old_path, f"{field}.changes[{index}].old_path")
+    for index, path in enumerate(raw["unbaselined"]):
+        _path(path, f"{field}.unbaselined[{index}]")
 
 
 def _check_part(shard: shard_part.Part) -> None:

@@ -86,6 +86,12 @@ def rev_parse(repo: Path, rev: str) -> str | None:
     return result.out.strip() or None if result.returncode == 0 else None
 
 
+def tree_of(repo: Path, rev: str) -> str | None:
+    """The id of the tree of commit `rev`, or None when there is no such commit."""
+    result = git(repo, "rev-parse", "--verify", "--quiet", f"{rev}^{{tree}}", check=False)
+    return result.out.strip() or None if result.returncode == 0 else None
+
+
 def merge_base(repo: Path, a: str, b: str) -> str | None:
     result = git(repo, "merge-base", a, b, check=False)
     return result.out.strip() or None if result.returncode == 0 else None

@@ -22,11 +22,16 @@ from bot import artifact, atomic, git, shards, workspace
 from bot import cache as findings_cache
 from bot import part as shard_part
 from bot.apply.plan import plan_for
+from bot.artifact import Next
 from bot.ci.base import Runner
+from bot.conversation.state import Conversation, without_ignored
+from bot.conversation.state import read as read_conversation
 from bot.errors import BotError, Exit
+from bot.flows import successor
+from bot.flows.deliver import staged
 from bot.flows.session import fetch_change, log
 from bot.forges.base import Range
-from bot.model import ReviewResult, Scope
+from bot.model import ReviewResult, Scope, Trigger
 from bot.options import Checks
 from bot.outputs import writable_output, writing
 from bot.pipeline import Gathered, ReviewOptions, conclude, gather
@@ -56,6 +61,8 @@ class Change:
     repository: str | None
     number: int | None
     target_ref: str | None  # None: what --base resolved to (the result's base_ref)
+    trigger: Trigger | None = None  # the CI event's, inside one
+    state: Conversation = field(default_factory=Conversation)  # read where the forge was asked
 
 
 def analyze(runner: Runner, options: Options) -> int:
@@ -80,7 +87,8 @@ def analyze(runner: Runner, options: Options) -> int:
     if options.shard is not None:
         analysis = replace(analysis, part=_part(gathered, options.shard))
     else:
-        analysis = replace(analysis, offer=_offer(change.repo, result))
+        analysis = replace(analysis, offer=_offer(change.repo, result),
+                           next=_next(change, result, options))
     data = artifact.dump(analysis)
     with writing(options.out, "--out"):
         atomic.write(options.out, data)
@@ -99,6 +107,22 @@ def _offer(repo: Path, result: ReviewResult) -> str | None:
         return None
     plan = plan_for(repo, result, (), "apply")
     return None if plan.empty else plan.id
+
+
+def _next(change: Change, result: ReviewResult, options: Options) -> Next | None:
+    """The review of the commit the event's command or label makes (`bot.flows.successor`)."""
+    if change.trigger is None or change.base is None:
+        return None
+    kind = successor.committing(change.trigger, change.repo, change.base)
+    if kind is None:
+        return None
+    shown = without_ignored(result, change.state)
+    after = successor.review_next(
+        change.repo, change.base, shown, kind, staged(change.state) if kind == "apply" else (),
+        options.checks)
+    if after is not None:
+        log(f"reviewed the tree of plan {after.plan} ({kind}): {_counts(after.result)}")
+    return after
 
 
 def _part(gathered: Gathered, shard: shards.Shard) -> shard_part.Part:
@@ -127,6 +151,7 @@ def _change(runner: Runner, options: Options) -> Change | None:
         log(f"warning: {exposed} is set in this job, which runs the change's code: give it only "
             "to the publish job (docs/security.md)")
     repo = runner.checkout(options.repo)
+    state = Conversation()
     change = runner.analysed_range(trigger)
     if change is None:  # a comment: the forge says where the head is (a read-only token will do)
         connection = runner.connect(trigger, runner.token(None))
@@ -135,6 +160,8 @@ def _change(runner: Runner, options: Options) -> Change | None:
         fetch_change(repo, pr, connection.host.head_ref(trigger.number), connection.push_env,
                      f"{runner.change_name}{trigger.number}")
         change = Range(pr.base, pr.head, pr.open)
+        # The staged rewrites and ignored findings decide the plan a command commits.
+        state = read_conversation(connection.host.summary_body())
     else:
         if change.base.startswith("refs/remotes/origin/"):  # a branch: fetched whole
             git.fetch_branches(repo, "origin")
@@ -142,7 +169,7 @@ def _change(runner: Runner, options: Options) -> Change | None:
             git.ensure_commits(repo, (change.base,), runner.checkout_hint)
         git.ensure_commits(repo, (change.head,), runner.checkout_hint)
     return Change(repo, change.base, change.head, trigger.repository, trigger.number,
-                  trigger.target_ref)
+                  trigger.target_ref, trigger, state)
 
 
 def repository_from_url(url: str) -> str | None:

@@ -195,11 +195,15 @@ def reply_outcome(session: Session, outcome: ApplyOutcome, quoted: str,
     if outcome.patch:
         text += "\n\n" + block(outcome.patch.splitlines(), "diff")
     if outcome.status == "pushed" and outcome.commit:
+        # Two jobs: the analysis's review of this commit, when its tree is the one analyzed.
+        why = None if session.reviews_here else session.take_review(outcome.commit,
+                                                                     outcome.plan.id, kind)
         text += (f"\n\nCommit {outcome.commit}. The review of the new head follows in this run: "
-                 f"{session.host.after_push}" if session.reviews_here else
+                 f"{session.host.after_push}" if why is None else
                  f"\n\nCommit {outcome.commit}. This job runs no linter (the analysis was "
-                 f"another job's): {session.host.after_push} Comment "
-                 f"`{session.cfg.command_prefix}review` to review the new head.")
+                 f"another job's), and {escape(why)}, so the new head is not reviewed here: "
+                 f"{session.host.after_push} Comment `{session.cfg.command_prefix}review` or "
+                 "push a commit to have it reviewed.")
         # The staged rewrites are in the commit; `/fix` took none of them.
         session.state = session.state.applied() if kind == "apply" else replace(
             session.state, shown=None)

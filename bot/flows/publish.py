@@ -87,7 +87,7 @@ def publish(runner: Runner, options: Options) -> int:
                        "(GitHub: `env: GITHUB_TOKEN: ${{ github.token }}`; Gitea: "
                        "REVIEWBOT_GITEA_TOKEN)", Exit.USAGE)
     if trigger.kind in ("comment", "label"):
-        return _act(runner, options, trigger, token, analysis.result)
+        return _act(runner, options, trigger, token, analysis)
     connection = runner.connect(trigger, token, dry_run=options.dry_run)
     assert connection.forge is not None and connection.host is not None
     cfg = settings_from(connection.repository)
@@ -153,7 +153,7 @@ def change_objects(runner: Runner, connection: Connection, folder: Path, reposit
 
 
 def _act(runner: Runner, options: Options, trigger: Trigger, token: str,
-         reviewed: ReviewResult) -> int:
+         analysis: artifact.Analysis) -> int:
     """A comment's commands or the apply label, in the job that holds the write token and runs
     nothing of the change: the review is the artifact's (checked to be of the change's head
     now), the change's commits are fetched as data into a bare repository, and every edit is
@@ -186,7 +186,7 @@ def _act(runner: Runner, options: Options, trigger: Trigger, token: str,
     with tempfile.TemporaryDirectory(prefix="reviewbot-publish-") as folder:
         bare = git.init_bare(Path(folder) / "change.git", runner.clone_url(repository))
         git.fetch_branches(bare, "origin", connection.push_env)
-        at = Workplace(bare, cfg, reviewed)
+        at = Workplace(bare, cfg, analysis.result, analysis.next)
         if trigger.kind == "comment":
             return comment(runner, ci, trigger, at)
         return label(runner, ci, trigger, at)

@@ -19,6 +19,7 @@ from bot import config, git
 from bot.apply.flow import ApplyOutcome, ApplyRequest
 from bot.apply.flow import run as run_apply
 from bot.apply.rederive import rule_fixes
+from bot.artifact import Next
 from bot.ci.base import Runner
 from bot.conversation.state import Conversation, read, without_ignored
 from bot.errors import BotError, Exit
@@ -74,6 +75,7 @@ class Workplace:
     checkout: Path
     cfg: config.Config
     reviewed: ReviewResult | None = None
+    after: Next | None = None  # the analysis's review of the commit a command will make
 
 
 @dataclass
@@ -90,6 +92,7 @@ class Session:
     sleep: Callable[[float], None] = time.sleep
     _result: ReviewResult | None = None
     notes: tuple[str, ...] = ()  # the analysis's fixes not offered, and why
+    after: Next | None = None  # see Workplace
 
     @property
     def forge(self) -> Forge:
@@ -187,6 +190,23 @@ class Session:
             can_push=self.pr.can_push, push_env=dict(self.connection.push_env))
         return run_apply(request)
 
+    def take_review(self, commit: str, plan: str, kind: Literal["apply", "fix"]) -> str | None:
+        """After our push in a job that runs no linter: the analysis's review of the commit
+        becomes the head's when analyze reviewed this plan's tree, which git, here, says
+        `commit` has (None); else why not, and the new head is left unreviewed."""
+        after, self.after = self.after, None  # one commit per analysis
+        if after is None:
+            return "the analysis holds no review of a commit"
+        if (after.kind, after.plan) != (kind, plan):
+            return (f"the analysis reviewed the commit of plan {after.plan} ({after.kind}), "
+                    f"not of plan {plan}")
+        tree = git.tree_of(self.checkout, commit)
+        if tree != after.tree:
+            return (f"the analysis reviewed the tree {after.tree[:12]}, and the commit's is "
+                    f"{(tree or 'unknown')[:12]}")
+        self.reviewed, self._result = replace(after.result, head=commit), None
+        return None
+
     def pushed(self, commit: str) -> None:
         """After our push: wait until the forge shows `commit` as the head, and review that."""
         for wait in (0.0, *HEAD_WAIT):
@@ -213,4 +233,4 @@ def start(runner: Runner, options: CiOptions, trigger: Trigger, at: Workplace) -
     assert trigger.number is not None
     connection = runner.connect(trigger, options.token)
     return Session(runner, options, connection, at.checkout, at.cfg, trigger.number,
-                   at.reviewed, sleep=connection.sleep)
+                   at.reviewed, sleep=connection.sleep, after=at.after)

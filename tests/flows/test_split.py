@@ -95,7 +95,29 @@ def test_fix_through_analyze_then_publish_commits_like_one_job(
     assert git(world.origin, "show", f"{new}:app.py") == (
         "import sys\n\n\ndef main():\n    print(sys.argv)\n    unused = 1\n    return sys.argv")
     [reply] = world.replies()
-    assert new in reply and "/review" in reply  # no linter ran here: the new head is next
+    # The analysis reviewed the commit's tree: the new head is reviewed in this run.
+    assert new in reply and "The review of the new head follows in this run" in reply
+    [run] = [r for r in world.fake.s.check_runs.values() if r["head_sha"] == new]
+    assert run["name"] == "reviewbot" and run["conclusion"] == "failure"  # F841 is left
+
+
+def test_a_commit_whose_tree_is_not_the_analyzed_one_is_not_reviewed(
+        world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """publish never takes the analysis's review of the new head on trust: the commit it
+    makes from the plan over git objects must have the tree the analysis reviewed."""
+    art = analyse(world, tmp_path, monkeypatch, comment_event(world, "max", "/fix"))
+    doc = json.loads(art.read_text())
+    assert doc["next"]["kind"] == "fix"
+    doc["next"]["tree"] = "0" * 40
+    art.write_text(json.dumps(doc))
+    assert publish(world, monkeypatch, art) == 0
+    new = world.branch()
+    assert git(world.origin, "rev-parse", f"{new}^") == world.head  # the commit is made
+    [reply] = world.replies()
+    assert "the analysis reviewed the tree 000000000000, and the commit's is" in reply
+    assert "Comment `/review` or push a commit to have it reviewed." in reply
+    assert [r for r in world.fake.s.check_runs.values() if r["head_sha"] == new] == []
+    assert world.reactions() == ["eyes", "rocket"]
 
 
 def test_a_comment_without_permission_is_refused_by_publish(
