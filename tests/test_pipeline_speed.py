@@ -72,6 +72,37 @@ def test_a_plain_review_imports_nothing_it_does_not_use(repo: GitRepo) -> None:
     assert heavy == [] and unused == []
 
 
+def test_a_review_that_compares_tokens_loads_one_grammar_and_nothing_else(repo: GitRepo) -> None:
+    """Findings that moved with their functions are matched by tokens (bot.tokens): tree-sitter
+    and the Python grammar load, and nothing else of the grammar pack, no SDK, no forge, no
+    schema checker."""
+    require_tool("ruff")
+    functions = [f"def f_{i}(x):\n    if x == None:\n        return {i}\n    return 2\n"
+                 for i in range(4)]
+    repo.commit({"ruff.toml": RUFF, "a.py": "\n\n".join(functions)}, "base")
+    repo.branch("feature")
+    repo.commit({"a.py": "\n\n".join(functions[::-1])})
+    probe = ("import io, json, sys, contextlib\nfrom bot.cli import main\n"
+             "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+             "    status = main(['review', '--repo', sys.argv[1], '--base', 'main', "
+             "'--format', 'json', '--no-cache'])\n"
+             "print(json.dumps([status, json.loads(out.getvalue())['summary'], sorted(sys.modules)]))")
+    out = subprocess.run([sys.executable, "-c", probe, str(repo.path)], cwd=ROOT,
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    status, summary, modules = json.loads(out.stdout)
+    assert status == 0 and summary["introduced"] == 0 and summary["preexisting"] == 4
+    assert "bot.tokens" in modules and "tree_sitter" in modules, "the tokens were compared"
+    grammars = [m for m in modules if m.startswith("tree_sitter_")]
+    assert grammars == ["tree_sitter_language_pack.bindings.python"]
+    allowed = {"tree_sitter", "tree_sitter_language_pack"}
+    heavy = [m for m in modules if any(m == h or m.startswith(h + ".") for h in HEAVY)
+             and m.split(".")[0] not in allowed]
+    unused = [m for m in modules if any(m == u or m.startswith(u) for u in UNUSED)
+              and m != "bot.structural.lang"]
+    assert heavy == [] and unused == []
+
+
 def _count_git(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
     calls: list[tuple[str, ...]] = []
     run, spawn = proc.run, proc.spawn
