@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--repo", type=Path,
                    help="checkout (default: $GITHUB_WORKSPACE inside Actions, else the current dir)")
     p.add_argument("--base", help="target branch or commit, outside a pull_request event "
-                                  "(default: the remote's default branch, else main)")
+                                  "(default: the remote's default branch, else main, else master)")
     p.add_argument("--head", help="revision to analyse, outside a pull_request event (default: HEAD)")
     p.add_argument("--out", type=Path, required=True, metavar="FILE",
                    help="where to write the artifact (replaced all at once)")

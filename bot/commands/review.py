@@ -25,7 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                        description="Lint the files changed between the merge base of --base and "
                                    "--head, at both revisions, and report what the change made worse.")
     p.add_argument("--repo", type=Path, default=Path.cwd(), help="repository (default: current dir)")
-    p.add_argument("--base", help="target branch or commit (default: the remote's default branch, else main)")
+    p.add_argument("--base", help="target branch or commit (default: the remote's default branch, "
+                                  "else main, else master)")
     p.add_argument("--head", default="HEAD", help="revision to review (default: HEAD)")
     p.add_argument("--working-tree", action="store_true",
                    help="review the tracked files as they are on disk, uncommitted changes included "
