@@ -34,9 +34,9 @@ def test_the_examples_cover_every_flow() -> None:
     assert {p.name for p in WORKFLOWS if p.parent.name == "github"} >= {
         "pull-request.yml", "fork-safe.yml", "fork-safe-publish.yml", "commands.yml",
         "apply-label.yml", "apply-label-publish.yml", "sweep.yml", "code-scanning.yml",
-        "sharded.yml"}
+        "sharded.yml", "warm.yml"}
     assert {p.name for p in GITEA} == {"pull-request.yml", "commands.yml", "apply-label.yml",
-                                       "sweep.yml", "fork-safe.yml"}
+                                       "sweep.yml", "fork-safe.yml", "warm.yml"}
 
 
 # What Gitea's workflow matcher (modules/actions/workflows.go) compares a pull_request event's
@@ -44,6 +44,7 @@ def test_the_examples_cover_every_flow() -> None:
 # these never starts the workflow.
 GITEA_PULL_REQUEST_TYPES = {"opened", "edited", "closed", "reopened", "assigned", "unassigned",
                             "synchronize", "labeled", "unlabeled"}
+CACHE_SECRET = "${{ secrets.REVIEWBOT_CACHE_SECRET }}"
 GITEA_TOKENS = {"GITEA_TOKEN": "${{ secrets.GITEA_TOKEN }}",
                 "REVIEWBOT_GITEA_TOKEN": "${{ secrets.REVIEWBOT_GITEA_TOKEN }}"}
 
@@ -55,9 +56,14 @@ def test_gitea_examples_use_types_gitea_matches_and_pass_a_gitea_token(path: Pat
     types = set(on.get("pull_request", {}).get("types", []))
     assert types <= GITEA_PULL_REQUEST_TYPES, (path.name, types - GITEA_PULL_REQUEST_TYPES)
     for step, _ in uses_of_the_action(path):
-        env = step.get("env", {})
-        if step.get("with", {}).get("mode") == "analyze":
-            assert env == {} and "secrets." not in json.dumps(step), path.name
+        env = dict(step.get("env", {}))
+        # The cache's secret only seals and verifies findings (docs/cache.md): no token.
+        assert env.pop("REVIEWBOT_CACHE_SECRET", CACHE_SECRET) == CACHE_SECRET, path.name
+        mode = step.get("with", {}).get("mode")
+        if mode == "analyze":
+            assert env == {} and "secrets.GITEA" not in json.dumps(step), path.name
+        elif mode == "warm":
+            assert env == {}, path.name
         else:
             [(name, value)] = env.items()
             assert GITEA_TOKENS[name] == value, path.name
@@ -184,3 +190,46 @@ def test_the_outputs_the_examples_read_are_declared() -> None:
         for part in text.split("steps.reviewbot.outputs.")[1:]:
             name = part.split()[0].rstrip("}")
             assert name in declared, (path.name, name)
+
+
+def _steps(path: Path) -> list[tuple[str, dict[str, Any]]]:
+    doc = yaml.safe_load(path.read_text())
+    return [(name, step) for name, job in doc["jobs"].items() for step in job.get("steps", [])]
+
+
+CACHE_SAVES = re.compile(r"actions/cache(/save)?@")
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_only_the_warm_workflows_save_the_findings_cache(path: Path) -> None:
+    """A job that runs a change's code saves no cache (docs/cache.md): the warm workflow runs
+    on the default branch only, and it alone saves; the others only restore."""
+    doc = yaml.safe_load(path.read_text())
+    saves = [step for _, step in _steps(path) if CACHE_SAVES.match(str(step.get("uses", "")))]
+    if path.name != "warm.yml":
+        assert saves == [], path.name
+        return
+    on = doc[True]
+    assert set(on) == {"push", "schedule", "workflow_dispatch"}
+    assert on["push"] == {"branches": ["main"]}
+    [save] = saves
+    [restore] = [s for _, s in _steps(path) if str(s.get("uses", "")).startswith("actions/cache/restore@")]
+    assert save["with"]["path"] == restore["with"]["path"]
+    [(_, warm)] = [(n, s) for n, s in _steps(path) if s.get("with", {}).get("mode") == "warm"]
+    assert warm["env"] == {"REVIEWBOT_CACHE_SECRET": CACHE_SECRET}
+
+
+@pytest.mark.parametrize("name", ["github/pull-request.yml", "github/fork-safe.yml",
+                                  "github/no-container.yml", "gitea/pull-request.yml"])
+def test_the_pull_request_workflows_restore_the_warm_cache(name: str) -> None:
+    path = ROOT / "examples" / name
+    warm = {s["with"]["path"] for _, s in _steps(path.parent / "warm.yml")
+            if str(s.get("uses", "")).startswith("actions/cache/save@")}
+    steps = [s for _, s in _steps(path)]
+    restores = [i for i, s in enumerate(steps)
+                if str(s.get("uses", "")).startswith("actions/cache/restore@")]
+    [bot] = [i for i, s in enumerate(steps) if USES.fullmatch(str(s.get("uses", "")))]
+    assert len(restores) == 1 and restores[0] < bot, name
+    assert steps[restores[0]]["with"]["path"] in warm, name  # the same path: the same cache
+    assert steps[restores[0]]["with"]["restore-keys"] == "reviewbot-${{ runner.os }}-"
+    assert steps[bot]["env"]["REVIEWBOT_CACHE_SECRET"] == CACHE_SECRET
