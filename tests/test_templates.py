@@ -57,7 +57,7 @@ def _variables(jobs: dict[str, Any], name: str) -> dict[str, str]:
     return {**base, **job.get("variables", {})}
 
 
-CONDITION = re.compile(r'\$(\w+) (==|!=) "([^"]*)"')
+CONDITION = re.compile(r'\$(\w+) (==|!=) (?:"([^"]*)"|\$(\w+))')
 
 
 def _runs(jobs: dict[str, Any], name: str, env: dict[str, str]) -> bool:
@@ -71,7 +71,8 @@ def _runs(jobs: dict[str, Any], name: str, env: dict[str, str]) -> bool:
             continue
         found = CONDITION.fullmatch(condition)
         assert found, condition
-        var, op, text = found.groups()
+        var, op, text, other = found.groups()
+        text = values.get(other, "") if other else text
         out = out and ((values.get(var, "") == text) == (op == "=="))
     return out
 
@@ -221,3 +222,39 @@ def test_the_webhook_split_keeps_the_token_out_of_the_job_that_runs_the_code(
     assert publish["needs"] == [{"job": "reviewbot-webhook-analyze", "artifacts": True}]
     assert _variables(jobs, "reviewbot-webhook-publish")["GIT_STRATEGY"] == "none"
     assert publish["script"] == [f"reviewbot publish {out}"]
+
+
+ANALYZING = ("reviewbot", "reviewbot-analyze", "reviewbot-shard", "reviewbot-webhook",
+             "reviewbot-webhook-analyze", "reviewbot-sweep")
+
+
+def _cache(jobs: dict[str, Any], name: str) -> Any:
+    job = jobs[name]
+    return job["cache"] if "cache" in job else _cache(jobs, job["extends"]) if "extends" in job else None
+
+
+@pytest.mark.parametrize("path", [*PLAIN, COMPONENT], ids=lambda p: p.name)
+def test_only_the_warm_job_pushes_the_findings_cache(path: Path, tmp_path: Path) -> None:
+    """The jobs that run a merge request's code pull the cache the default branch's warm job
+    pushes, from the folder the bot reads; none pushes (docs/cache.md)."""
+    jobs = _jobs(path, tmp_path)
+    pushing = [n for n in jobs if isinstance(jobs[n], dict) and _cache(jobs, n) is not None
+               and _cache(jobs, n)["policy"] != "pull"]
+    for name in (n for n in ANALYZING if n in jobs):
+        cache = _cache(jobs, name)
+        assert cache["policy"] == "pull" and cache["key"] == "reviewbot-findings", name
+        folder = _variables(jobs, name)["REVIEWBOT_CACHE_DIR"]
+        assert cache["paths"] == [folder.replace("$CI_PROJECT_DIR/", "") + "/v3"], name
+    if path.name == "merge-request.yml":
+        assert pushing == []
+        return
+    assert pushing == ["reviewbot-warm"]
+    warm = jobs["reviewbot-warm"]
+    assert warm["cache"]["key"] == "reviewbot-findings" and warm["cache"]["policy"] == "pull-push"
+    push = {"CI_PIPELINE_SOURCE": "push", "CI_DEFAULT_BRANCH": "main"}
+    assert _runs(jobs, "reviewbot-warm", {**push, "CI_COMMIT_BRANCH": "main"})
+    assert not _runs(jobs, "reviewbot-warm", {**push, "CI_COMMIT_BRANCH": "feature"})
+    assert not _runs(jobs, "reviewbot-warm", {"CI_PIPELINE_SOURCE": "merge_request_event",
+                                               "CI_DEFAULT_BRANCH": "main"})
+    [script] = warm["script"]
+    assert "reviewbot warm --since \"$CI_COMMIT_BEFORE_SHA\"" in script and "else reviewbot warm;" in script
