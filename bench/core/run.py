@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import re
+import secrets
 import shutil
 import statistics
 import subprocess
@@ -169,6 +170,8 @@ def record(label: str, row: list[str]) -> None:
 
 
 def main() -> None:
+    # Findings cached by one run are read by the next only under the same secret (bot.cache).
+    os.environ.setdefault("REVIEWBOT_CACHE_SECRET", secrets.token_hex(16))
     parser = argparse.ArgumentParser()
     parser.add_argument("--files", type=int, default=200)
     parser.add_argument("--repeat", type=int, default=7)

@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import secrets
 import shutil
 import statistics
 import subprocess
@@ -313,6 +314,8 @@ def table(results: dict[int, tuple[Samples, str]], full: bool) -> str:
 
 
 def main() -> None:
+    # Findings cached by one run are read by the next only under the same secret (bot.cache).
+    os.environ.setdefault("REVIEWBOT_CACHE_SECRET", secrets.token_hex(16))
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=list(gen.SIZES))
     parser.add_argument("--repeat", type=int, default=3)

@@ -22,6 +22,8 @@ the base worktree and the head.
 from __future__ import annotations
 
 import argparse
+import os
+import secrets
 import shutil
 import statistics
 import subprocess
@@ -239,6 +241,8 @@ def table(rows: list[dict[str, float | int | str]]) -> str:
 
 
 def main() -> int:
+    # Findings cached by one run are read by the next only under the same secret (bot.cache).
+    os.environ.setdefault("REVIEWBOT_CACHE_SECRET", secrets.token_hex(16))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tools", default=",".join(CASES))
     parser.add_argument("--repeat", type=int, default=5)
