@@ -346,9 +346,9 @@ class Checkouts:
                  changed: Sequence[str] = ()) -> None:
         self.rev = rev
         self.config_files = list(config_files)
+        self.changed = list(changed)  # every path the change touched, at either revision
         scratch.prune(rev.repo)  # what runs killed with SIGKILL left behind
         # Each checkout is listed before it is made: a signal in the middle of its making
-        self.changed = list(changed)  # every path the change touched, at either revision
         # (which kills the git making it) must still find it to remove.
         self.made: list[Path] = []
         self.place: scratch.Place | None = None
@@ -364,10 +364,10 @@ class Checkouts:
             home = base_home(rev.repo)
             self.place = scratch.claim(rev.repo, home) if _roomy(home, self.scratch) else None
             self.base_root = self.place.path if self.place else self.scratch / "base"
-            if not _head_is_checkout(rev):
-                self.head_root = self.scratch / "head"
             self.files_root = self.scratch / "files"
             self.files_how = ""  # how the files' base was made: "partial" or "checkout"
+            if not _head_is_checkout(rev):
+                self.head_root = self.scratch / "head"
                 self._add(self.head_root, rev.head)
                 deps.link(rev.repo, self.head_root, self.dependencies)
         except BaseException:
@@ -385,8 +385,6 @@ class Checkouts:
                 deps.link(self.rev.repo, self.base_root, self.dependencies)
         return self.base_root
 
-    def _add(self, where: Path, rev: str, checkout: bool = True) -> None:
-        """A worktree at `where`, listed for `close` before git starts making it."""
     def files_base(self) -> Path:
         """The base for tools that read one file at a time and never write (bot.partial):
         the folders above the changed paths and the config files, the rest shared with the
@@ -410,6 +408,8 @@ class Checkouts:
                 deps.link(repo, self.files_root, self.dependencies)
         return self.files_root
 
+    def _add(self, where: Path, rev: str, checkout: bool = True) -> None:
+        """A worktree at `where`, listed for `close` before git starts making it."""
         self.made.append(where)
         try:
             git.worktree_add(self.rev.repo, where, rev, checkout=checkout)
