@@ -116,13 +116,29 @@ def prune(repo: Path) -> None:
     """Remove what killed runs left: their registered worktrees (in `repo`, and in the
     repositories their owner files name) and their scratch folders."""
     stale = stale_folders()
-    repos = {repo} | {Path(o.repo) for o in stale.values() if Path(o.repo).is_dir()}
+    repos = {Path(o.repo) for o in stale.values() if Path(o.repo).is_dir()}
+    if repos or _may_have_worktrees(repo):
+        repos.add(repo)
     for each in sorted(repos):
         for worktree in git.worktrees(each):
             if _ours_and_dead(worktree, stale):
                 git.worktree_remove(each, worktree)
     for folder in stale:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _may_have_worktrees(repo: Path) -> bool:
+    """False only where git keeps no linked worktree of `repo`: its `.git` is a folder with
+    no `worktrees` folder in it (where git records each). Read from the disk, not asked of
+    git: most runs find none, and the question is asked on every run."""
+    admin = repo / ".git"
+    if not admin.is_dir():  # a worktree or a submodule itself: git knows where its records are
+        return True
+    try:
+        with os.scandir(admin / "worktrees") as entries:
+            return any(True for _ in entries)
+    except OSError:
+        return False
 
 
 @dataclass

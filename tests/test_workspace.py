@@ -401,3 +401,29 @@ def test_generated_and_minified_files_are_not_analysed_and_say_why(repo: GitRepo
     assert "api_pb2.py: not analysed (generated file (its header says so))" in result.notes
     assert sorted(v.finding.path for v in result.findings) == ["a.py", "data.py", "notes.py"]
     assert result.unchecked == ()
+
+
+def test_a_run_asks_git_for_worktrees_only_where_there_may_be_some(
+        repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What killed runs left is looked for in git's worktree list only when git keeps some:
+    most runs make none, and the question was a git process on every run."""
+    rev = _feature(repo)
+    asked: list[Path] = []
+    real = git.worktrees
+
+    def listing(where: Path) -> list[Path]:
+        asked.append(where)
+        return real(where)
+
+    monkeypatch.setattr(git, "worktrees", listing)
+    with workspace.checkouts(rev, [], ["a.py"]) as trees:
+        assert (trees.files_base() / "a.py").read_text() == "x = 1\n"
+    assert asked == []
+    # A worktree a killed run left (its scratch folder gone): listed, and removed.
+    left = workspace.base_home(repo.path).parent / "reviewbot-gone" / "head"
+    git.worktree_add(repo.path, left, "feat")
+    shutil.rmtree(left.parent)
+    monkeypatch.setattr("bot.scratch._tmp", lambda: left.parent.parent)
+    with workspace.checkouts(rev, [], ["a.py"]):
+        pass
+    assert asked and repo.git("worktree", "list").count("\n") == 0
