@@ -73,6 +73,22 @@ def repo(tmp_path: Path) -> Iterator[GitRepo]:
     yield GitRepo(tmp_path / "repo")
 
 
+def requires(reason: str | None) -> None:
+    """Go on when `reason` is None; else skip the test (`reason`: what this machine lacks), but
+    fail it in CI (CI=true): the project's CI must run every test, and a skip only counts."""
+    if reason is None:
+        return
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{reason}, and CI must run this test (CI=true): give the job what it "
+                    "lacks (.github/workflows/ci.yml runs the tests as root)", pytrace=False)
+    pytest.skip(reason)
+
+
+def requires_root(why: str) -> None:
+    """`requires`, for a test that needs root (`why`: what it does with it)."""
+    requires(None if os.geteuid() == 0 else f"{why} needs root")
+
+
 def require_tool(name: str) -> Path:
     """The path of a tool the install script provides; fail loudly (not skip) when absent."""
     for directory in (TOOLS_BIN, ROOT / "tools" / "bin", ROOT / ".venv" / "bin"):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, GitRepo, require_tool
+from tests.conftest import ROOT, GitRepo, require_tool, requires, requires_root
 from tests.faults.harness import as_user, reviewbot
 
 
@@ -105,23 +105,37 @@ def test_a_reader_that_closes_the_output_early(py_change: GitRepo) -> None:
 def test_no_writable_temporary_folder_at_all() -> None:
     """TMPDIR unset and /tmp and /var/tmp read-only (mounted so in a namespace of the run's
     own): Python's last resort for temporary files is the current folder, the user's checkout,
-    where the run's worktrees would then be made. Refused instead, saying what to set."""
-    if os.geteuid() != 0 or not Path("/dev/shm").is_dir():
-        pytest.skip("a mount namespace needs root (CI runs as root), and /dev/shm")
+    where the run's worktrees would then be made. Refused instead, saying what to set.
+
+    The run starts from a read-only view of this checkout outside /tmp and /var/tmp (a bind
+    mount in its own folder), so that hiding them hides no interpreter or source of its own,
+    wherever the checkout is (a clone under /tmp)."""
+    requires_root("a mount namespace")
+    requires(None if Path("/dev/shm").is_dir() else "no /dev/shm")
+    hidden = [Path("/tmp").resolve(), Path("/var/tmp").resolve()]
+    interpreter = Path(sys.executable).absolute()
+    requires(None if interpreter.is_relative_to(ROOT)
+             or not any(Path(sys.prefix).resolve().is_relative_to(h) for h in hidden)
+             else "this interpreter lies under /tmp outside the checkout")
     with tempfile.TemporaryDirectory(dir="/dev/shm") as folder:  # outside /tmp: still visible
+        view = Path(folder) / "checkout"
+        view.mkdir()
+        run = view / interpreter.relative_to(ROOT) if interpreter.is_relative_to(ROOT) \
+            else interpreter
         repo = GitRepo(Path(folder) / "repo")
         repo.commit({"a.py": "import os\n"})
         repo.branch("feature")
         repo.commit({"a.py": "import os\nimport sys\n"})
         repo.checkout("main")  # the head gets a worktree of its own
-        read_only = ("mount -t tmpfs -o ro,size=4k tmpfs /tmp && "
-                     "mount -t tmpfs -o ro,size=4k tmpfs /var/tmp && exec \"$@\"")
+        read_only = ('mount --bind "$1" "$2" && mount -o remount,bind,ro "$2" && '
+                     "mount -t tmpfs -o ro,size=4k tmpfs /tmp && "
+                     'mount -t tmpfs -o ro,size=4k tmpfs /var/tmp && shift 2 && exec "$@"')
         env = {k: v for k, v in os.environ.items() if k not in ("TMPDIR", "TEMP", "TMP")}
         done = subprocess.run(
-            ["unshare", "-m", "sh", "-c", read_only, "sh", sys.executable, "-m", "bot.cli",
-             "review", "--base", "main", "--head", "feature", "--no-cache"],
+            ["unshare", "-m", "sh", "-c", read_only, "sh", str(ROOT), str(view), str(run),
+             "-m", "bot.cli", "review", "--base", "main", "--head", "feature", "--no-cache"],
             cwd=repo.path, capture_output=True, timeout=120,
-            env={**env, "PYTHONPATH": str(ROOT), "REVIEWBOT_CACHE_DIR": f"{folder}/cache"})
+            env={**env, "PYTHONPATH": str(view), "REVIEWBOT_CACHE_DIR": f"{folder}/cache"})
         err = done.stderr.decode()
         assert (done.returncode, "Traceback" in err) == (2, False), err
         assert "TMPDIR" in err, err

@@ -15,12 +15,16 @@ from pathlib import Path
 import pytest
 
 from bot.errors import Exit
+from tests.conftest import requires
 from tests.security import attack, unprivileged
 
 ROOT = Path(__file__).resolve().parents[2]
 
-pytestmark = pytest.mark.skipif(unprivileged.unavailable() is not None,
-                                reason=str(unprivileged.unavailable()))
+
+@pytest.fixture(autouse=True)
+def _unprivileged_user() -> None:
+    requires(unprivileged.unavailable())
+
 
 # Started so that the bot's source is this tree's, whatever is installed.
 BOOT = ("import sys; sys.path.insert(0, {root!r}); from bot.{module} import main; "

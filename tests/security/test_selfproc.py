@@ -10,12 +10,16 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import requires
 from tests.security import unprivileged
 
 ROOT = Path(__file__).resolve().parents[2]
 
-pytestmark = pytest.mark.skipif(unprivileged.unavailable() is not None,
-                                reason=str(unprivileged.unavailable()))
+
+@pytest.fixture(autouse=True)
+def _unprivileged_user() -> None:
+    requires(unprivileged.unavailable())
+
 
 # Run as the unprivileged user; a child of it (as a tool is) reads its /proc files.
 PROBE = """

@@ -1,16 +1,20 @@
 """Run a command as an unprivileged user, the way the image runs the bot (a user of its own,
-no capability), on this machine's own tools.
+no capability), on this machine's own tools and this checkout.
 
-The tests run as root; `nobody` is the user here. Tools installed under root's home (a Python
-built there, rustup) are made reachable to it in a mount namespace of the command's own: a
-world-readable empty folder is mounted over the home and only those tools' folders are mounted
-back into it. Nothing changes outside that namespace.
+The tests run as root; `nobody` is the user here. What it runs (this checkout: the bot's
+source, its virtualenv, the tools; the interpreter; rustup and cargo) may lie where it cannot
+reach: under root's home, or below a folder only root may enter (a clone in `mktemp -d`).
+The command gets a mount namespace of its own in which each such folder is covered by an
+empty world-readable one, and only what it runs is mounted back into it, at the same path
+(scripts and virtualenvs name their absolute paths). Nothing changes outside that namespace.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -18,19 +22,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 NOBODY = 65534
-
-# Mounts root's home over a staging folder, covers the home with an empty world-readable
-# folder, mounts the named tool folders back into it, then becomes nobody.
-_ENTER = f"""set -e
-stage="$1"; home="$2"; shift 2
-mount --bind "$home" "$stage"
-mount -t tmpfs -o mode=755 reviewbot-test-home "$home"
-while [ "$1" != -- ]; do
-  mkdir -p "$home/$1"; mount --bind "$stage/$1" "$home/$1"; shift
-done
-shift
-exec setpriv --reuid={NOBODY} --regid={NOBODY} --clear-groups -- "$@"
-"""
+CHECKOUT = Path(__file__).resolve().parents[2]
 
 
 def unavailable() -> str | None:
@@ -54,11 +46,52 @@ def _tool_homes() -> list[Path]:
             Path(shutil.which("cargo") or "/").resolve().parent]
 
 
-def _exposed() -> list[str]:
-    """The top folders of root's home the tools live in."""
-    home = Path.home().resolve()
-    return sorted({p.resolve().relative_to(home).parts[0] for p in _tool_homes()
-                   if p.resolve().is_relative_to(home) and p.resolve() != home})
+def _reached() -> list[Path]:
+    """The folders the unprivileged command runs things from."""
+    found = {p.resolve() for p in (*_tool_homes(), CHECKOUT, Path(sys.prefix),
+                                   Path(shutil.which("node") or "/").resolve().parent)}
+    return sorted(p for p in found if p != Path("/") and p.exists())
+
+
+def _shut(path: Path) -> bool:
+    """Whether other users may not pass through `path` (no search permission for them)."""
+    return not stat.S_IMODE(path.stat().st_mode) & stat.S_IXOTH
+
+
+def covers(home: Path, reached: Sequence[Path]) -> dict[Path, list[Path]]:
+    """Each folder to cover (root's home, and the outermost folder others may not pass through
+    on the way to a reached one), with what to mount back into it: the reached folders below
+    it, outermost first. A cover inside another is none of its own: the outer one's mounts
+    recreate the path to what it holds."""
+    tops = {home} if home != Path("/") else set()
+    for folder in reached:
+        shut = [a for a in reversed(folder.parents) if a != Path("/") and _shut(a)]
+        if shut:
+            tops.add(shut[0])
+    tops = {t for t in tops if not any(t != o and t.is_relative_to(o) for o in tops)}
+    out: dict[Path, list[Path]] = {}
+    for top in sorted(tops):
+        inside = sorted(f for f in reached if f.is_relative_to(top) and f != top)
+        out[top] = [f for f in inside
+                    if not any(f != o and f.is_relative_to(o) for o in inside)]
+    return out
+
+
+def _enter(stage: Path, plan: Mapping[Path, Sequence[Path]]) -> str:
+    """The shell script that covers the folders of `plan` and mounts back what it names
+    (each folder first seen through a bind mount under `stage`), then becomes nobody."""
+    lines = ["set -e", "umask 022"]
+    for index, (top, keep) in enumerate(plan.items()):
+        seen = stage / str(index)
+        lines += [f"mkdir -p {shlex.quote(str(seen))}",
+                  f"mount --bind {shlex.quote(str(top))} {shlex.quote(str(seen))}",
+                  f"mount -t tmpfs -o mode=755 reviewbot-test-cover {shlex.quote(str(top))}"]
+        for folder in keep:
+            inner = shlex.quote(str(top / folder.relative_to(top)))
+            lines += [f"mkdir -p {inner}",
+                      f"mount --bind {shlex.quote(str(seen / folder.relative_to(top)))} {inner}"]
+    lines.append(f'exec setpriv --reuid={NOBODY} --regid={NOBODY} --clear-groups -- "$@"')
+    return "\n".join(lines) + "\n"
 
 
 def path() -> str:
@@ -92,8 +125,9 @@ class Sandbox:
             timeout: float = 900) -> subprocess.CompletedProcess[str]:
         # The environment is handed over by `env -i` at the end: a shell drops the variables
         # whose names it cannot hold (the action's `INPUT_GITHUB-TOKEN`).
-        command = ["unshare", "--mount", "--propagation", "private", "sh", "-c", _ENTER, "sh",
-                   str(self._stage), str(Path.home().resolve()), *_exposed(), "--",
+        plan = covers(Path.home().resolve(), [*_reached(), self.root.resolve()])
+        command = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                   _enter(self._stage, plan), "sh",
                    "env", "-i", *(f"{k}={v}" for k, v in env.items()), *argv]
         return subprocess.run(command, env={"PATH": os.environ.get("PATH", os.defpath)},
                               cwd=cwd, capture_output=True, text=True, timeout=timeout)
