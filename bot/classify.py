@@ -24,7 +24,7 @@ from functools import lru_cache
 from bot import moves
 from bot.diff import ADDED, MODIFIED, UNCHANGED, WS_CHANGED, LineMap, identity_map, norm
 from bot.model import Finding, Scope, Span, Verdict, Where
-from bot.reflow import Landing, TokenMap, aligned, token_at
+from bot.reflow import REGION_PAIRS, Landing, TokenMap, aligned, token_at
 from bot.tokens import Code, Definition, read
 
 STATUS_ORDER = {UNCHANGED: 0, WS_CHANGED: 1, MODIFIED: 2, ADDED: 3}
@@ -436,8 +436,8 @@ def _window_pass(group: _Group, base: Code, head: Code, matched: dict[int, tuple
 
 
 class _WholeDefinitions:
-    """A file's definitions by their whole tokens, name included: one held once on each side
-    of a change is the same definition, wherever either side put it."""
+    """A file's definitions by their whole tokens (name included) and by their names: one held
+    once on each side of a change is the same definition, wherever either side put it."""
 
     def __init__(self, code: Code) -> None:
         self.code = code
@@ -445,37 +445,70 @@ class _WholeDefinitions:
                       for d in code.definitions}
         held = Counter(self.texts.values())
         self.once = {text: d for d, text in self.texts.items() if held[text] == 1}
+        names = {d: code.tokens[d.name].text for d in code.definitions if d.name is not None}
+        named = Counter(names.values())
+        self.named = {name: d for d, name in names.items() if named[name] == 1}
+        self.names = names
 
     def token(self, a: _Anchored) -> int | None:
         return token_at(self.code.tokens, self.code.lines, a.f.line, a.f.column)
 
     def origin(self, token: int, base: _WholeDefinitions) -> int | None:
         """The base token a head token was, through the innermost definition around it that
-        each side holds once and unchanged."""
+        both sides hold once: unchanged, else under the same name and at least
+        SIMILAR_DEFINITION alike (a reformatted function), its token among those that align."""
         for d in reversed(self.code.definitions):  # inner ones come after the outer
-            if d.start <= token < d.stop:
-                text = self.texts[d]
-                before = base.once.get(text) if self.once.get(text) is d else None
-                if before is not None:
-                    return before.start + token - d.start
+            if not d.start <= token < d.stop:
+                continue
+            text = self.texts[d]
+            before = base.once.get(text) if self.once.get(text) is d else None
+            if before is not None:
+                return before.start + token - d.start
+            name = self.names.get(d)
+            before = base.named.get(name) if name and self.named.get(name) is d else None
+            if before is not None:
+                old = base.texts[before]
+                shorter, longer = sorted((len(old), len(text)))
+                if shorter < SIMILAR_DEFINITION * longer or len(old) * len(text) > REGION_PAIRS:
+                    return None
+                pairs = aligned(text, old)
+                if 2 * len(pairs) < SIMILAR_DEFINITION * (len(old) + len(text)):
+                    return None
+                at = pairs.get(token - d.start)
+                return None if at is None else before.start + at
         return None
 
 
+def _maybe_reordered(group: _Group, matched: dict[int, tuple[_Anchored, str]]) -> bool:
+    """Whether PR could pair anything the files need not be read as tokens for: a head finding
+    left without a partner on a line a base finding saying the same kind of thing has too (a
+    finding of a definition moved is on the same line as before). A new finding on a new line,
+    the common push, reads no tokens."""
+    free = {(h.line_hash, h.shape) for h in group.head if id(h) not in matched and not h.file_level}
+    return bool(free) and any((b.line_hash, b.shape) in free for b in group.base)
+
+
 def _reordered_pass(group: _Group, base: _WholeDefinitions, head: _WholeDefinitions,
-                    matched: dict[int, tuple[_Anchored, str]], taken: set[int]) -> None:
+                    matched: dict[int, tuple[_Anchored, str]], taken: set[int],
+                    everyone: bool) -> None:
     """PR: definitions written in another order within the file. The line map pairs a line
     left in place with an equal line of another definition moved there (`if x == None:` in
-    each of five functions reversed), so P1 may give a finding the base finding of another
-    definition, and the last definition's finding is left with no partner. A head finding in a
-    definition both sides hold once and unchanged takes the base finding on its own token back
-    from a finding with no such claim; the one displaced looks for its own in turn, and then
-    goes on through the passes after P1."""
+    each of five functions reversed), and the tokens of a rewritten region align a reformatted
+    function's with those of another one the region held: a finding may be given the base
+    finding of another definition, and the last definition's finding is left with none.
+
+    A head finding in a definition both sides hold once (`_WholeDefinitions.origin`) takes the
+    base finding on its own token, from a finding with no such claim to it: the one displaced
+    looks for its own in turn, and then goes on through the passes after P1, as does a base
+    finding let go. `everyone`: every head finding is checked (the files are read as tokens
+    already), else only those with no partner."""
     base_at: dict[int, list[_Anchored]] = defaultdict(list)
     for b in group.base:
         if not b.file_level and (k := base.token(b)) is not None:
             base_at[k].append(b)
-    holder = {id(b): h for h in group.head if id(h) in matched
-              for b in (matched[id(h)][0],)}
+    if not base_at:
+        return
+    holder = {id(matched[id(h)][0]): h for h in group.head if id(h) in matched}
     origins: dict[int, int | None] = {}
 
     def origin(h: _Anchored) -> int | None:
@@ -484,19 +517,25 @@ def _reordered_pass(group: _Group, base: _WholeDefinitions, head: _WholeDefiniti
             origins[id(h)] = None if k is None else head.origin(k, base)
         return origins[id(h)]
 
-    queue = [h for h in group.head if id(h) not in matched and not h.file_level]
+    queue = [h for h in group.head if not h.file_level and (everyone or id(h) not in matched)]
     while queue:
         h = queue.pop(0)
         k = origin(h)
         own = [b for b in base_at.get(k, ()) if b.shape == h.shape] if k is not None else []
+        held = matched.get(id(h), (None, ""))[0]
+        if held is not None and any(b is held for b in own):
+            continue  # already paired with a finding of its own token
         for b in sorted(own, key=lambda b: (b.exact != h.exact, b.f.column != h.f.column,
                                             id(b) in taken, b.index)):
             other = holder.get(id(b))
             if other is not None and origin(other) == k:
-                continue  # held by the finding of its own token
+                continue  # held by a finding of its own token
             if other is not None:
                 del matched[id(other)]
                 queue.append(other)
+            if held is not None:  # let go: later passes may pair it with another finding
+                taken.discard(id(held))
+                del holder[id(held)]
             matched[id(h)] = (b, "PR")
             taken.add(id(b))
             holder[id(b)] = h
@@ -634,10 +673,13 @@ def classify(inputs: Inputs) -> tuple[list[Verdict], list[Verdict], list[str]]:
             if name == "P1" and tokens is not None and _unmatched(g, matched, taken):
                 _token_pass(g, tokens, matched, taken, lambda b: True)
                 _uncross(g, tokens, matched, taken)
-                base_path = inputs.pairs.get(g.pair_key, g.pair_key)
-                if base_path is not None and _unmatched(g, matched, taken):
-                    _reordered_pass(g, whole_definitions("base", base_path),
-                                    whole_definitions("head", g.pair_key), matched, taken)
+            base_path = inputs.pairs.get(g.pair_key, g.pair_key)
+            if name == "P1" and base_path is not None and (
+                    tokens is not None or (g.lm.changed_lines() and g.pair_key in inputs.head_files
+                                           and _maybe_reordered(g, matched))):
+                _reordered_pass(g, whole_definitions("base", base_path),
+                                whole_definitions("head", g.pair_key), matched, taken,
+                                everyone=tokens is not None)
             if name == "P3":
                 _unique_block_pass(g, matched, taken)
                 _unique_scope_pass(g, matched, taken)

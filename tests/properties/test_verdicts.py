@@ -4,7 +4,8 @@ introduces nothing; one more identical copy of a finding adds exactly one introd
 permuting the tools' output changes nothing is tests/test_classify.py's determinism property.
 
 The examples are the same on every run (derandomize), so a CI run never finds a new case by
-chance; the counterexamples the properties found once are pinned below as plain tests."""
+chance; scripts/deep-properties runs 10,000 of each, drawn afresh (`tests.properties.budget`).
+The counterexamples the properties found once are pinned below as plain tests."""
 
 from __future__ import annotations
 
@@ -12,11 +13,12 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 
-from hypothesis import assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from bot.classify import classify, is_file_level
 from bot.model import Finding, Span, Verdict
+from tests.properties.budget import examples
 from tests.test_classify import LINE_POOL, build, f, file_start, lines
 
 MESSAGES = ["a", "b `x`", "b `y`", "c 1"]
@@ -43,7 +45,7 @@ def shifted(finding: Finding, by: int) -> Finding:
     return replace(finding, span=Span(s.line + by, s.column, s.end_line + by, s.end_column))
 
 
-@settings(max_examples=150, deadline=None, derandomize=True)
+@examples(150)
 @given(texts_and_findings())
 def test_base_equal_to_head_introduces_nothing(side: tuple[str, list[Finding]]) -> None:
     text, found = side
@@ -52,7 +54,7 @@ def test_base_equal_to_head_introduces_nothing(side: tuple[str, list[Finding]]) 
     assert fixed == []
 
 
-@settings(max_examples=150, deadline=None, derandomize=True)
+@examples(150)
 @given(texts_and_findings(), texts_and_findings(), st.integers(1, 5))
 def test_a_pure_shift_of_lines_changes_no_verdict(
         base: tuple[str, list[Finding]], head: tuple[str, list[Finding]], by: int) -> None:
@@ -69,7 +71,7 @@ def test_a_pure_shift_of_lines_changes_no_verdict(
     assert len(moved_fixed) == len(fixed)
 
 
-@settings(max_examples=150, deadline=None, derandomize=True)
+@examples(150)
 @given(texts_and_findings(), texts_and_findings(), st.data())
 def test_one_more_identical_copy_adds_exactly_one_introduced(
         base: tuple[str, list[Finding]], head: tuple[str, list[Finding]], data: st.DataObject
@@ -91,7 +93,7 @@ def test_one_more_identical_copy_adds_exactly_one_introduced(
     assert len(fixed_after) == len(fixed)
 
 
-@settings(max_examples=150, deadline=None, derandomize=True)
+@examples(150)
 @given(texts_and_findings(), st.integers(1, 5))
 def test_lines_added_above_leave_every_finding_preexisting(
         side: tuple[str, list[Finding]], by: int) -> None:
