@@ -168,8 +168,27 @@ def _change(runner: Runner, options: Options) -> Change | None:
         else:
             git.ensure_commits(repo, (change.base,), runner.checkout_hint)
         git.ensure_commits(repo, (change.head,), runner.checkout_hint)
+        if trigger.kind == "label":
+            state = _conversation(runner, trigger)
     return Change(repo, change.base, change.head, trigger.repository, trigger.number,
                   trigger.target_ref, trigger, state)
+
+
+def _conversation(runner: Runner, trigger: Trigger) -> Conversation:
+    """The staged rewrites and ignored findings the apply label commits, read with the job's
+    token where it has one (they make the plan whose commit is reviewed ahead); without one,
+    none, and publish finds the plan differs and says how to have the new head reviewed."""
+    token = runner.token(None)
+    if not token:
+        return Conversation()
+    try:
+        connection = runner.connect(trigger, token)
+        assert connection.host is not None
+        return read_conversation(connection.host.summary_body())
+    except BotError as exc:
+        log(f"the conversation could not be read ({exc.message}): the commit is reviewed "
+            "ahead without its staged rewrites")
+        return Conversation()
 
 
 def repository_from_url(url: str) -> str | None:

@@ -4,6 +4,7 @@ by `reviewbot analyze` then `reviewbot publish` in another, with the same commit
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,9 @@ RULES = ("rules:\n  - id: no-print\n    language: python\n    message: use log($
          "    rule: {pattern: print($A)}\n    fix: log($A)\n")
 BASE = {"pyproject.toml": "[tool.ruff]\nline-length = 100\n", ".reviewbot.yml": RULES,
         "app.py": "import sys\n\n\ndef main():\n    return sys.argv\n"}
-HEAD = {"app.py": "import sys\n\n\ndef main():\n    print(sys.argv)\n    return sys.argv\n"}
+HEAD = {"app.py": "import os\nimport sys\n\n\ndef main():\n    print(sys.argv)\n"
+                  "    return sys.argv\n"}
+REPLY_KEY = re.compile(r"<!-- reviewbot:reply [0-9a-f]+ -->")
 FIXED = "import sys\n\n\ndef main():\n    log(sys.argv)\n    return sys.argv\n"
 
 
@@ -51,6 +54,8 @@ def in_world(repo_root: Path, monkeypatch: pytest.MonkeyPatch,
              turns: list[Turn]) -> dict[str, Any]:
     """The turns on a fresh pull request: what it shows and holds after each."""
     out: dict[str, Any] = {"summaries": [], "replies": [], "reactions": []}
+    for name in ("GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE"):  # the bot's commit: one sha in both
+        monkeypatch.setenv(name, "2026-01-02T11:00:00Z")
     for world in make_world(GitRepo(repo_root / "repo"), repo_root, monkeypatch, BASE, HEAD):
         for turn in turns:
             turn(world, repo_root, monkeypatch)
@@ -62,6 +67,12 @@ def in_world(repo_root: Path, monkeypatch: pytest.MonkeyPatch,
         out["app"] = git(world.origin, "show", f"{new}:app.py")
         out["log"] = git(world.origin, "log", "-1", "--format=%B", new)
         out["labels"] = world.fake.s.labels.get(7, [])
+        out["replies"] = [without_commit(r, new) for r in out["replies"]]
+        out["summaries"] = [without_commit(r, new) for r in out["summaries"]]
+        out["checks"] = [(r["name"], r["conclusion"], r["output"]["title"])
+                         for r in world.fake.s.check_runs.values() if r["head_sha"] == new]
+        out["comments"] = sorted(c["body"] for c in world.fake.bot_comments()
+                                 if c.get("commit_id") == new)
     return out
 
 
@@ -72,6 +83,17 @@ def apply_comment(split: bool) -> Turn:
         else:
             world.comment("ada", "/apply")
     return turn
+
+
+def command(body: str, user: str = "ada") -> Callable[[bool], Turn]:
+    def ask(split: bool) -> Turn:
+        def turn(world: World, tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+            if split:
+                split_comment(world, tmp, monkeypatch, user, body)
+            else:
+                world.comment(user, body)
+        return turn
+    return ask
 
 
 def apply_label(split: bool) -> Turn:
@@ -87,7 +109,8 @@ def apply_label(split: bool) -> Turn:
 
 
 def without_commit(text: str, commit: str) -> str:
-    return text.replace(commit, "NEW").replace(commit[:12], "NEW")
+    """`text` with the bot's commit (its date is the run's) and a reply's own key left out."""
+    return REPLY_KEY.sub("", text.replace(commit, "NEW").replace(commit[:12], "NEW"))
 
 
 @pytest.mark.parametrize("ask", [apply_comment, apply_label], ids=["comment", "label"])
@@ -104,3 +127,29 @@ def test_a_rule_s_offer_is_shown_and_applied_in_two_jobs_as_in_one(
     assert plan in one["log"] and plan in two["log"]
     assert one["reactions"] == two["reactions"]
     assert one["labels"] == two["labels"] == []
+
+
+SCENARIOS = {
+    "/apply": [apply_comment],
+    "label": [apply_label],
+    "/fix": [command("/fix")],
+    "/ast-edit then /apply": [command("/ast-edit return $X => return list($X)"), apply_comment],
+    "/ast-edit then label": [command("/ast-edit return $X => return list($X)"), apply_label],
+}
+
+
+@pytest.mark.parametrize("asks", SCENARIOS.values(), ids=SCENARIOS.keys())
+def test_the_new_head_is_reviewed_in_two_jobs_as_in_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        asks: list[Callable[[bool], Turn]]) -> None:
+    """After the bot's commit, the reply, the new head's check run, review and summary are the
+    same whether one job or two did it (the second job ran no linter)."""
+    one = in_world(tmp_path / "one", monkeypatch, [one_job_review, *(a(False) for a in asks)])
+    two = in_world(tmp_path / "two", monkeypatch, [split_review, *(a(True) for a in asks)])
+    assert one["parent"] and two["parent"] and one["app"] == two["app"]
+    assert "The review of the new head follows in this run" in one["replies"][-1]
+    assert two["replies"] == one["replies"]
+    assert two["reactions"] == one["reactions"]
+    assert one["checks"] and two["checks"] == one["checks"]
+    assert two["comments"] == one["comments"]
+    assert two["summaries"] == one["summaries"]
