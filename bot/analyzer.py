@@ -65,6 +65,10 @@ class Target:
     # What the user's checkout has installed, which the tools load at every revision
     # (bot.deps.stamp): part of every cached answer's key.
     installed: str = ""
+    # The base's findings are wanted for their own sake (listed as fixed: a sweep closes what
+    # was fixed), not only to classify the head's: a language server may otherwise leave the
+    # base out when the head has no finding (bot.lsp.analyzer).
+    fixed: bool = True
 
     def ready(self) -> Path:
         """`root`, made if it was not yet."""

@@ -50,6 +50,9 @@ class ReviewOptions:
     progress: Callable[[str, ToolRun | None], None] | None = None
     # Only this shard's part of the work (bot.shards); classification waits for all parts.
     shard: shards.Shard | None = None
+    # Every finding the change fixed is wanted (a sweep closes them): else a language server
+    # leaves the base out when the head has nothing to classify (Target.fixed).
+    fixed: bool = False
 
 
 @dataclass(frozen=True)
@@ -291,7 +294,7 @@ def gather(opts: ReviewOptions) -> Gathered:
                             tuple(p for p in head_paths if own is None or p in own), "head",
                             timeout=timeout, cache_dir=opts.cache_dir, repo=rev.repo,
                             changed=changed, installed=trees.installed,
-                            checked=dict(checked["head"]))
+                            checked=dict(checked["head"]), fixed=opts.fixed)
             mine_base = tuple(p for p in base_paths if own is None or pair_of.get(p, p) in own)
             if analyzer.lazy_checkout:
                 # Made only if something misses the cache (see Target.ready); for a tool that

@@ -8,9 +8,8 @@ server may check both revisions, and when each gets its own: `bot/lsp/__init__.p
 from __future__ import annotations
 
 import posixpath
-import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,6 +18,7 @@ from bot.analyzer import Analyzer, Outcome, Resolution, Target
 from bot.cache import FindingsCache
 from bot.errors import ProcError, SessionError
 from bot.lsp import memo, servers
+from bot.lsp.budget import Budget
 from bot.lsp.diagnostics import findings_for, setup_notes
 from bot.lsp.servers import ServerSpec
 from bot.model import Finding, ToolStatus
@@ -101,12 +101,12 @@ class LspAnalyzer(Analyzer):
             return Outcome(self.name, "missing", message=resolution.message)
         repo = target.repo or target.root
         spec = servers.variant(self.spec, repo)
-        deadline = time.monotonic() + target.timeout
+        budget = Budget.of(target.timeout, spec.ready_timeout)
         out = _Collected(self.name, spec, target)
         for project, rels, importing, _ in _plan(spec, target).sessions:
             launch = servers.launch(spec, repo, resolution.executable, project)
             try:
-                out.take(session.run(launch, target.root, project, rels + importing, deadline),
+                out.take(session.run(launch, target.root, project, rels + importing, budget),
                          importing)
             except SessionError as exc:
                 out.fail(exc, rels + importing)
@@ -129,13 +129,21 @@ class LspAnalyzer(Analyzer):
                 or not sources <= set(base.paths) or not sources <= set(head.paths)
                 or not all(p in sources or _never_read(spec, p) for p in head.changed)
                 or _coverage(spec, base) != _coverage(spec, head)):
-            return None  # (the last: a linter that failed at one revision only)
-        deadline = time.monotonic() + head.timeout
+            # (the last: a linter that failed at one revision only)
+            return self._head_first(base, head, resolution) if not head.fixed else None
+        budget = Budget.of(head.timeout, spec.ready_timeout)
         outs = (_Collected(self.name, spec, base), _Collected(self.name, spec, head))
         plan = _plan(spec, head, base.root)
         cache = FindingsCache(head.cache_dir) if head.cache_dir is not None else None
         for out in outs:
             out.note = plan.note
+        # A finding moved from one project to another is matched across them: the base is
+        # left out only where one server sees the whole change.
+        skippable = not head.fixed and len(plan.sessions) == 1
+
+        def base_wanted(result: SessionResult) -> bool:
+            return not skippable or bool(result.failed) or _has_findings(spec, result)
+
         for project, rels, importing, hidden in plan.sessions:
             launch = servers.launch(spec, repo, resolution.executable, project)
             files = rels + importing
@@ -147,12 +155,16 @@ class LspAnalyzer(Analyzer):
                 if known is not None:  # a new push: the base is what the last review saw
                     outs[0].take_known(known, files)
                     taken = [(outs[1], keys[1],
-                              session.run(launch, head.root, project, files, deadline))]
+                              session.run(launch, head.root, project, files, budget))]
                 else:
                     texts = {rel: session.read_text(base.root / rel) for rel in rels + hidden}
-                    pair = session.run_pair(launch, head.root, project, files, texts, deadline,
-                                            hidden)
-                    taken = list(zip(outs, keys, pair, strict=True))
+                    base_r, head_r = session.run_pair(launch, head.root, project, files, texts,
+                                                      budget, hidden, base_wanted)
+                    taken = [(outs[1], keys[1], head_r)]
+                    if base_r is not None:
+                        taken.append((outs[0], keys[0], base_r))
+                    else:
+                        outs[1].note = _join(outs[1].note, BASE_LEFT_OUT)
             except SessionError as exc:
                 for out in outs if known is None else outs[1:]:
                     out.fail(exc, files)
@@ -164,6 +176,30 @@ class LspAnalyzer(Analyzer):
         if cache is not None and cache.writes:
             cache.prune()
         return outs[0].outcome(), outs[1].outcome()
+
+    def _head_first(self, base: Target, head: Target, resolution: Resolution
+                    ) -> tuple[Outcome, Outcome]:
+        """One session per revision, the head's first: the base's only when the head has a
+        finding to classify (a base finding can only make a head finding preexisting)."""
+        head_o = self.collect(head, resolution)
+        if head_o.status == "ok" and not head_o.findings and not head_o.failed_paths:
+            return (Outcome(self.name, "ok", version=head_o.version),
+                    replace(head_o, note=_join(head_o.note, BASE_LEFT_OUT)))
+        return self.collect(base, resolution), head_o
+
+
+# Said on the tool's row when the head had nothing to classify (see README, "fixed").
+BASE_LEFT_OUT = ("the base was not checked: no finding at the head to classify "
+                 "(what the change fixed there is not listed)")
+
+
+def _join(*notes: str) -> str:
+    return "; ".join(n for n in notes if n)
+
+
+def _has_findings(spec: ServerSpec, result: SessionResult) -> bool:
+    return any(findings_for(spec, items, rel, result.texts[rel]) or setup_notes(spec, items)
+               for rel, items in result.diagnostics.items())
 
 
 # Files no type checker here reads: documentation, and the sources of other languages.

@@ -20,6 +20,7 @@ from lsprotocol import types as T
 
 from bot import proc
 from bot.errors import RequestTimeout, RpcError, ServerGone
+from bot.lsp.budget import Timeout, remaining
 from bot.lsp.rpc import Connection
 
 RETRYABLE = {int(T.LSPErrorCodes.ServerCancelled), int(T.LSPErrorCodes.ContentModified)}
@@ -40,6 +41,9 @@ class ServerState:
     quiescent: bool = False  # rust-analyzer's experimental/serverStatus
     health: str = "ok"  # its "ok" | "warning" | "error"
     status_message: str = ""
+    # The latest sign that the server is working (monotonic; 0: none yet): a progress
+    # notification or token, a status change. It moves the session's deadline (bot.lsp.budget).
+    activity: float = 0.0
     registrations: dict[str, str] = field(default_factory=dict)  # registration id -> method
     logs: deque[str] = field(default_factory=lambda: deque(maxlen=LOG_LINES))
     other: dict[str, dict[str, Any]] = field(default_factory=dict)  # last params by method
@@ -140,13 +144,15 @@ class LspClient:
     def save(self, uri: str) -> None:
         self.conn.notify(T.TEXT_DOCUMENT_DID_SAVE, {"textDocument": {"uri": uri}})
 
-    def pull(self, uri: str, timeout: float, attempts: int = 5) -> list[dict[str, Any]]:
+    def pull(self, uri: str, timeout: Timeout, attempts: int = 5) -> list[dict[str, Any]]:
         """Pull diagnostics for one open document, retrying what the spec says to retry."""
-        deadline = time.monotonic() + timeout
+        if not callable(timeout):
+            deadline = time.monotonic() + timeout
+            timeout = lambda: deadline - time.monotonic()  # noqa: E731
         for attempt in range(attempts):
             try:
                 report = self.conn.request(T.TEXT_DOCUMENT_DIAGNOSTIC, {
-                    "textDocument": {"uri": uri}}, deadline - time.monotonic())
+                    "textDocument": {"uri": uri}}, timeout)
             except RpcError as exc:
                 if exc.code in RETRYABLE and attempt + 1 < attempts:
                     continue
@@ -155,18 +161,19 @@ class LspClient:
             return [d for d in items or [] if isinstance(d, dict)]
         return []
 
-    def execute(self, command: str, arguments: list[Any], timeout: float) -> Any:
+    def execute(self, command: str, arguments: list[Any], timeout: Timeout) -> Any:
         return self.conn.request(T.WORKSPACE_EXECUTE_COMMAND,
                                  {"command": command, "arguments": arguments}, timeout)
 
-    def wait(self, predicate: Callable[[ServerState], bool], timeout: float) -> bool:
-        """Block until `predicate(state)` holds (True) or the time is up / the server died."""
-        deadline = time.monotonic() + timeout
+    def wait(self, predicate: Callable[[ServerState], bool], timeout: Timeout) -> bool:
+        """Block until `predicate(state)` holds (True) or the time is up / the server died.
+        A `timeout` given as a function is asked again at each message (a moving deadline)."""
+        deadline = None if callable(timeout) else time.monotonic() + timeout
         with self.cond:
             while not predicate(self.state):
                 if self.state.closed is not None:
                     raise ServerGone(self.state.closed)
-                left = deadline - time.monotonic()
+                left = remaining(timeout) if deadline is None else deadline - time.monotonic()
                 if left <= 0:
                     return False
                 self.cond.wait(left)
@@ -193,6 +200,11 @@ class LspClient:
         def null(_params: Any) -> None:
             return None
 
+        def progress_token(_params: Any) -> None:
+            with self.cond:
+                self.state.activity = time.monotonic()
+                self.cond.notify_all()
+
         def refuse_edit(_params: Any) -> dict[str, Any]:
             # gopls may ask to fix a go.mod, a server to apply a code action: never on disk.
             return {"applied": False, "failureReason": "reviewbot never edits the files it reviews"}
@@ -202,7 +214,7 @@ class LspClient:
             T.CLIENT_REGISTER_CAPABILITY: register,
             T.CLIENT_UNREGISTER_CAPABILITY: unregister,
             T.WORKSPACE_APPLY_EDIT: refuse_edit,
-            T.WINDOW_WORK_DONE_PROGRESS_CREATE: null,
+            T.WINDOW_WORK_DONE_PROGRESS_CREATE: progress_token,
             T.WORKSPACE_DIAGNOSTIC_REFRESH: null,
             T.WORKSPACE_SEMANTIC_TOKENS_REFRESH: null,
             T.WORKSPACE_INLAY_HINT_REFRESH: null,
@@ -226,6 +238,7 @@ class LspClient:
             state.largest = max(state.largest, len(items))
             state.last_publish = time.monotonic()
         elif method == T.PROGRESS:
+            state.activity = time.monotonic()
             token, value = str(params.get("token")), params.get("value") or {}
             kind = value.get("kind") if isinstance(value, dict) else None
             if kind == "begin":
@@ -236,6 +249,7 @@ class LspClient:
         elif method in (T.WINDOW_LOG_MESSAGE, T.WINDOW_SHOW_MESSAGE):
             state.logs.append(str(params.get("message", "")))
         elif method == "experimental/serverStatus":
+            state.activity = time.monotonic()
             state.quiescent = bool(params.get("quiescent"))
             state.health = str(params.get("health") or "ok")
             state.status_message = str(params.get("message") or "")

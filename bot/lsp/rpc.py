@@ -15,6 +15,7 @@ import os
 import queue
 import subprocess
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
@@ -26,6 +27,7 @@ from lsprotocol.types import ErrorCodes
 from bot import proc
 from bot.errors import FramingError, RequestTimeout, RpcError, ServerGone
 from bot.lsp import framing
+from bot.lsp.budget import Timeout, remaining
 
 RequestHandler = Callable[[Any], Any]
 NotificationHandler = Callable[[str, Any], None]
@@ -68,22 +70,30 @@ class Connection:
     def stderr_tail(self, lines: int = 15) -> str:
         return proc.tail("".join(self._stderr), lines)
 
-    def request(self, method: str, params: Any, timeout: float) -> Any:
-        """Send a request and wait for its result; raises RpcError/ServerGone/RequestTimeout."""
+    def request(self, method: str, params: Any, timeout: Timeout) -> Any:
+        """Send a request and wait for its result; raises RpcError/ServerGone/RequestTimeout.
+        A `timeout` given as a function is asked again as the wait goes on (a deadline that
+        the server's progress moves)."""
         future: Future[Any] = Future()
         with self._lock:
             if self._closed is not None:
                 raise ServerGone(self._closed)
             ident = next(self._ids)
             self._pending[ident] = (method, future)
+        started = time.monotonic()
         self._send({"jsonrpc": "2.0", "id": ident, "method": method, "params": params})
-        try:
-            return future.result(timeout=max(timeout, 0.0))
-        except FutureTimeout:
-            with self._lock:
-                self._pending.pop(ident, None)
-            self.notify("$/cancelRequest", {"id": ident})
-            raise RequestTimeout(method, timeout) from None
+        while True:
+            left = remaining(timeout)
+            try:
+                # A moving deadline is looked at again every second.
+                return future.result(timeout=min(left, 1.0) if callable(timeout) else left)
+            except FutureTimeout:
+                if callable(timeout) and remaining(timeout) > 0:
+                    continue
+                with self._lock:
+                    self._pending.pop(ident, None)
+                self.notify("$/cancelRequest", {"id": ident})
+                raise RequestTimeout(method, round(time.monotonic() - started, 1)) from None
 
     def notify(self, method: str, params: Any) -> None:
         if self._closed is None:

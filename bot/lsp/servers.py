@@ -82,6 +82,9 @@ class ServerSpec:
     # may be a stub (rustup's proxy exists even when the component is not installed).
     probe: tuple[str, ...] | None = None
     start_timeout: float = 60.0
+    # How long past the review's timeout the server may go on while it shows progress (a cold
+    # start: its first index, cargo metadata, dependencies built); each sign of progress starts
+    # the timeout again, up to this much more (bot.lsp.budget).
     ready_timeout: float = 120.0
     # Linters whose run over a changed package reports what this server would there (their
     # type check: golangci-lint's typecheck, clippy's rustc errors). Where one of them checked

@@ -19,6 +19,7 @@ from typing import Any
 from bot import positions
 from bot.errors import MissingBinary, RequestTimeout, RpcError, ServerGone, SessionError
 from bot.lsp import servers
+from bot.lsp.budget import Budget
 from bot.lsp.client import LspClient, ServerState
 from bot.lsp.diagnostics import from_tsserver
 from bot.lsp.servers import Launch, ServerSpec
@@ -42,46 +43,60 @@ def read_text(path: Path) -> str:
 
 
 class _Clock:
-    def __init__(self, deadline: float) -> None:
-        self.deadline = deadline
+    """The session's time left: the budget's deadline, moved by the server's progress."""
+
+    def __init__(self, budget: Budget) -> None:
+        self.budget = budget
+        self.state: ServerState | None = None  # the running server's, once started
 
     def left(self, cap: float | None = None) -> float:
-        remaining = self.deadline - time.monotonic()
+        activity = self.state.activity if self.state is not None else 0.0
+        remaining = self.budget.deadline(activity) - time.monotonic()
         return max(0.0, remaining if cap is None else min(cap, remaining))
+
+    def why(self) -> str:
+        """What the time ran out on, said after a timeout."""
+        state = self.state or ServerState()
+        working = ", ".join(sorted(set(state.progress.values()))) or None
+        return self.budget.why(time.monotonic(), state.activity, working)
 
 
 def run(launch: Launch, checkout: Path, project: Path, files: Sequence[str],
-        deadline: float) -> SessionResult:
+        budget: Budget) -> SessionResult:
     """Diagnostics for `files` (relative to `checkout`) from a server rooted at `project`.
 
     The server gets a temporary folder of its own, removed once its process group is gone:
     servers leave things in theirs (typescript-language-server a folder per start for
     tsserver's cancellation pipes) and never clean up.
     """
-    return _phases(launch, checkout, project, files, (), [{}], deadline)[0]
+    return _phases(launch, checkout, project, files, (), [{}], budget)[0]
 
 
 def run_pair(launch: Launch, checkout: Path, project: Path, files: Sequence[str],
-             base_texts: Mapping[str, str], deadline: float, hidden: Sequence[str] = ()
-             ) -> tuple[SessionResult, SessionResult]:
+             base_texts: Mapping[str, str], budget: Budget, hidden: Sequence[str] = (),
+             base_wanted: Callable[[SessionResult], bool] = lambda head: True
+             ) -> tuple[SessionResult | None, SessionResult]:
     """The base's and the head's diagnostics from one server on the head's checkout: `files`
-    and `hidden` opened with their base text (`base_texts`; the others as on disk), `files`
-    diagnosed, then all changed to the head's text and `files` diagnosed again. `hidden` files
-    are open for their text only (changed files another tool checked). Sound only where the
-    revisions differ in nothing but the text of open files (see LspAnalyzer.collect_pair)."""
-    base, head = _phases(launch, checkout, project, files, hidden, [base_texts, {}], deadline)
-    return base, head
+    and `hidden` opened with the head's text (as on disk), `files` diagnosed, then, when
+    `base_wanted(head's result)`, all changed to the base's text (`base_texts`; the others as
+    on disk) and `files` diagnosed again; else no base result (None). `hidden` files are open
+    for their text only (changed files another tool checked). Sound only where the revisions
+    differ in nothing but the text of open files (see LspAnalyzer.collect_pair)."""
+    results = _phases(launch, checkout, project, files, hidden, [{}, base_texts], budget,
+                      lambda done: base_wanted(done[0]))
+    return (results[1] if len(results) > 1 else None), results[0]
 
 
 def _phases(launch: Launch, checkout: Path, project: Path, files: Sequence[str],
-            hidden: Sequence[str], overlays: Sequence[Mapping[str, str]], deadline: float
+            hidden: Sequence[str], overlays: Sequence[Mapping[str, str]], budget: Budget,
+            go_on: Callable[[list[SessionResult]], bool] = lambda done: True
             ) -> list[SessionResult]:
     missing = [p for p in _above(project, checkout, launch.spec.created_files) if not p.exists()]
     with tempfile.TemporaryDirectory(prefix="reviewbot-lsp-", ignore_cleanup_errors=True) as tmp:
         launch = servers.with_scratch(launch, Path(tmp))
         env = {**launch.env, "TMPDIR": tmp, "TMP": tmp, "TEMP": tmp}
         try:
-            return _run(launch, env, checkout, project, files, hidden, overlays, deadline)
+            return _run(launch, env, checkout, project, files, hidden, overlays, budget, go_on)
         except SessionError as exc:
             # The checkout is a temporary worktree: name files as the repository does.
             raise SessionError(exc.status, relative(exc.message, checkout)) from exc
@@ -103,16 +118,18 @@ def _above(project: Path, checkout: Path, names: Sequence[str]) -> list[Path]:
 
 def _run(launch: Launch, env: dict[str, str], checkout: Path, project: Path,
          files: Sequence[str], hidden: Sequence[str], overlays: Sequence[Mapping[str, str]],
-         deadline: float) -> list[SessionResult]:
+         budget: Budget, go_on: Callable[[list[SessionResult]], bool]) -> list[SessionResult]:
     """One result per overlay (file texts over the disk's): the first opens the files, each
-    next one changes those whose text differs, then the completion signal is awaited again."""
+    next one changes those whose text differs, then the completion signal is awaited again;
+    before each next one, `go_on(the results so far)` may end the session there."""
     spec = launch.spec
-    clock = _Clock(deadline)
+    clock = _Clock(budget)
     try:
         client = LspClient(launch.argv, project, positions.path_to_uri(project),
                            launch.settings, env=env)
     except MissingBinary as exc:
         raise SessionError("failed", str(exc)) from exc
+    clock.state = client.state
     try:
         client.initialize(clock.left(spec.start_timeout), spec.pull, launch.init_options)
         version = _version(client)
@@ -123,6 +140,8 @@ def _run(launch: Launch, env: dict[str, str], checkout: Path, project: Path,
         texts: dict[str, str] = {}
         results: list[SessionResult] = []
         for number, overlay in enumerate(overlays):
+            if number and not go_on(results):
+                break
             result = SessionResult(version=version)
             for rel in opened:
                 text = overlay.get(rel, disk[rel])
@@ -145,7 +164,8 @@ def _run(launch: Launch, env: dict[str, str], checkout: Path, project: Path,
             results.append(result)
         return results
     except RequestTimeout as exc:
-        raise SessionError("timeout", f"{spec.name}: {exc}{_tail(client)}") from exc
+        raise SessionError("timeout", f"{spec.name}: {exc}; {clock.why()}{_tail(client)}"
+                           ) from exc
     except ServerGone as exc:
         why, _, stderr = exc.detail.partition("; stderr:\n")
         gist = stderr_gist(stderr)
@@ -187,9 +207,10 @@ def _check_health(client: LspClient, patterns: Sequence[str]) -> None:
     with client.cond:
         health, message = client.state.health, client.state.status_message
     if health == "error" or any(re.search(p, message) for p in patterns):
+        said = _status_gist(message) or " ".join(message.split())
         why = _workspace_error(client.conn.stderr_tail(200)) or " ".join(
-            part for part in (_status_gist(message), stderr_gist(client.conn.stderr_tail(50)))
-            if part)
+            part for part in (said, stderr_gist(client.conn.stderr_tail(50))) if part) or (
+            f"its status turned to {health} with no message, and it wrote nothing on stderr")
         raise SessionError("failed", f"rust-analyzer could not load the project: {why}")
 
 
@@ -251,9 +272,9 @@ def _check_flood(result: SessionResult) -> None:
 
 def _wait(client: LspClient, predicate: Callable[[ServerState], bool], clock: _Clock,
           what: str) -> None:
-    budget = clock.left()
-    if not client.wait(predicate, budget):
-        raise RequestTimeout(what, budget)
+    started = time.monotonic()
+    if not client.wait(predicate, clock.left):
+        raise RequestTimeout(what, round(time.monotonic() - started, 1))
 
 
 # -- completion signals (`ServerSpec.completion`) ------------------------------------------
@@ -268,7 +289,7 @@ def _pull(client: LspClient, spec: ServerSpec, uris: dict[str, str], clock: _Clo
                     clock.left(30.0))
     for rel, uri in uris.items():
         try:
-            result.diagnostics[rel] = client.pull(uri, clock.left())
+            result.diagnostics[rel] = client.pull(uri, clock.left)
         except RpcError as exc:
             result.failed[rel] = str(exc)
 
@@ -282,7 +303,7 @@ def _tsserver(client: LspClient, spec: ServerSpec, uris: dict[str, str], clock: 
         for command in ("syntacticDiagnosticsSync", "semanticDiagnosticsSync"):
             answer = client.execute("typescript.tsserverRequest",
                                     [command, {"file": str(positions.uri_to_path(uri))}],
-                                    clock.left())
+                                    clock.left)
             if not isinstance(answer, dict) or answer.get("success") is False:
                 # tsserver died behind the wrapper, or refused the file: no result, not clean.
                 result.failed[rel] = f"tsserver {command}: {_why(answer)}"
@@ -303,7 +324,7 @@ def _why(answer: Any) -> str:
 def _diagnose_files(client: LspClient, spec: ServerSpec, uris: dict[str, str], clock: _Clock,
                     result: SessionResult) -> None:
     """gopls: `gopls.diagnose_files` returns once the files are diagnosed and published."""
-    client.execute("gopls.diagnose_files", [{"Files": list(uris.values())}], clock.left())
+    client.execute("gopls.diagnose_files", [{"Files": list(uris.values())}], clock.left)
     _take_pushed(client, uris, result)
 
 

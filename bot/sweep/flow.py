@@ -119,7 +119,9 @@ def _in_history(repo: Path, sha: str, head: str) -> bool:
 
 def _sweep(opts: Options, repository: Repository, pulls: Pulls, review: Review, issue: Issue,
            previous: State) -> Swept:
-    base_opts = replace(opts.review, repo=opts.repo, base=previous.sha, head=opts.head)
+    # What was fixed closes regressions: every tool checks the base (ReviewOptions.fixed).
+    base_opts = replace(opts.review, repo=opts.repo, base=previous.sha, head=opts.head,
+                        fixed=True)
     result = review(base_opts)
     commits = git.commits_between(opts.repo, previous.sha, opts.head)
     still, fixed = carry(previous.open, result)

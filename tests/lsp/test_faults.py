@@ -18,11 +18,11 @@ from tests.lsp.conftest import status, table
 FAKE = Path(__file__).parent / "fakes" / "fake_server.py"
 
 
-def fake(mode: str) -> LspAnalyzer:
+def fake(mode: str, *args: str, ready_timeout: float = 120.0) -> LspAnalyzer:
     return LspAnalyzer(ServerSpec(
-        name="fake", executables=(Path(sys.executable).name,), args=(str(FAKE), mode),
+        name="fake", executables=(Path(sys.executable).name,), args=(str(FAKE), mode, *args),
         languages={".py": "python"}, markers=(Marker("pyrightconfig.json"),),
-        completion="pull", pull=True, install_hint="-"))
+        completion="pull", pull=True, install_hint="-", ready_timeout=ready_timeout))
 
 
 @pytest.fixture
@@ -63,6 +63,39 @@ def test_server_that_never_answers_is_killed_with_its_children(py_repo: GitRepo)
     (state, message), _ = run(py_repo, "hang", timeout=6.0)
     assert state == "timeout"
     assert "textDocument/diagnostic" in message
+
+
+def alone(repo: GitRepo, server: LspAnalyzer, timeout: float) -> tuple[str, str, list[str]]:
+    """The fake server's status, message and rules, run alone with a short timeout."""
+    result = run_review(ReviewOptions(repo=repo.path, base="main", analyzers={"fake": server},
+                                      timeout=timeout))
+    return (*status(result, "fake"), [r[0] for r in table(result)])
+
+
+def test_a_server_showing_progress_past_the_timeout_is_waited_for(py_repo: GitRepo) -> None:
+    """A cold start under load: the server works (and says so) longer than the timeout. Each
+    sign of progress starts the timeout again."""
+    state, message, rules = alone(py_repo, fake("slow", "4"), timeout=2.0)
+    assert state == "ok", message
+    assert "F0" in rules
+    # Without the room past the timeout (as before: one fixed deadline) it timed out.
+    state, message, _ = alone(py_repo, fake("slow", "4", ready_timeout=0), timeout=2.0)
+    assert state == "timeout"
+    assert "still showing progress (Loading packages) after 2s" in message, message
+
+
+def test_progress_that_never_ends_times_out_at_the_bound_and_says_so(py_repo: GitRepo) -> None:
+    state, message, rules = alone(py_repo, fake("slow", "inf", ready_timeout=1.5), timeout=1.5)
+    assert state == "timeout"
+    assert "textDocument/diagnostic" in message
+    assert "still showing progress (Loading packages) after 3s" in message, message
+    assert not rules
+
+
+def test_a_silent_server_times_out_after_the_timeout_and_says_so(py_repo: GitRepo) -> None:
+    state, message, _ = alone(py_repo, fake("hang"), timeout=1.5)
+    assert state == "timeout"
+    assert "it showed no progress" in message, message
 
 
 def test_flood_is_refused(py_repo: GitRepo) -> None:

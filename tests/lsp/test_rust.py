@@ -52,6 +52,44 @@ def test_recorded_session_gives_the_cross_file_finding(tmp_path: Path) -> None:
     assert outcome.extra_paths == {"src/lib.rs"}
 
 
+def replayer(*args: str) -> LspAnalyzer:
+    """The recorded session, played by a fake server found as any tool is (its own Python)."""
+    spec = servers.RUST_ANALYZER
+    return LspAnalyzer(servers.ServerSpec(**{
+        **spec.__dict__, "executables": (Path(sys.executable).name,),
+        "args": (str(FAKE), "replay", str(TRANSCRIPT), *args), "probe": None}))
+
+
+def test_a_cold_start_that_outlasts_the_timeout_while_loading_passes(tmp_path: Path) -> None:
+    """On a fresh machine under load rust-analyzer loads (building its compile-time
+    dependencies, with progress) longer than the timeout: it is waited for while it works."""
+    crate(tmp_path)
+    outcome = replayer("4").collect(Target(tmp_path, "HEAD", ("src/calc.rs",), "head",
+                                           timeout=2), Resolution(sys.executable))
+    assert outcome.status == "ok", outcome.message
+    assert [f.rule for f in outcome.findings] == ["unused_variables", "E0061", "E0308"]
+
+
+def test_a_failure_says_why_in_the_json_and_the_text(repo: GitRepo) -> None:
+    """A server whose status turns to error with no message and nothing on stderr: the
+    result still says what happened, in the JSON and in the text, not only in a log."""
+    from bot.render import report, text
+
+    crate(repo.path)
+    (repo.path / "src" / "calc.rs").write_text(CALC)
+    repo.commit({}, "base")
+    repo.branch("feature")
+    repo.commit({"src/calc.rs": CALC.replace("b: i32)", "b: i32, c: i32)")})
+    result = review(repo, {"rust-analyzer": replayer("mute")})
+    assert status(result, "rust-analyzer")[0] == "failed"
+    tool = next(t for t in report.to_dict(result)["tools"] if t["name"] == "rust-analyzer")
+    reason = ("rust-analyzer could not load the project: its status turned to error with no "
+              "message, and it wrote nothing on stderr")
+    assert reason in tool["message"], tool["message"]
+    assert reason in text.render(result, lambda path: [])
+    assert report.to_dict(result)["gate"]["status"] == 4
+
+
 def test_real_rust_analyzer_cross_file(repo: GitRepo) -> None:
     resolution = SERVERS["rust-analyzer"].resolve(repo.path)
     if resolution.executable is None:

@@ -12,6 +12,7 @@ import pytest
 
 from bot.lsp.registry import SERVERS
 from bot.model import ReviewResult
+from bot.pipeline import ReviewOptions, run_review
 from tests.conftest import GitRepo, require_tool
 from tests.lsp.conftest import Calls, review
 
@@ -159,3 +160,44 @@ def test_a_new_push_takes_the_base_from_the_cache_and_checks_only_the_head(
     repo.git("merge", "-q", "--no-edit", "main")
     review(repo, {server: SERVERS[server]}, cache=cache)
     assert sessions == {"run": 1, "run_pair": 3}
+
+
+A_CLEAN = 'export function add(a: number, b: number): number {\n  return a + b;\n}\n'
+
+
+def test_a_head_with_no_finding_leaves_the_base_out(repo: GitRepo, sessions: Calls) -> None:
+    """A base finding can only make a head finding preexisting: with none at the head the
+    server diagnoses the head alone. A sweep, which closes what was fixed, still gets it."""
+    require_tool("typescript-language-server")
+    repo.commit({"tsconfig.json": TSCONFIG, "src/a.ts": A_BASE, "src/b.ts": B}, "base")
+    repo.branch("feature")
+    repo.commit({"src/a.ts": A_CLEAN})
+    result = review(repo, {"typescript": SERVERS["typescript"]})
+    assert sessions == {"run": 0, "run_pair": 1}
+    assert [(t.name, t.status) for t in result.tools] == [("typescript", "ok")]
+    assert verdicts(result, "typescript") == set()
+    assert "the base was not checked: no finding at the head" in result.tools[0].message
+    every = run_review(ReviewOptions(repo=repo.path, base="main", fixed=True,
+                                     analyzers={"typescript": SERVERS["typescript"]}))
+    assert verdicts(every, "typescript") == {("TS2322", "src/a.ts", 4, "fixed")}
+    assert every.tools[0].message == ""
+
+
+def test_one_server_per_revision_the_base_only_for_a_head_finding(
+        repo: GitRepo, sessions: Calls) -> None:
+    """With an added file each revision has its own server, the head's first: the base's
+    starts only when the head has something to classify."""
+    require_tool("typescript-language-server")
+    repo.commit({"tsconfig.json": TSCONFIG, "src/a.ts": A_BASE, "src/b.ts": B}, "base")
+    repo.branch("feature")
+    repo.commit({"src/a.ts": A_CLEAN, "src/c.ts": "export const c = 1;\n"})
+    result = review(repo, {"typescript": SERVERS["typescript"]})
+    assert sessions == {"run": 1, "run_pair": 0}
+    assert verdicts(result, "typescript") == set()
+    assert "the base was not checked" in result.tools[0].message
+    repo.commit({"src/c.ts": 'export const c: number = "c";\n'})
+    result = review(repo, {"typescript": SERVERS["typescript"]})
+    assert sessions == {"run": 3, "run_pair": 0}
+    assert verdicts(result, "typescript") == {("TS2322", "src/c.ts", 1, "introduced"),
+                                              ("TS2322", "src/a.ts", 4, "fixed")}
+    assert result.tools[0].message == ""

@@ -4,7 +4,11 @@ ok      answers pulls with one diagnostic (after a banner on stdout, as some ser
 crash   dies in the middle of the answer to the first pull
 hang    never answers after initialize (nor shutdown), and has a child in its process group
 flood   answers pulls with far too many diagnostics
-replay  plays a recorded transcript (JSON: initialize result, then server messages)
+replay  plays a recorded transcript (JSON: initialize result, then server messages); a
+        second argument, seconds, shows that long of loading progress before it is quiescent
+        (a cold start under load); "mute" after the path: its status turns to error, no words
+slow    answers pulls as `ok` does, after showing progress for the seconds of its second
+        argument ("inf": forever)
 edit    asks the client to apply an edit to the pulled file (workspace/applyEdit), then
         answers the pull with the client's reply as the diagnostic's message
 """
@@ -15,6 +19,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +41,26 @@ def diagnostic(line: int, code: str) -> dict[str, Any]:
             "severity": 1, "code": code, "message": f"fake {code}"}
 
 
-def replay(transcript: dict[str, Any], root_uri: str, only_check: bool = False) -> None:
+def progress(seconds: float, title: str) -> None:
+    """`seconds` of work in progress, reported every quarter of a second, as servers do."""
+    token = f"fake/{title}"
+    send({"jsonrpc": "2.0", "id": f"create-{title}", "method": "window/workDoneProgress/create",
+          "params": {"token": token}})
+    send({"jsonrpc": "2.0", "method": "$/progress",
+          "params": {"token": token, "value": {"kind": "begin", "title": title}}})
+    end = time.monotonic() + seconds
+    done = 0
+    while time.monotonic() < end:
+        time.sleep(0.25)
+        done += 1
+        send({"jsonrpc": "2.0", "method": "$/progress",
+              "params": {"token": token, "value": {"kind": "report", "message": f"{done} done"}}})
+    send({"jsonrpc": "2.0", "method": "$/progress", "params": {"token": token,
+                                                              "value": {"kind": "end"}}})
+
+
+def replay(transcript: dict[str, Any], root_uri: str, only_check: bool = False,
+           loading: float = 0.0, mute: bool = False) -> None:
     """The whole transcript, or (`only_check`) the recorded `cargo check` run, as the real
     server answers `rust-analyzer/runFlycheck`."""
     messages = transcript["messages"]
@@ -45,12 +69,20 @@ def replay(transcript: dict[str, Any], root_uri: str, only_check: bool = False) 
         messages = messages[start:]
     for message in messages:
         text = json.dumps(message).replace("{root}", root_uri)
+        if message.get("method") == "experimental/serverStatus" and message["params"]["quiescent"]:
+            if loading:
+                progress(loading, "Building compile-time-deps")
+            if mute:
+                text = json.dumps({**message, "params": {"health": "error", "quiescent": True,
+                                                         "message": None}})
         send(json.loads(text))
 
 
 def main() -> None:
     reader = framing.FrameReader()
     transcript = json.loads(Path(sys.argv[2]).read_text()) if MODE == "replay" else {}
+    mute = sys.argv[3:4] == ["mute"]
+    loading = float(sys.argv[3]) if MODE == "replay" and len(sys.argv) > 3 and not mute else 0.0
     if MODE == "ok":
         out.write(b"fake server 1.0 starting up\r\n")  # a banner before the first frame
     root_uri = ""
@@ -72,7 +104,7 @@ def main() -> None:
                     "serverInfo": {"name": "fake", "version": "1.0"}})
                 send({"jsonrpc": "2.0", "id": ident, "result": result})
             elif method == "initialized" and MODE == "replay":
-                replay(transcript, root_uri)
+                replay(transcript, root_uri, loading=loading, mute=mute)
             elif method == "rust-analyzer/runFlycheck" and MODE == "replay":
                 replay(transcript, root_uri, only_check=True)
             elif MODE == "hang" and ident is not None:
@@ -101,6 +133,8 @@ def main() -> None:
                     out.write(b"Content-Length: 500\r\n\r\n{\"jsonrpc\":")
                     out.flush()
                     os._exit(3)
+                if MODE == "slow":
+                    progress(float(sys.argv[2]), "Loading packages")
                 count = 50_000 if MODE == "flood" else 1
                 items = [diagnostic(i % 3, f"F{i}") for i in range(count)]
                 send({"jsonrpc": "2.0", "id": ident, "result": {"kind": "full", "items": items}})
