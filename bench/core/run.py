@@ -12,7 +12,9 @@ spike from another process hits all of them alike; the figures are the medians o
 Columns: the peer; `reviewbot review --no-cache` (ruff at the base and at the head, classify,
 JSON); the same with a findings cache that holds the base's files (filled by the review of an
 earlier change on the same base, copied afresh before each run): the base is not linted again,
-the head is, which is what a new push to a pull request pays; plain ruff on the head's files
+the head is, and its entries are saved, as a local review does; base warm (restored cache):
+`reviewbot analyze` with that cache, which a pull request's CI run only reads (docs/cache.md),
+so nothing is written, beside `analyze` with nothing restored; plain ruff on the head's files
 (the shared cost); ruff on the base's files (the price of a real baseline, which the peer does
 not pay). `--readme LABEL` records the medians as a row of bench/core/README.md.
 """
@@ -222,6 +224,9 @@ def main() -> None:
         total = len(json.loads(outs["ruff"]))
         introduced = {name: json.loads(outs[name])["summary"]["introduced"]
                       for name in cases if name.startswith(("cold", "warm"))}
+        for name in ("analyze", "restored"):
+            introduced[name] = sum(f["scope"] == "introduced" for f in
+                                   json.loads(outs[name])["result"]["findings"])
         assert set(introduced.values()) == {len(reported)}, (introduced, len(reported))
         assert 0 < len(reported) < total, "the peer filtered nothing: the bench measures no filter"
         med = {name: statistics.median(ts) for name, ts in times.items()}
@@ -235,6 +240,10 @@ def main() -> None:
             print(f"  reviewbot ({tag or 'this tree'}, {source}):")
             print(f"    review --format json --no-cache:     {cold:.3f}s  {cold / med['peer']:.2f}x the peer")
             print(f"    review --format json, base cached:   {warm:.3f}s  {warm / med['peer']:.2f}x the peer")
+            if not tag:
+                for name, what in (("analyze", "analyze, nothing restored:          "),
+                                   ("restored", "analyze, base warm (restored cache): ")):
+                    print(f"    {what}{med[name]:.3f}s  {med[name] / med['peer']:.2f}x the peer")
         print(f"  plain ruff check, head's changed files:          {med['ruff']:.3f}s")
         print(f"  plain ruff check, base's files (the baseline):   {med['base']:.3f}s")
         if args.readme:
@@ -268,11 +277,20 @@ def bot_cases(tag: str, source: Path, repo: Path, root: Path
         shutil.rmtree(cache, ignore_errors=True)
         shutil.copytree(seed, cache)
 
-    return {
+    cases = {
         "cold" + tag: (nothing, lambda: run([*bot, "--base", "main", "--no-cache"], repo, env=env)),
         "warm" + tag: (seeded, lambda: run([*bot, "--base", "main", "--cache-dir", str(cache)],
                                            repo, env=env)),
     }
+    if not tag:  # what a pull request's CI run pays: the restored cache read, nothing saved
+        analyze = [*bot[:3], "analyze", "--base", "main", "--out", str(root / "analysis.json")]
+
+        def analyzed(folder: Path) -> bytes:
+            run(analyze, repo, env={**env, "REVIEWBOT_CACHE_DIR": str(folder)})
+            return (root / "analysis.json").read_bytes()
+        cases["analyze"] = (nothing, lambda: analyzed(root / "empty"))  # nothing restored
+        cases["restored"] = (seeded, lambda: analyzed(cache))
+    return cases
 
 
 if __name__ == "__main__":
