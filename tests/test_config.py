@@ -156,10 +156,14 @@ def test_explicit_config_inside_is_read_per_revision_outside_as_is(
         config.for_review(repo.path, base, head, repo.path / "ci" / "new.yml", TOOLS)
 
 
-def test_the_readme_any_linter_example_is_valid() -> None:
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text("utf-8")
-    example = readme.split("### Any linter", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
-    declared = config.parse(example, ".reviewbot.yml", TOOLS | {"hadolint", "shellcheck"}).declared
+def test_the_documented_settings_are_valid() -> None:
+    """Each `.reviewbot.yml` shown in docs/configuration.md is read as the bot reads it."""
+    page = (Path(__file__).resolve().parent.parent / "docs" / "configuration.md").read_text("utf-8")
+    examples = [block.split("```", 1)[0] for block in page.split("```yaml\n")[1:]]
+    assert len(examples) == 2
+    settings = config.parse(examples[0], ".reviewbot.yml", TOOLS | {"biome"})
+    assert settings.disabled == {"biome"} and len(settings.rules) == 2
+    declared = config.parse(examples[1], ".reviewbot.yml", TOOLS | {"hadolint", "shellcheck"}).declared
     assert {d.format for d in declared} == {"sarif", "rdjson", "checkstyle", "regex", "rdjsonl"}
 
 

@@ -62,3 +62,14 @@ def test_the_push_hook_reviews_the_commit(hooked: GitRepo, tmp_path: Path) -> No
     hooked.commit({"a.py": "import os\nimport sys\n"})
     bad = pre_commit("run", "reviewbot-push", "--hook-stage", "pre-push", cwd=hooked.path, home=tmp_path)
     assert bad.returncode == 1 and "F401" in bad.stdout, bad.stdout
+
+
+def test_the_readme_s_configuration_names_the_manifest_s_hooks_at_a_released_tag(
+        tmp_path: Path) -> None:
+    example = ROOT / "examples" / "pre-commit-config.yaml"
+    assert pre_commit("validate-config", str(example), cwd=ROOT, home=tmp_path).returncode == 0
+    [repo] = yaml.safe_load(example.read_text())["repos"]
+    assert repo["repo"] == "https://github.com/OWNER/reviewbot" and repo["rev"] == "v0"
+    hooks = {hook["id"]: hook for hook in yaml.safe_load(MANIFEST.read_text())}
+    assert [h["id"] for h in repo["hooks"]] == list(hooks)
+    assert hooks["reviewbot-push"]["stages"] == ["pre-push", "manual"]

@@ -258,3 +258,25 @@ def test_only_the_warm_job_pushes_the_findings_cache(path: Path, tmp_path: Path)
                                                "CI_DEFAULT_BRANCH": "main"})
     [script] = warm["script"]
     assert "reviewbot warm --since \"$CI_COMMIT_BEFORE_SHA\"" in script and "else reviewbot warm;" in script
+
+
+GITLAB_EXAMPLES = ROOT / "examples" / "gitlab"
+
+
+def test_the_gitlab_examples_include_what_the_release_tags() -> None:
+    """The README's GitLab quick start: each example is a whole .gitlab-ci.yml that GitLab's
+    schema accepts, names the v0 tag the release moves, and includes a file this repository
+    has at that path, with inputs the component declares."""
+    assert _check(*sorted(GITLAB_EXAMPLES.glob("*.yml"))).returncode == 0
+    remote = yaml.safe_load((GITLAB_EXAMPLES / "remote.yml").read_text())["include"]
+    [url] = [i["remote"] for i in remote]
+    prefix = "https://raw.githubusercontent.com/OWNER/reviewbot/v0/"
+    assert url.startswith(prefix) and (ROOT / url.removeprefix(prefix)).is_file()
+    [component] = yaml.safe_load((GITLAB_EXAMPLES / "component.yml").read_text())["include"]
+    # `templates/NAME/template.yml` is the component NAME of the project that holds it.
+    assert component["component"] == "$CI_SERVER_FQDN/OWNER/reviewbot/gitlab@v0"
+    assert COMPONENT == ROOT / "templates" / "gitlab" / "template.yml"
+    spec, _ = _component()
+    inputs = spec["spec"]["inputs"]
+    for name, value in component["inputs"].items():
+        assert value in inputs[name].get("options", [value]), name

@@ -66,9 +66,12 @@ def test_the_readme_links_and_paths_exist() -> None:
             assert target[1:] in anchors, target
         else:
             assert (ROOT / target.split("#")[0]).exists(), target
-    # Paths of this repository named in code spans exist (the user's own paths do not count).
-    named = {t.content for t in tokens if t.type == "code_inline"}
-    ours = re.compile(r"(?:bot|tests|scripts|examples|templates|bench|docs|example)/[\w./-]+")
+    # Paths of this repository named in code spans, in the README and the pages it links to,
+    # exist (the user's own paths do not count).
+    pages = [readme, *(p.read_text() for p in sorted((ROOT / "docs").glob("*.md")))]
+    named = {t.content for page in pages for t in gfm.walk(gfm.parse(page)) if t.type == "code_inline"}
+    ours = re.compile(r"(?:bot|tests|scripts|examples|templates|bench|docs|"
+                      r"actions/(?:python|node|go|rust|native))(?:/[\w./-]*)?")
     checked = [p for p in named if ours.fullmatch(p)]
     assert len(checked) > 10
     missing = [p for p in checked if not (ROOT / p).exists()]
