@@ -114,7 +114,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("reviewbot: interrupted", file=sys.stderr)
         return 130
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # said by the command's own parser, whose --help lists what it takes
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        (sub.choices.get(args.command) or parser).error(f"unrecognized arguments: {' '.join(extra)}")
     if args.func is None:
         parser.print_help(sys.stderr)
         return int(Exit.USAGE)

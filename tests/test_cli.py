@@ -89,6 +89,8 @@ def test_an_unexpected_error_is_exit_70_with_what_to_report(
                                       "see reviewbot review --help"),
     (["revew"], "reviewbot: argument COMMAND: invalid choice: 'revew' (did you mean 'review'?); "
                 "see reviewbot --help"),
+    (["review", "--bogus"], "reviewbot review: unrecognized arguments: --bogus; "
+                            "see reviewbot review --help"),
 ])
 def test_a_usage_error_is_one_line_that_points_at_help(
         argv: list[str], says: str, capsys: pytest.CaptureFixture[str]) -> None:
