@@ -178,7 +178,10 @@ def _conversation(runner: Runner, trigger: Trigger) -> Conversation:
     """The staged rewrites and ignored findings the apply label commits, read with the job's
     token where it has one (they make the plan whose commit is reviewed ahead); without one,
     none, and publish finds the plan differs and says how to have the new head reviewed."""
-    token = runner.token(None)
+    try:
+        token = runner.token(None)
+    except BotError:  # none in reach (GitLab's analyze job)
+        return Conversation()
     if not token:
         return Conversation()
     try:

@@ -363,4 +363,6 @@ def test_fix_split_in_two_jobs_commits_like_one(world: World) -> None:
     assert git(world.origin, "rev-parse", f"{new}^") == world.head
     assert git(world.origin, "show", f"{new}:app.py").startswith("import sys\n")
     [reply] = world.replies()
-    assert new in reply and "/review" in reply
+    # The analysis reviewed the commit's tree: the new head has its review and status.
+    assert new in reply and "The review of the new head follows in this run" in reply
+    assert world.fake.head_sha == new and world.status() == "failure"  # F841 is left
