@@ -341,19 +341,31 @@ def status_porcelain(repo: Path) -> str:
     return git(repo, "status", "--porcelain", "--untracked-files=no").out
 
 
-def head_state(repo: Path) -> tuple[str | None, bool]:
-    """The commit HEAD is at (None on an unborn branch) and whether the tracked files are as
-    committed: what `rev_parse(repo, "HEAD")` and `status_porcelain` tell, from one process."""
-    out = git(repo, "status", "--porcelain=v2", "--branch", "--no-ahead-behind",
-              "--untracked-files=no").out
-    head, clean = None, True
-    for line in out.splitlines():
-        if line.startswith("# branch.oid "):
-            oid = line.removeprefix("# branch.oid ").strip()
+def head_status(repo: Path) -> tuple[str | None, bool, dict[str, str]]:
+    """What HEAD is and `status_all`, from one process: the commit HEAD is at, whether the
+    tracked files are as committed, and the status of everything not clean."""
+    fields = git(repo, "status", "--porcelain=v2", "-z", "--branch", "--no-ahead-behind",
+                 "--ignored=matching", "--untracked-files=all").stdout.decode(
+        "utf-8", "surrogateescape").split("\0")
+    head, clean, out = None, True, {}
+    i = 0
+    while i < len(fields):
+        entry = fields[i]
+        i += 1
+        kind = entry[:2]
+        if entry.startswith("# branch.oid "):
+            oid = entry.removeprefix("# branch.oid ").strip()
             head = oid if _SHA.fullmatch(oid) else None  # "(initial)": no commit yet
-        elif line and not line.startswith("#"):
+        elif kind in ("? ", "! "):
+            out[entry[2:]] = entry[0] * 2  # as porcelain v1 says them: "??", "!!"
+        elif kind in ("1 ", "2 ", "u "):
             clean = False
-    return head, clean
+            # "1 XY sub mH mI mW hH hI path", "2 ... X100 path" then the source, "u ... path"
+            parts = entry.split(" ", {"1 ": 8, "2 ": 9, "u ": 10}[kind])
+            out[parts[-1]] = parts[1].replace(".", " ")
+            if kind == "2 ":
+                i += 1  # a rename's second field is its source
+    return head, clean, out
 
 
 def status_all(repo: Path) -> dict[str, str]:

@@ -269,7 +269,8 @@ def gather(opts: ReviewOptions) -> Gathered:
         # What each tool run so far checked, per revision (Target.checked).
         checked: dict[Side, dict[str, frozenset[str]]] = {"base": {}, "head": {}}
         # A tool run in the user's checkout must leave it as it was (bot.guard).
-        watch = guard.Watch(rev.repo if head_root == rev.repo else None)
+        watch = (guard.Watch(rev.repo, trees.head_status) if head_root == rev.repo
+                 else guard.Watch(None))
         done: dict[str, ToolRun] = {}
 
         def prepare(analyzer: Analyzer) -> _Prepared | None:

@@ -300,11 +300,6 @@ def base_home(repo: Path) -> Path:
     return default_dir() / "bases" / digest[:16]
 
 
-def _head_is_checkout(rev: Revisions) -> bool:
-    current, clean = git.head_state(rev.repo)
-    return current == rev.head and clean
-
-
 def _carry_config(head_root: Path, base_root: Path, names: Sequence[str]) -> None:
     """Both revisions use the head's configuration: copy the head's config files over."""
     for name in names:
@@ -352,27 +347,43 @@ class Checkouts:
         # (which kills the git making it) must still find it to remove.
         self.made: list[Path] = []
         self.place: scratch.Place | None = None
-        self.scratch = scratch.make(rev.repo)
+        self._scratch: Path | None = None
         self.lock = threading.Lock()
         # Set by the caller when no tool to be run on the base writes into its files: the
         # base may then share the head's files through hard links (bot.linked).
         self.read_only = False
         self.how = ""  # how the base was made: "linked" or "checkout"
         self.head_root = rev.repo
+        self.head_status: dict[str, str] | None = None  # the user's checkout's, when analysed
         try:
+            # Made and owned whole, or not at all: a cancel arriving meanwhile waits, then
+            # `close` removes it (a folder without its owner file no later run removes).
+            with cancel.shielded():
+                self._scratch = scratch.make(rev.repo)
             # The repository's own place when no other run holds it, else a new one.
             home = base_home(rev.repo)
             self.place = scratch.claim(rev.repo, home) if _roomy(home, self.scratch) else None
             self.base_root = self.place.path if self.place else self.scratch / "base"
             self.files_root = self.scratch / "files"
             self.files_how = ""  # how the files' base was made: "partial" or "checkout"
-            if not _head_is_checkout(rev):
+            # The head is analysed in the user's checkout when it is the clean HEAD; the
+            # status that tells is also the guard's first snapshot of it (bot.guard).
+            current, clean, status = git.head_status(rev.repo)
+            if current == rev.head and clean:
+                self.head_status = status
+            else:
                 self.head_root = self.scratch / "head"
                 self._add(self.head_root, rev.head)
                 deps.link(rev.repo, self.head_root, self.dependencies)
         except BaseException:
             self.close()
             raise
+
+    @property
+    def scratch(self) -> Path:
+        """The run's scratch folder (bot.scratch), which `close` removes."""
+        assert self._scratch is not None, "made first thing, or the checkouts were not made"
+        return self._scratch
 
     def base(self) -> Path:
         """The base checkout, carrying the head's configuration; made once, on first call."""
@@ -467,7 +478,8 @@ class Checkouts:
             # it was being made) after the removal above: every stale one goes.
             if self.made and cancel.cancelled():
                 git.worktree_prune(self.rev.repo)
-            shutil.rmtree(self.scratch, ignore_errors=True)
+            if self._scratch is not None:
+                shutil.rmtree(self._scratch, ignore_errors=True)
             if self.place is not None:
                 if self.place.path in self.made:
                     scratch.vacate(self.rev.repo, self.place.path)

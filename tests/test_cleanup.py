@@ -260,3 +260,43 @@ def test_a_cancel_as_the_main_thread_starts_a_process_kills_that_process(start: 
     finally:
         if not process_gone(out["pid"]):
             os.kill(out["pid"], signal.SIGKILL)
+
+
+CANCELLED_WHILE_MADE = """
+import json, os, signal, sys, tempfile
+from pathlib import Path
+from bot import cancel, scratch, workspace
+
+tempfile.tempdir = sys.argv[2]
+real = tempfile.mkdtemp
+
+def made_then_cancelled(*args, **kwargs):
+    folder = real(*args, **kwargs)
+    os.kill(os.getpid(), signal.SIGTERM)  # before the owner file is written
+    return folder
+
+scratch.tempfile.mkdtemp = made_then_cancelled
+rev = workspace.resolve(Path(sys.argv[1]), "main", "HEAD")
+status = 0
+try:
+    with cancel.cancellable():
+        workspace.Checkouts(rev, [])
+except cancel.Terminated:
+    status = 143
+print(json.dumps({"status": status, "left": sorted(os.listdir(sys.argv[2]))}))
+"""
+
+
+def test_a_cancel_while_the_scratch_folder_is_made_leaves_nothing(repo: GitRepo,
+                                                                  tmp_path: Path) -> None:
+    """A SIGTERM between the folder's making and its owner file: the folder would be no one's,
+    and no later run removes a folder it cannot tell is a dead run's. The cancel waits until
+    the folder is owned, then the folder goes."""
+    repo.commit({"a.py": "x = 1\n"})
+    repo.branch("feat")
+    repo.commit({"a.py": "x = 2\n"})
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    done = subprocess.run([sys.executable, "-c", CANCELLED_WHILE_MADE, str(repo.path), str(tmp)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=90)
+    assert json.loads(done.stdout) == {"status": 143, "left": []}, done.stderr

@@ -53,18 +53,28 @@ def test_resolve_says_what_is_wrong_as_before(two: GitRepo, tmp_path: Path) -> N
         workspace.resolve(tmp_path, "main", "HEAD")
 
 
-def test_head_state_is_rev_parse_and_status_in_one(two: GitRepo) -> None:
-    assert git.head_state(two.path) == (git.rev_parse(two.path, "HEAD"), True)
-    (two.path / "untracked.py").write_text("y = 1\n")  # untracked files do not count
-    assert git.head_state(two.path)[1] is True
+def test_head_status_is_rev_parse_and_two_statuses_in_one(two: GitRepo) -> None:
+    """HEAD's commit, whether the tracked files are as committed, and everything not clean as
+    `status_all` lists it (the guard's snapshot), from one process."""
+    two.commit({"b.py": "b = 1\n"})
+    assert git.head_status(two.path) == (git.rev_parse(two.path, "HEAD"), True, {})
+    (two.path / "untracked file.py").write_text("y = 1\n")  # untracked files do not count
+    (two.path / ".git" / "info" / "exclude").write_text("build/\n")
+    (two.path / "build").mkdir()
+    (two.path / "build" / "out.o").write_text("o")
+    assert git.head_status(two.path)[:2] == (git.rev_parse(two.path, "HEAD"), True)
     (two.path / "a.py").write_text("x = 3\n")
-    assert git.head_state(two.path) == (git.rev_parse(two.path, "HEAD"), False)
+    two.git("mv", "b.py", "c d.py")
+    head, clean, status = git.head_status(two.path)
+    assert (head, clean) == (git.rev_parse(two.path, "HEAD"), False)
+    assert status == git.status_all(two.path) == {
+        "untracked file.py": "??", "build/": "!!", "a.py": " M", "c d.py": "R "}
     two.git("add", "a.py")  # staged counts too
-    assert git.head_state(two.path)[1] is False
+    assert git.head_status(two.path)[2]["a.py"] == "M "
 
 
-def test_head_state_of_an_unborn_branch(repo: GitRepo) -> None:
-    assert git.head_state(repo.path) == (None, True)
+def test_head_status_of_an_unborn_branch(repo: GitRepo) -> None:
+    assert git.head_status(repo.path) == (None, True, {})
 
 
 def test_worktree_remove_leaves_no_registration_whether_or_not_its_folder_is_there(
