@@ -269,7 +269,9 @@ def bot_cases(tag: str, source: Path, repo: Path, root: Path
     # With bytecode caches, as an installed package runs (pip compiles it at install time);
     # they go to the bench's folder, not into the source tree.
     env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
-           "PYTHONPATH": str(source.resolve()), "PYTHONPYCACHEPREFIX": str(root / "pyc")}
+           "PYTHONPATH": str(source.resolve()), "PYTHONPYCACHEPREFIX": str(root / "pyc"),
+           # The findings cache is read only where its entries verify (bot.cache).
+           "REVIEWBOT_CACHE_SECRET": os.environ.get("REVIEWBOT_CACHE_SECRET", "bench")}
     seed, cache = root / f"seed{tag}", root / f"cache{tag}"
     run([*bot, "--base", "main", "--head", "earlier", "--cache-dir", str(seed)], repo, env=env)
 

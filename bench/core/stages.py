@@ -60,6 +60,9 @@ pipeline.config_mod.for_review = timed("settings (.reviewbot.yml at both)",
 workspace.read_changes = timed("changes (diff, blobs, line maps)", workspace.read_changes)
 workspace.Checkouts.__init__ = timed("checkouts: set up", workspace.Checkouts.__init__)
 workspace.Checkouts.base = timed("checkouts: the base (inside tools)", workspace.Checkouts.base)
+if hasattr(workspace.Checkouts, "files_base"):  # an older tree (--source) has only the above
+    workspace.Checkouts.files_base = timed("checkouts: the changed files' base (inside tools)",
+                                           workspace.Checkouts.files_base)
 workspace.Checkouts.close = timed("checkouts: removed", workspace.Checkouts.close)
 pipeline._collect = timed("tools: both revisions (ruff x2, parse)", pipeline._collect)
 pipeline.guard.around = timed("tools + guard of the checkout", pipeline.guard.around)
@@ -91,7 +94,9 @@ def main() -> None:
     try:
         repo = bench.build(root, args.files)
         env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
-               "PYTHONPATH": str(args.source.resolve()), "PYTHONPYCACHEPREFIX": str(root / "pyc")}
+               "PYTHONPATH": str(args.source.resolve()), "PYTHONPYCACHEPREFIX": str(root / "pyc"),
+               # The findings cache is read only where its entries verify (bot.cache).
+               "REVIEWBOT_CACHE_SECRET": os.environ.get("REVIEWBOT_CACHE_SECRET", "bench")}
         seed, cache = root / "seed", root / "cache"
         subprocess.run([sys.executable, "-m", "bot.cli", "review", "--base", "main", "--head",
                         "earlier", "--format", "json", "--cache-dir", str(seed)],
