@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -64,8 +65,11 @@ class GitRepo:
 
 @pytest.fixture(autouse=True)
 def _private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Tests never share the user's findings cache (the CLI turns it on by default)."""
+    """Tests never share the user's findings cache (the CLI turns it on by default). Each has a
+    secret of its own, as a set-up that keeps results between runs has (bot.cache); the tests of
+    a run without one remove it."""
     monkeypatch.setenv("REVIEWBOT_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+    monkeypatch.setenv("REVIEWBOT_CACHE_SECRET", secrets.token_hex(16))
 
 
 @pytest.fixture
