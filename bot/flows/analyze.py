@@ -117,8 +117,9 @@ def _next(change: Change, result: ReviewResult, options: Options) -> Next | None
     if kind is None:
         return None
     shown = without_ignored(result, change.state)
+    base = git.rev_parse(change.repo, change.base) or change.base  # a sha, as one job has it
     after = successor.review_next(
-        change.repo, change.base, shown, kind, staged(change.state) if kind == "apply" else (),
+        change.repo, base, shown, kind, staged(change.state) if kind == "apply" else (),
         options.checks)
     if after is not None:
         log(f"reviewed the tree of plan {after.plan} ({kind}): {_counts(after.result)}")

@@ -95,10 +95,15 @@ class Project:
 
 @pytest.fixture
 def project(repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Project]:
+    yield from make_project(repo, tmp_path, monkeypatch, BASE, HEAD)
+
+
+def make_project(repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                 base_files: dict[str, str], head_files: dict[str, str]) -> Iterator[Project]:
     sleeps = Sleeps()
-    repo.commit(dict(BASE), "base")
+    repo.commit(dict(base_files), "base")
     repo.branch("feature")
-    head = repo.commit(dict(HEAD), "feature")
+    head = repo.commit(dict(head_files), "feature")
     origin = tmp_path / "origin.git"
     git(tmp_path, "clone", "-q", "--bare", str(repo.path), str(origin))
     checkout = tmp_path / "checkout"
