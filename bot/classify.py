@@ -435,6 +435,11 @@ def _window_pass(group: _Group, base: Code, head: Code, matched: dict[int, tuple
             taken.add(id(b))
 
 
+# A definition under the same name, held once on each side of a file pair, is the same one
+# when this share of their tokens align: a line added to a three-line function leaves 0.78.
+SIMILAR_NAMESAKE = 0.5
+
+
 class _WholeDefinitions:
     """A file's definitions by their whole tokens (name included) and by their names: one held
     once on each side of a change is the same definition, wherever either side put it."""
@@ -456,7 +461,7 @@ class _WholeDefinitions:
     def origin(self, token: int, base: _WholeDefinitions) -> int | None:
         """The base token a head token was, through the innermost definition around it that
         both sides hold once: unchanged, else under the same name and at least
-        SIMILAR_DEFINITION alike (a reformatted function), its token among those that align."""
+        SIMILAR_NAMESAKE alike (reformatted, a line added), its token among those that align."""
         for d in reversed(self.code.definitions):  # inner ones come after the outer
             if not d.start <= token < d.stop:
                 continue
@@ -469,10 +474,10 @@ class _WholeDefinitions:
             if before is not None:
                 old = base.texts[before]
                 shorter, longer = sorted((len(old), len(text)))
-                if shorter < SIMILAR_DEFINITION * longer or len(old) * len(text) > REGION_PAIRS:
+                if shorter < SIMILAR_NAMESAKE * longer or len(old) * len(text) > REGION_PAIRS:
                     return None
                 pairs = aligned(text, old)
-                if 2 * len(pairs) < SIMILAR_DEFINITION * (len(old) + len(text)):
+                if 2 * len(pairs) < SIMILAR_NAMESAKE * (len(old) + len(text)):
                     return None
                 at = pairs.get(token - d.start)
                 return None if at is None else before.start + at
@@ -533,6 +538,9 @@ def _reordered_pass(group: _Group, base: _WholeDefinitions, head: _WholeDefiniti
             if other is not None:
                 del matched[id(other)]
                 queue.append(other)
+                # Its line is not the base line the line map paired it with: it came with its
+                # code (moved in from another file, a copy), which the moves passes look at.
+                other.status = ADDED
             if held is not None:  # let go: later passes may pair it with another finding
                 taken.discard(id(held))
                 del holder[id(held)]
