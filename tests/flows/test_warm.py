@@ -15,6 +15,7 @@ import pytest
 from bot import cache, codec
 from bot.model import Finding, Severity, Span
 from tests.conftest import GitRepo, require_tool
+from tests.forges.conftest import Sleeps
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "the warm job's secret"
@@ -153,3 +154,29 @@ def test_the_local_review_saves_and_a_later_run_hits(world: World) -> None:
     assert world.linted() == ["m1.py", "m1.py"]
     world.run("review", "--base", "main", "--format", "json")
     assert world.linted() == []
+
+
+def test_a_ci_review_of_a_pull_request_reads_the_warm_cache_and_saves_nothing(
+        repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sleeps: Sleeps) -> None:
+    """`reviewbot ci` on a pull_request event (the fake GitHub): the base's entries come from the
+    warm run, and the folder is byte for byte what the warm run left."""
+    from bot import cli
+    from tests.flows.test_review import BASE, HEAD, open_pr
+
+    with open_pr(repo, tmp_path, monkeypatch, sleeps, BASE, HEAD,
+                 {"app.py": set(range(1, 8))}) as (opened, _, _):
+        folder = cache.default_dir()
+        assert cli.main(["warm", "--repo", str(opened.path), "--head", "main"]) == 0
+        saved = {p: p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+        assert any(p.parent.parent.name == cache.FORMAT for p in saved)
+        answers: list[bool] = []
+        get = cache.FindingsCache.get
+
+        def counted(self: cache.FindingsCache, key: str) -> tuple[Finding, ...] | None:
+            found = get(self, key)
+            answers.append(found is not None)
+            return found
+        monkeypatch.setattr(cache.FindingsCache, "get", counted)
+        assert cli.main(["ci", "--repo", str(opened.path), "--fail-level", "info"]) == 1
+        assert sorted(answers) == [False, True]  # app.py: the base's hit, the head's missed
+        assert {p: p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()} == saved
