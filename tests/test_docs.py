@@ -98,3 +98,32 @@ def test_the_documented_rule_finds_and_rewrites_what_it_says(
     assert main(["ast-edit", "--rule", "rule.yml", "--stage", "plan.json", "a.py"]) == 0
     assert main(["ast-edit", "--apply", "plan.json"]) == 0
     assert (tmp_path / "a.py").read_text() == "print(0)\n\n\ndef f():\n    log(1, 2)\n"
+
+
+# How the docs and the files users copy name a release of reviewbot.
+RELEASE_REF = re.compile(r"OWNER/reviewbot(?:/actions/[a-z]+)?@([\w.]+)|^\s*rev: (\S+)|/gitlab@([\w.]+)"
+                         r"|reviewbot/(v[\w.]+)/|ghcr\.io/OWNER/reviewbot:([0-9XYZ.]+)", re.M)
+
+
+def release_refs(text: str) -> list[str]:
+    return [next(g for g in m.groups() if g) for m in RELEASE_REF.finditer(text)]
+
+
+def test_every_reference_to_a_release_names_a_tag_the_release_makes() -> None:
+    """The release moves v0 and v0.1 to v0.1.0 (vX and vX.Y from 1.0 on) and tags the images
+    0, 0.1 and 0.1.0 (docs/release.md): no `@v1` before 1.0, no tag that cannot exist."""
+    major, minor, patch = re.search(r'(?m)^version = "(\d+)\.(\d+)\.(\d+)"',
+                                    (ROOT / "pyproject.toml").read_text()).groups()
+    made = {f"v{major}", f"v{major}.{minor}", f"v{major}.{minor}.{patch}", major,
+            f"{major}.{minor}", f"{major}.{minor}.{patch}",
+            "vX", "vX.Y", "vX.Y.Z", "X", "X.Y", "X.Y.Z",  # the placeholders README explains
+            "main", "sha256"}  # a branch and a digest: named as what they are, not releases
+    files = [*PAGES, *(ROOT / "examples").rglob("*.y*ml"), *(ROOT / "templates").rglob("*.yml")]
+    wrong = [f"{p.relative_to(ROOT)}: {ref}" for p in files
+             for ref in release_refs(p.read_text("utf-8")) if ref not in made]
+    assert not wrong, wrong
+
+
+def test_the_release_reference_check_can_fail() -> None:
+    assert release_refs("uses: OWNER/reviewbot@v1\n  rev: v1\nghcr.io/OWNER/reviewbot:0.9.9-python") \
+        == ["v1", "v1", "0.9.9"]
