@@ -32,6 +32,7 @@ import hmac
 import json
 import os
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
@@ -103,7 +104,7 @@ def binary_stamp(exe: str, *args: str) -> str | None:
 # --- authentication: pure but for the key -------------------------------------------------
 
 def mac_key(secret: str) -> bytes:
-    """The MAC key for a secret: the secret itself never sits in memory longer than needed."""
+    """The MAC key for a secret: 32 bytes whatever the secret's length."""
     return hashlib.sha256(b"reviewbot-cache\0" + secret.encode("utf-8", "surrogateescape")).digest()
 
 
@@ -135,6 +136,11 @@ class _Policy:
     memory: dict[tuple[str, str, str], bytes] = field(default_factory=dict)
     rejected: Counter[str] = field(default_factory=Counter)  # folder -> entries that failed
     folders: set[Path] = field(default_factory=set)  # the cache folders the run used
+    lock: threading.Lock = field(default_factory=threading.Lock)  # tools run in threads
+
+    def reject(self, folder: Path) -> None:
+        with self.lock:
+            self.rejected[str(folder)] += 1
 
 
 _policy = _Policy()
@@ -202,7 +208,8 @@ class FindingsCache:
         known = secret()
         self._key = mac_key(known) if known is not None else None
         self._policy = _policy
-        self._policy.folders.add(directory)
+        with self._policy.lock:
+            self._policy.folders.add(directory)
         self._saves = self._key is not None and self._policy.save
 
     def _entry(self, key: str) -> Path:
@@ -221,7 +228,7 @@ class FindingsCache:
         payload = unseal(self._key, label, data)
         if payload is None:
             self._drop(path)
-            self._policy.rejected[str(self.root)] += 1
+            self._policy.reject(self.root)
         return payload
 
     def write(self, label: str, key: str, path: Path, payload: bytes) -> bool:
