@@ -255,13 +255,20 @@ def _plan(spec: ServerSpec, target: Target, base_root: Path | None = None) -> _P
                 and not scope.beyond(spec, rels, covered, crate_of)):
             continue
         local = [p for p in changed if p.startswith(prefix)]
-        if spec.api_surface and base_root is not None and covered:
-            quiet = _unseen(project, prefix, base_root, target.root, local, covered)
+        siblings: list[str] = []
+        if spec.api_surface and base_root is not None:
+            # Without a linter's coverage every changed package is looked at, and the other
+            # files of a quiet one stay (a name it adds may clash with theirs, which only
+            # the linter's type check would have seen).
+            packages = covered or frozenset(posixpath.dirname(p) for p in local)
+            quiet = _unseen(project, prefix, base_root, target.root, local, packages)
             unseen += quiet
             local = [p for p in local if posixpath.dirname(p) not in quiet]
+            if not covered:
+                siblings = _siblings(target.root, quiet, spec)
         importing = [prefix + p for p in importers.find_importers(
             spec.import_language, project, [p[len(prefix):] for p in local])]
-        importing = [p for p in importing if p not in rels]
+        importing = sorted({*importing, *siblings} - set(rels))
         left_out: list[str] = []
         if spec.coverage_unit == "folder" and covered:
             kept = scope.beyond(spec, rels, covered)
@@ -272,7 +279,7 @@ def _plan(spec: ServerSpec, target: Target, base_root: Path | None = None) -> _P
         plans.append((project, rels, importing, left_out))
     note = ""
     if unseen:
-        folders = ", ".join(f or "." for f in sorted(unseen))
+        folders = ", ".join(f or "." for f in sorted(set(unseen)))
         note = (f"importers of {folders} not checked: the change there touches only function "
                 "bodies (or adds names), which code in other packages cannot see")
     return _Plan(plans, note)
@@ -280,8 +287,8 @@ def _plan(spec: ServerSpec, target: Target, base_root: Path | None = None) -> _P
 
 def _unseen(project: Path, prefix: str, base_root: Path, head_root: Path,
             changed: Sequence[str], covered: frozenset[str]) -> list[str]:
-    """The covered package folders (repo-relative) among `changed` whose change their
-    importers cannot see."""
+    """The package folders (repo-relative) among `changed`, of those in `covered`, whose
+    change their importers cannot see."""
     from bot.lsp import importers, surface
 
     sources: dict[str, list[str]] = {}
@@ -301,6 +308,19 @@ def _unseen(project: Path, prefix: str, base_root: Path, head_root: Path,
         project, [f[len(prefix):] for f in adding])} if adding else set()
     return sorted(f for f, (old, new) in sides.items()
                   if surface.package_change(old, new, f in dotted) is None)
+
+
+def _siblings(root: Path, folders: Sequence[str], spec: ServerSpec) -> list[str]:
+    """The source files of the package `folders` (repo-relative), which share their scope."""
+    found = []
+    for folder in folders:
+        try:
+            entries = sorted((root / folder).iterdir())
+        except OSError:
+            continue
+        found += [posixpath.join(folder, e.name) for e in entries
+                  if e.is_file() and spec.language_id(e.name) is not None]
+    return found
 
 
 def _bytes(path: Path) -> bytes | None:

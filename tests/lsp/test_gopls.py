@@ -253,3 +253,22 @@ def test_test_files_golangci_lint_is_told_to_skip_stay_with_gopls(repo: GitRepo)
                            "gopls": SERVERS["gopls"]})
     assert [(t.name, t.status) for t in result.tools] == [("golangci-lint", "ok"), ("gopls", "ok")]
     assert ("IncompatibleAssign", "pkg/calc/calc_test.go", "introduced") in by_tool(result, "gopls")
+
+
+def test_alone_a_body_only_change_is_not_checked_in_other_packages(
+        repo: GitRepo, sessions: Calls) -> None:
+    """Without golangci-lint gopls checks the changed package itself, its other files too (a
+    name it adds may clash with theirs), but not the importers in other packages, which
+    cannot see a function's body; a changed signature still reaches them (above)."""
+    start(repo)
+    repo.commit({"pkg/calc/calc.go": CALC.replace("return a + b", "return b + a")
+                 + "\nfunc Twice(a int) int { return a }\n"})
+    result = review(repo, {"gopls": SERVERS["gopls"]})
+    assert status(result, "gopls")[0] == "ok"
+    assert "importers of pkg/calc not checked" in status(result, "gopls")[1]
+    assert sessions == {"run": 0, "run_pair": 1}
+    # The sibling is diagnosed (the added name clashes with its own); main.go is not (its
+    # preexisting finding is not looked at).
+    assert table(result) == [
+        ("DuplicateDecl", "pkg/calc/calc.go", 6, "introduced", "diff"),
+        ("DuplicateDecl", "pkg/calc/twice.go", 4, "introduced", "elsewhere")]
