@@ -490,6 +490,69 @@ def test_two_identical_functions_swapped_stay_preexisting() -> None:
     assert [v.scope for v in verdicts] == ["preexisting"] * 3 and not fixed
 
 
+
+def checks(name: str, count: int = 1) -> str:
+    return f"def {name}(x):\n" + "    if x == None:\n        return 0\n" * count + "    return 0\n"
+
+
+def none_findings(text: str, path: str = "a.py") -> list[Finding]:
+    return [f("E711", n, NONE_MSG, col=13, end=(n, 17), path=path)
+            for n, line in enumerate(lines(text), 1) if "None" in line]
+
+
+def test_the_copy_of_a_function_holds_the_new_findings_not_its_original() -> None:
+    """The line map pairs the original's lines with the copy's (the diff calls the original's
+    body added): the original, held once and unchanged on both sides, keeps its finding."""
+    base = "compute = print\n\n\n" + checks("alpha") + "\n\n" + checks("beta", 2)
+    head = ("compute = print\n\n\n" + checks("alpha") + "\n\n" + checks("copy_of_alpha")
+            + "\n\n" + checks("beta", 2))
+    verdicts, fixed, _ = classify(build({"a.py": base}, {"a.py": head}, none_findings(base),
+                                        none_findings(head)))
+    assert [(v.finding.line, v.scope) for v in verdicts] == [
+        (5, "preexisting"), (11, "introduced"), (17, "preexisting"), (19, "preexisting")]
+    assert not fixed
+
+
+def test_a_function_moved_next_to_one_alike_in_another_file_keeps_its_finding() -> None:
+    """alpha moves into b.py right after epsilon, alike but for the name: the line map pairs
+    epsilon's old line with alpha's; epsilon takes its own back and alpha's is the move's."""
+    top = "compute = print\n\n\n"
+    base = {"a.py": top + checks("alpha"), "b.py": top + checks("epsilon") + "\n\n" + checks("zeta", 2)}
+    head = {"a.py": "compute = print\n",
+            "b.py": top + checks("epsilon") + "\n\n" + checks("alpha") + "\n\n" + checks("zeta", 2)}
+    inputs = build(base, head, [x for p in base for x in none_findings(base[p], p)],
+                   [x for p in head for x in none_findings(head[p], p)])
+    verdicts, fixed, _ = classify(inputs)
+    assert [(v.finding.line, v.scope, v.base.path if v.base else None) for v in verdicts] == [
+        (5, "preexisting", "b.py"), (11, "preexisting", "a.py"), (17, "preexisting", "b.py"),
+        (19, "preexisting", "b.py")]
+    assert not fixed
+
+
+def test_a_reformatted_function_reordered_keeps_its_own_finding() -> None:
+    """ruff format wraps alpha's call and puts it after beta; gamma, alike but for its name,
+    moves to b.py. The tokens of the rewritten region aligned alpha's call with gamma's: alpha
+    takes its own finding back, and gamma's goes with gamma."""
+    unused = "Local variable `unused` is assigned to but never used"
+
+    def fn(name: str) -> str:
+        return f"def {name}(x):\n    unused = compute(0)\n    return 0\n"
+
+    def wrapped(name: str) -> str:
+        return f"def {name}(x):\n    unused = (\n        compute(0)\n    )\n    return 0\n"
+
+    beta = "def beta(x):\n    return 0\n"
+    top = "compute = print\n\n\n"
+    base = {"a.py": top + fn("alpha") + "\n\n" + beta + "\n\n" + fn("gamma"), "b.py": top + beta}
+    head = {"a.py": top + beta + "\n\n" + wrapped("alpha"), "b.py": top + wrapped("gamma") + "\n\n" + beta}
+    inputs = build(base, head, [f("F841", 5, unused, col=5), f("F841", 14, unused, col=5)],
+                   [f("F841", 9, unused, col=5), f("F841", 5, unused, path="b.py", col=5)])
+    verdicts, fixed, _ = classify(inputs)
+    assert [(v.finding.path, v.scope, v.base.line if v.base else None) for v in verdicts] == [
+        ("a.py", "preexisting", 5), ("b.py", "preexisting", 14)]
+    assert not fixed
+
+
 def test_touched_when_the_change_edited_the_line() -> None:
     inputs = build({"a.py": "def f(x):\n    if x == None:\n"}, {"a.py": "def f(y):\n    if y == None:\n"},
                    [f("E711", 2, "m")], [f("E711", 2, "m")])
