@@ -50,6 +50,11 @@ from bot import toolpath  # noqa: E402
 from bot.model import ReviewResult  # noqa: E402
 from bot.pipeline import ReviewOptions, run_review  # noqa: E402
 
+# Sealed entries on disk (bot/cache.py): without a secret a review keeps its results in this
+# process's memory, keyed by folder, and a "cold" review in a folder emptied by `fresh` would
+# still find the previous round's.
+os.environ.setdefault("REVIEWBOT_CACHE_SECRET", "bench-projects")
+
 TS_DEPS = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "reviewbot-bench" / "ts-deps"
 
 
