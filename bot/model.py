@@ -258,7 +258,7 @@ class ReviewResult:
         return sum(1 for v in self.findings if v.scope == scope)
 
 
-TriggerKind = Literal["review", "label", "comment", "sweep", "ignored"]
+TriggerKind = Literal["review", "label", "comment", "sweep", "queue", "ignored"]
 
 
 @dataclass(frozen=True)
@@ -266,7 +266,9 @@ class Trigger:
     """What started a CI run, in forge-neutral terms (built by one module per CI environment).
 
     `kind` is what the bot is asked to do: review a pull request, act on a label or a comment,
-    sweep the default branch, or nothing (`ignored`, with `reason`).
+    sweep the default branch, gate a merge queue's group or a merge train's result (`queue`:
+    `number` is the change it holds, `base_sha` what it is merged onto), or nothing
+    (`ignored`, with `reason`).
     """
 
     forge: Literal["github", "gitlab", "gitea"]

@@ -100,9 +100,10 @@ class Runner(Protocol):
 
 def answered(trigger: Trigger, repository: str | None, number: int | None, head: str) -> Trigger:
     """`trigger`, the event an analysis artifact (of `repository`, change `number`, at `head`)
-    must answer: a review, a comment's commands or a label on that change. A comment names no
-    head: its session checks the artifact's head against the change's head now."""
-    if trigger.kind not in ("review", "comment", "label") or trigger.number is None:
+    must answer: a review, a comment's commands, a label on that change, or the gate of a merge
+    queue's group or merge train holding it. A comment names no head: its session checks the
+    artifact's head against the change's head now."""
+    if trigger.kind not in ("review", "comment", "label", "queue") or trigger.number is None:
         raise BotError(f"`reviewbot publish` has nothing to publish for this event: "
                        f"{trigger.reason or trigger.event}", Exit.USAGE)
     expected_head = trigger.head_sha if trigger.kind != "comment" else head

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from bot import filecommands, git
+from bot.ci import merge_group
 from bot.ci import payload as payload_file
 from bot.ci.base import answered
 from bot.errors import BotError, Exit
@@ -24,7 +25,8 @@ if TYPE_CHECKING:
     from bot.forges.github.api import Api, Settings
 
 CHECKOUT_HINT = "use actions/checkout with fetch-depth: 0"
-PR_EVENTS = ("pull_request", "pull_request_target", "issue_comment")  # what `analyze` answers
+# What `analyze` answers (a merge queue's group too: its head runs the pull request's code).
+PR_EVENTS = ("pull_request", "pull_request_target", "issue_comment", merge_group.EVENT)
 REVIEW_ACTIONS = ("opened", "synchronize", "reopened", "ready_for_review")
 WORKFLOW_HINT = ("run it from a workflow with `on: pull_request` "
                  "(types: opened, synchronize, reopened, ready_for_review)")
@@ -49,6 +51,8 @@ def parse(name: str, payload: Any, env: Mapping[str, str] | None = None) -> Trig
         return _pull_request(payload)
     if name == "issue_comment":
         return _issue_comment(payload)
+    if name == merge_group.EVENT:
+        return merge_group.parse(payload)
     if name in ("schedule", "workflow_dispatch"):
         return Trigger("github", name, "sweep", repository=env.get("GITHUB_REPOSITORY"),
                        target_ref=payload_file.branch(env.get("GITHUB_REF")), head_sha=env.get("GITHUB_SHA"),
@@ -128,7 +132,7 @@ def unhandled(trigger: Trigger, handled: Collection[TriggerKind]) -> str:
     what = trigger.reason or f"`{trigger.event}` is not handled yet"
     kinds = {"review": "pull_request (" + ", ".join(REVIEW_ACTIONS) + ")",
              "label": "pull_request labeled", "comment": "issue_comment created on a pull request",
-             "sweep": "schedule, workflow_dispatch"}
+             "sweep": "schedule, workflow_dispatch", "queue": "merge_group checks_requested"}
     return f"nothing to do: {what}; handled: {'; '.join(kinds[k] for k in handled if k in kinds)}"
 
 
@@ -237,13 +241,14 @@ class GitHubActions:
         if repository is not None and repository != name:
             raise BotError(f"the analysis is of {repository}, but this run publishes to {name}",
                            Exit.USAGE)
-        if self._env.get("GITHUB_EVENT_NAME") in ("issue_comment", "pull_request"):
+        if self._env.get("GITHUB_EVENT_NAME") in ("issue_comment", "pull_request",
+                                                  merge_group.EVENT):
             # The second job of the event's own workflow: the artifact answers this event.
             return answered(self.trigger(), name, number, head)
-        check_run_event(self._env, head, number)
+        queue = check_run_event(self._env, head, number)
         return Trigger("github", self._env.get("GITHUB_EVENT_NAME") or "workflow_run",
-                       "label" if label else "review", repository=name, number=number,
-                       head_sha=head)
+                       "queue" if queue else "label" if label else "review", repository=name,
+                       number=number, head_sha=head)
 
     def clone_url(self, repository: str) -> str:
         return clone_url(self._env, repository)
@@ -312,21 +317,31 @@ def open_api(settings: Settings) -> Api:
     return Api(settings)
 
 
-def check_run_event(env: Mapping[str, str], head: str, number: int) -> None:
+def check_run_event(env: Mapping[str, str], head: str, number: int) -> bool:
     """On `workflow_run`, the artifact must be of the run that triggered this one: its head is
-    the one GitHub names in the (trusted) event payload."""
+    the one GitHub names in the (trusted) event payload. True when that run was a merge
+    queue's (`merge_group`): then the artifact must be of the pull request its branch holds."""
     if env.get("GITHUB_EVENT_NAME") != "workflow_run" or not env.get("GITHUB_EVENT_PATH"):
-        return
+        return False
     payload: Any = payload_file.read(env["GITHUB_EVENT_PATH"], "the workflow_run event payload")
     expected, prs = _run_of(payload)
     if expected != head:
         raise BotError(f"the analysis is of {head[:12]}, but the workflow run that triggered "
                        f"this one analysed {str(expected)[:12]}", Exit.USAGE)
+    run = payload["workflow_run"]
+    if run.get("event") == merge_group.EVENT:
+        branch = run.get("head_branch")
+        held = merge_group.number_of(branch) if isinstance(branch, str) else None
+        if held != number:
+            raise BotError(f"the analysis is of pull request #{number}, but the merge queue's "
+                           f"run was of the branch {branch!r}", Exit.USAGE)
+        return True
     numbers = {pr["number"] for pr in prs if isinstance(pr, dict)
                and isinstance(pr.get("number"), int) and not isinstance(pr["number"], bool)}
     if numbers and number not in numbers:  # empty for fork pull requests
         raise BotError(f"the analysis is of pull request #{number}, but the workflow run was for "
                        f"#{', #'.join(str(n) for n in sorted(numbers))}", Exit.USAGE)
+    return False
 
 
 def _run_of(payload: Any) -> tuple[str, list[Any]]:

@@ -1,6 +1,7 @@
 """`reviewbot ci`: inside GitHub Actions, GitLab CI or Gitea/Forgejo Actions: the CI's runner
 (`bot.ci`) says what the run was started for; the flow for it (`ACTIONS`) reviews, runs a
-comment's commands, acts on the apply label or sweeps the branch, on any forge. Events with
+comment's commands, acts on the apply label, sweeps the branch or gates a merge queue's group
+(a GitLab merge train's result), on any forge. Events with
 nothing to do exit 0 with one line that names the events handled.
 
 Exit statuses: 0 the gate passes (also: change closed, nothing to do); 1 the gate fails; 4 the
@@ -23,7 +24,7 @@ from bot.ci.base import Runner
 from bot.ci.environment import require
 from bot.commands import common
 from bot.errors import BotError, Exit
-from bot.flows import comment, label, review, sweep
+from bot.flows import comment, label, queue, review, sweep
 from bot.model import Trigger, TriggerKind
 from bot.options import CiOptions
 
@@ -80,7 +81,7 @@ def _sweep(runner: Runner, options: CiOptions, trigger: Trigger) -> int:
 
 
 # The kinds whose action prints its writes instead of sending them under --dry-run.
-DRY_RUNS: frozenset[TriggerKind] = frozenset({"review", "sweep"})
+DRY_RUNS: frozenset[TriggerKind] = frozenset({"review", "sweep", "queue"})
 
 Action = Callable[[Runner, CiOptions, Trigger], int]
 ACTIONS: dict[TriggerKind, Action] = {
@@ -89,4 +90,6 @@ ACTIONS: dict[TriggerKind, Action] = {
     "comment": comment.comment,  # slash commands
     "label": label.label,  # the apply label
     "sweep": _sweep,  # schedule, workflow_dispatch
+    # A merge queue's group (merge_group) or a merge train's pipeline: the merged result's gate.
+    "queue": queue.gate,
 }

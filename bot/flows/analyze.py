@@ -143,7 +143,7 @@ def _change(runner: Runner, options: Options) -> Change | None:
         raise BotError("--base and --head come from the change's event here; drop them (or run "
                        "outside the CI event to analyse other revisions)", Exit.USAGE)
     trigger = runner.trigger()  # refuses pull_request_target
-    if trigger.kind not in ("review", "comment", "label") or trigger.number is None \
+    if trigger.kind not in ("review", "comment", "label", "queue") or trigger.number is None \
             or not trigger.open:
         log(f"nothing to analyse: {trigger.reason or f'{trigger.event} on a closed change'}")
         return None

@@ -45,6 +45,7 @@ from bot.ci.base import Runner
 from bot.conversation.state import Conversation, section, without_ignored
 from bot.conversation.state import read as read_conversation
 from bot.errors import ArtifactError, BotError, Exit
+from bot.flows import queue
 from bot.flows.comment import comment
 from bot.flows.deliver import WithConversation, deliver, offer
 from bot.flows.label import label
@@ -92,6 +93,11 @@ def publish(runner: Runner, options: Options) -> int:
     assert connection.forge is not None and connection.host is not None
     cfg = settings_from(connection.repository)
     policy = override(cfg.policy, options.fail_level, options.tool_errors)
+    if trigger.kind == "queue":  # a merge queue's group: its gate, no inline comment
+        return queue.publish(runner, connection,
+                             replace(trigger, target_ref=trigger.target_ref or analysis.target_ref),
+                             replace(analysis.result, policy=policy), analysis.texts,
+                             options.delivery)
     # The conversation (ignored findings, staged rewrites) lives in the summary comment: carry
     # it over. This read is the publish step's first too.
     talk = read_conversation(connection.host.summary_body(keep=True))

@@ -24,6 +24,9 @@ class RepositoryDryRun:
         self._print("comment", issue=number, body=body)
         return 0
 
+    def note(self, number: int, marker: str, body: str, *, create: bool = True) -> None:
+        self._print("note", issue=number, marker=marker, body=body, create=create)
+
     def react(self, number: int, comment_id: int, reaction: Reaction) -> None:
         self._print("reaction", comment=comment_id, content=reaction)
 

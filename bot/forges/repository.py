@@ -88,6 +88,13 @@ class Repository(Protocol):
         What a job that checks nothing out trusts: the repository's own settings."""
         ...
 
+    def note(self, number: int, marker: str, body: str, *, create: bool = True) -> None:
+        """One comment on change `number` that holds the hidden `marker` (in `body`): the
+        one the bot's own account wrote edited in place, else a new one posted (`create`
+        False: none posted). A re-run edits rather than adds (the merge queue's word on a
+        pull request)."""
+        ...
+
 
 def issue_edit(title: str | None, body: str | None, open: bool | None) -> dict[str, str]:
     """What an issue edit changes, as GitHub's and Gitea's APIs name it (`state`: open or

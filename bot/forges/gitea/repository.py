@@ -16,12 +16,13 @@ from typing import Any
 import httpx
 
 from bot.errors import BotError, Exit, NotFound
-from bot.forges import replies
+from bot.forges import replies, sticky
 from bot.forges.gitea.api import Api, Settings
 from bot.forges.gitea.limits import ACTIONS_USERS
 from bot.forges.repository import Access, Issue, Permission, Reaction, Repository, issue_edit
-from bot.forges.transport import segment
+from bot.forges.transport import segment, server_wait
 
+NOTE_RETRIES = 3  # as the summary's (bot.forges.gitea.change)
 # Gitea's reaction names (its default [ui] REACTIONS) for the protocol's.
 REACTIONS: Mapping[Reaction, str] = {"eyes": "eyes", "rocket": "rocket", "confused": "confused",
                                      "-1": "-1", "+1": "+1"}
@@ -49,6 +50,33 @@ class GiteaRepository:
                                        for c in self._api.list(comments, paged=False)))
 
         return replies.once(body, post, find)
+
+    def note(self, number: int, marker: str, body: str, *, create: bool = True) -> None:
+        comments = f"{self._api.repo}/issues/{number}/comments"
+
+        def find() -> sticky.Sticky[None] | None:
+            # Anybody can write the marker: only the bot's own comment is ours to edit.
+            user = self._api.me().get("id")
+            return next((sticky.Sticky(int(c["id"]), str(c.get("body") or ""), None)
+                         for c in self._api.list(comments, paged=False)
+                         if marker in str(c.get("body") or "")
+                         and isinstance(c.get("user"), dict) and c["user"].get("id") == user),
+                        None)
+
+        def change(current: sticky.Sticky[None], text: str) -> sticky.Sticky[None]:
+            self._api.write("PATCH", f"{self._api.repo}/issues/comments/{current.id}",
+                            {"body": text}, idempotent=True)
+            return sticky.Sticky(current.id, text, None)
+
+        def post(text: str) -> sticky.Sticky[None] | None:
+            made = self._api.write("POST", comments, {"body": text})
+            return sticky.Sticky(int(made["id"]), text, None) if isinstance(made, dict) else None
+
+        current = find()
+        if current is None and not create:
+            return
+        sticky.keep(body, current, sticky.Writes(change, post, find, self._api.sleep,
+                                                server_wait, NOTE_RETRIES, noun="comment"))
 
     def react(self, number: int, comment_id: int, reaction: Reaction) -> None:
         # Gitea answers 200 with the existing reaction when it is there already: repeatable.

@@ -15,8 +15,9 @@ from typing import Any
 from urllib.parse import quote
 
 from bot.errors import BotError, Exit, NotFound
-from bot.forges import replies
-from bot.forges.github.api import Api, Settings
+from bot.forges import replies, sticky
+from bot.forges.github.api import RETRIES, Api, Settings
+from bot.forges.github.limits import server_wait
 from bot.forges.repository import Access, Issue, Permission, Reaction, issue_edit
 
 # The finest grant first: `user.permissions` names maintain and triage, which the legacy
@@ -83,6 +84,32 @@ class GitHubRepository:
             raise BotError(f"GitHub returned {path} in an encoding reviewbot cannot read "
                            f"({data.get('encoding')})", Exit.FORGE)
         return base64.b64decode(data["content"])
+
+    def note(self, number: int, marker: str, body: str, *, create: bool = True) -> None:
+        url = f"{self._api.url}/issues/{number}/comments"
+
+        def find() -> sticky.Sticky[None] | None:
+            # Anybody can write the marker: only a bot account's comment (what a workflow
+            # token writes as) is taken for ours; editing another's would be refused.
+            return next((sticky.Sticky(int(c["id"]), str(c.get("body") or ""), None)
+                         for c in self._api.list(url)
+                         if marker in (c.get("body") or "")
+                         and _mapping(c.get("user")).get("type") == "Bot"), None)
+
+        def change(current: sticky.Sticky[None], text: str) -> sticky.Sticky[None]:
+            self._api.request("PATCH", f"{self._api.url}/issues/comments/{current.id}",
+                              body={"body": text}, idempotent=True)
+            return sticky.Sticky(current.id, text, None)
+
+        def post(text: str) -> sticky.Sticky[None] | None:
+            _, data = self._api.request("POST", url, body={"body": text})
+            return sticky.Sticky(int(data["id"]), text, None)
+
+        current = find()
+        if current is None and not create:
+            return
+        sticky.keep(body, current, sticky.Writes(change, post, find, self._api.sleep,
+                                                server_wait, RETRIES, noun="comment"))
 
     def find_issue(self, marker: str, label: str | None = None) -> Issue | None:
         parameters = {"state": "all", "sort": "created", "direction": "asc",

@@ -427,6 +427,30 @@ class GitLabRepository(_Client):
 
         return replies.once(defuse(body), post, find)
 
+    def note(self, number: int, marker: str, body: str, *, create: bool = True) -> None:
+        notes = f"{self._project}/merge_requests/{number}/notes"
+
+        def find() -> sticky.Sticky[None] | None:
+            # Anybody can write the marker: only the bot's own note is ours to edit.
+            mine = self.me()
+            return next((sticky.Sticky(int(n["id"]), str(n.get("body") or ""), None)
+                         for n in self._list(notes, {"sort": "asc", "order_by": "created_at"})
+                         if marker in str(n.get("body") or "") and _author(n) == mine), None)
+
+        def change(current: sticky.Sticky[None], text: str) -> sticky.Sticky[None]:
+            self._write("PUT", f"{notes}/{current.id}", data={"body": text}, idempotent=True)
+            return sticky.Sticky(current.id, text, None)
+
+        def post(text: str) -> sticky.Sticky[None] | None:
+            made = self._write("POST", notes, data={"body": text})
+            return sticky.Sticky(int(made["id"]), text, None) if isinstance(made, dict) else None
+
+        current = find()
+        if current is None and not create:
+            return
+        sticky.keep(defuse(body), current, sticky.Writes(change, post, find, self._sleep,
+                                                        server_wait, RETRIES, noun="note"))
+
     def react(self, number: int, comment_id: int, reaction: Reaction) -> None:
         try:
             # Awarding twice is refused ("has already been taken"): sending it again is harmless.

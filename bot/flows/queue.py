@@ -1,0 +1,101 @@
+"""A merge queue's group (GitHub `merge_group`) or a merge train's pipeline (GitLab): the gate
+where the merge really happens.
+
+The merged result (the change on top of what is ahead of it) is reviewed against what it is
+merged onto, with the same settings and tools as the change's own review, and the gate is
+published where the queue reads it: the check run (GitHub) or commit status (GitLab) on the
+merged result, and the CI's job summary. No inline comment: the merged result is no change's
+head. When the gate fails, one comment on the change the queue holds (`bot.render.queue`)
+names what the combination introduced beyond what the change's own review raised, found again
+by its hidden marker so a re-run edits it; when a later run passes, an earlier one is edited to
+say so, and none is posted.
+
+A merged result whose findings the change's own review already raised fails or passes as that
+review did: it is the same findings under the same gate.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Mapping, Sequence
+
+from bot import git
+from bot.ci.base import Runner
+from bot.errors import BotError, Exit
+from bot.flows.deliver import check_report, print_dry_run
+from bot.flows.session import log
+from bot.forges.base import Connection
+from bot.gate import Gate, decide
+from bot.model import ReviewResult, Trigger
+from bot.options import CiOptions, Delivery
+from bot.outputs import report_gate, writable_output, write_code_quality, write_sarif
+from bot.pipeline import run_review
+from bot.placement import Placed
+from bot.render import queue as words
+from bot.render import summary
+from bot.review import place
+from bot.sync import Synced, with_kind
+from bot.workspace import texts as head_texts
+
+NOT_INLINE = "a merge queue's result takes no inline comments"
+
+
+def name_of(trigger: Trigger) -> str:
+    """What the forge calls it: GitHub's merge queue, GitLab's merge train."""
+    return "merge train" if trigger.forge == "gitlab" else "merge queue"
+
+
+def gate(runner: Runner, options: CiOptions, trigger: Trigger) -> int:
+    """`reviewbot ci` on the queue's event: review the merged result here, then publish."""
+    if trigger.number is None or not trigger.base_sha or not trigger.head_sha:
+        raise BotError(f"the {name_of(trigger)}'s event names no change, base or head",
+                       Exit.USAGE)
+    writable_output(options.delivery.sarif, "--sarif")
+    writable_output(options.delivery.code_quality, "--code-quality")
+    connection = runner.connect(trigger, options.token, dry_run=options.dry_run)
+    checkout = runner.checkout(options.repo)
+    git.ensure_commits(checkout, (trigger.head_sha, trigger.base_sha), runner.checkout_hint)
+    result = run_review(options.checks.review(checkout, trigger.base_sha, trigger.head_sha))
+    texts = head_texts(checkout, result.head, [v.finding.path for v in result.findings])
+    return publish(runner, connection, trigger, result, texts, options.delivery)
+
+
+def publish(runner: Runner, connection: Connection, trigger: Trigger, result: ReviewResult,
+            texts: Mapping[str, Sequence[str]], delivery: Delivery) -> int:
+    """The gate of `result` (the merged result's review) where the queue reads it, and the word
+    on the change; the exit status is the gate's."""
+    assert trigger.number is not None and connection.forge is not None
+    forge = connection.forge
+    decided = decide(result)
+    write_sarif(delivery.sarif, result)
+    write_code_quality(delivery.code_quality, result)
+    placed = Placed(with_kind(place(result, texts, dialect=forge.dialect), "summary",
+                              NOT_INLINE))
+    report = check_report(result, decided, Synced("published", placed), texts)
+    # The change's own review: the fingerprints of its comments are what it already raised.
+    known = {words.known_key(c.key) for c in forge.load().comments}
+    body = words.body(result, decided, known, texts, queue=name_of(trigger),
+                      target=trigger.target_ref)
+    if connection.recorded is not None:  # a dry run: stdout is the JSON of what is not sent
+        with contextlib.redirect_stdout(sys.stderr):
+            forge.check(report)
+            connection.repository.note(trigger.number, words.MARKER, body, create=decided.failed)
+        print_dry_run(decided, connection.recorded)
+    else:
+        if not forge.check(report):
+            runner.annotate(report.annotations)
+        runner.job_summary(summary.job_summary(result, placed, decided, texts))
+        connection.repository.note(trigger.number, words.MARKER, body, create=decided.failed)
+    _log(runner, trigger, result, decided, known)
+    report_gate(decided)
+    return int(decided.exit)
+
+
+def _log(runner: Runner, trigger: Trigger, result: ReviewResult, decided: Gate,
+         known: set[str]) -> None:
+    fresh, seen = words.split(result, known)
+    log(f"{name_of(trigger)}: {runner.change_name}{trigger.number} merged as "
+        f"{result.head[:12]} onto {result.merge_base[:12]}: "
+        f"{'fails' if decided.failed else 'passes'}; {len(fresh)} new or changed finding(s) "
+        f"from the combination, {len(seen)} already in the change's review")
