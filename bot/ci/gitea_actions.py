@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from bot import git
-from bot.ci import github_actions
+from bot.ci import github_actions, variables
 from bot.ci import payload as payload_file
 from bot.ci.base import answered
+from bot.ci.variables import PROJECT, REF, SHA, USER
 from bot.errors import BotError, Exit
 from bot.forges.base import Annotation, Connection, Range
 from bot.forges.gitea.limits import ACTIONS_USERS
@@ -51,12 +52,12 @@ warn = github_actions.warn
 
 def active(env: Mapping[str, str]) -> bool:
     """Whether this run is a Gitea or Forgejo Actions run."""
-    return (env.get("GITEA_ACTIONS") == "true" or env.get("FORGEJO_ACTIONS") == "true"
+    return (variables.optional(env, "GITEA_ACTIONS", variables.FLAG) == "true" or forgejo(env)
             or (env.get("GITHUB_API_URL") or "").rstrip("/").endswith("/api/v1"))
 
 
 def forgejo(env: Mapping[str, str]) -> bool:
-    return env.get("FORGEJO_ACTIONS") == "true"
+    return variables.optional(env, "FORGEJO_ACTIONS", variables.FLAG) == "true"
 
 
 def from_env(env: Mapping[str, str]) -> Trigger:
@@ -78,10 +79,12 @@ def parse(name: str, payload: Any, env: Mapping[str, str] | None = None) -> Trig
     if name == "issue_comment":
         return _issue_comment(payload)
     if name in ("schedule", "workflow_dispatch"):
-        return _trigger(name, "sweep", repository=env.get("GITHUB_REPOSITORY"),
-                        target_ref=payload_file.branch(env.get("GITHUB_REF")), head_sha=env.get("GITHUB_SHA"),
-                        actor=env.get("GITHUB_ACTOR"),
-                        actor_is_bot=(env.get("GITHUB_ACTOR") or "").lower() in ACTIONS_USERS)
+        actor = variables.optional(env, "GITHUB_ACTOR", USER)
+        return _trigger(name, "sweep", repository=variables.optional(env, "GITHUB_REPOSITORY",
+                                                                     PROJECT),
+                        target_ref=payload_file.branch(variables.optional(env, "GITHUB_REF", REF)),
+                        head_sha=variables.optional(env, "GITHUB_SHA", SHA),
+                        actor=actor, actor_is_bot=_is_bot(actor))
     return _ignored(name, payload, f"`{name}` events need nothing from `reviewbot ci`")
 
 
@@ -91,14 +94,30 @@ def _trigger(event: str, kind: TriggerKind, **fields: Any) -> Trigger:
 
 
 def _ignored(name: str, payload: dict[str, Any], reason: str) -> Trigger:
-    repo = payload.get("repository")
-    full = repo.get("full_name") if isinstance(repo, dict) else None
-    return _trigger(name, "ignored", action=str(payload.get("action") or ""),
-                    repository=full if isinstance(full, str) else None, reason=reason)
+    return _trigger(name, "ignored", action=_action(payload, name),
+                    repository=_repository(payload, name), reason=reason)
+
+
+def _action(payload: dict[str, Any], event: str) -> str:
+    return str(payload_file.optional(payload, "action", str, event=event) or "")
+
+
+def _repository(payload: dict[str, Any], event: str) -> str | None:
+    """`repository.full_name`, which an event that needs nothing may lack."""
+    repo = payload_file.optional(payload, "repository", dict, event=event) or {}
+    found = payload_file.optional(repo, "full_name", str, "repository.", event, empty=False)
+    return str(found) if found else None
+
+
+def _labels(pr: dict[str, Any], event: str) -> tuple[str, ...]:
+    """The names of `pull_request.labels` (none when absent or null)."""
+    items = payload_file.optional(pr, "labels", list, "pull_request.", event) or []
+    return tuple(str(payload_file.field(item, "name", str, f"pull_request.labels[{i}].", event))
+                 for i, item in enumerate(items))
 
 
 def _pull_request(payload: dict[str, Any]) -> Trigger:
-    action = str(payload.get("action") or "")
+    action = _action(payload, "pull_request")
     kind: TriggerKind = ("review" if action in REVIEW_ACTIONS
                          else "label" if action in LABEL_ACTIONS else "ignored")
     if kind == "ignored":
@@ -109,10 +128,10 @@ def _pull_request(payload: dict[str, Any]) -> Trigger:
     head = payload_file.field(pr, "head", dict, "pull_request.", event)
     base = payload_file.field(pr, "base", dict, "pull_request.", event)
     base_repo = payload_file.field(base, "repo", dict, "pull_request.base.", event)
-    head_repo = head.get("repo")
-    sender = payload.get("sender") if isinstance(payload.get("sender"), dict) else {}
-    labels = tuple(str(x["name"]) for x in pr.get("labels") or ()
-                   if isinstance(x, dict) and isinstance(x.get("name"), str))
+    # null when the fork is deleted
+    head_repo = payload_file.optional(head, "repo", dict, "pull_request.head.", event)
+    _, login = payload_file.user(payload, "sender", "login", event=event)
+    labels = _labels(pr, event)
     return _trigger(
         event, kind, action=action,
         repository=payload_file.field(base_repo, "full_name", str, "pull_request.base.repo.", event),
@@ -121,11 +140,12 @@ def _pull_request(payload: dict[str, Any]) -> Trigger:
         head_sha=payload_file.sha(head, "pull_request.head.sha", event),
         target_ref=payload_file.field(base, "ref", str, "pull_request.base.", event),
         head_ref=payload_file.field(head, "ref", str, "pull_request.head.", event),
-        head_repository=str(head_repo["full_name"]) if isinstance(head_repo, dict)
-        and isinstance(head_repo.get("full_name"), str) else None,
-        open=payload_file.field(pr, "state", str, "pull_request.", event) == "open",
-        draft=bool(pr.get("draft", False)),
-        actor=payload_file.login(sender), actor_is_bot=_is_bot(sender),
+        head_repository=payload_file.field(head_repo, "full_name", str, "pull_request.head.repo.",
+                                           event) if head_repo is not None else None,
+        open=payload_file.one_of(pr, "state", ("open", "closed"), "pull_request.",
+                                 event) == "open",
+        draft=bool(payload_file.optional(pr, "draft", bool, "pull_request.", event)),
+        actor=login, actor_is_bot=_is_bot(login),
         # Gitea's label_updated names no label: the labels the pull request carries now.
         added_labels=labels if kind == "label" else (),
     )
@@ -133,30 +153,31 @@ def _pull_request(payload: dict[str, Any]) -> Trigger:
 
 def _issue_comment(payload: dict[str, Any]) -> Trigger:
     event = "issue_comment"
-    action = str(payload.get("action") or "")
+    action = _action(payload, event)
     issue = payload_file.field(payload, "issue", dict, event=event)
-    if not (payload.get("is_pull") is True or isinstance(issue.get("pull_request"), dict)):
+    is_pull = payload_file.optional(payload, "is_pull", bool, event=event)
+    if not (is_pull or payload_file.optional(issue, "pull_request", dict, "issue.", event)):
         return _ignored(event, payload, "a comment on an issue, not on a pull request")
     if action != "created":
         return _ignored(event, payload, f"a comment `{action}`: only new comments count")
     comment = payload_file.field(payload, "comment", dict, event=event)
-    user = comment.get("user") if isinstance(comment.get("user"), dict) else {}
+    _, login = payload_file.user(comment, "user", "login", "comment.", event)
     repo = payload_file.field(payload, "repository", dict, event=event)
     return _trigger(
         event, "comment", action=action,
         repository=payload_file.field(repo, "full_name", str, "repository.", event),
         number=payload_file.field(issue, "number", int, "issue.", event),
-        open=issue.get("state") == "open",
-        actor=payload_file.login(user), actor_is_bot=_is_bot(user),
+        open=payload_file.one_of(issue, "state", ("open", "closed"), "issue.", event) == "open",
+        actor=login, actor_is_bot=_is_bot(login),
         comment_id=payload_file.field(comment, "id", int, "comment.", event),
-        comment_body=str(comment.get("body") or ""),
+        comment_body=payload_file.optional(comment, "body", str, "comment.", event) or "",
         comment_created_at=payload_file.field(comment, "created_at", str, "comment.", event),
     )
 
 
-def _is_bot(user: Any) -> bool:
+def _is_bot(login: str | None) -> bool:
     # Gitea's API user carries no bot flag; the Actions token's own account is known by name.
-    return (payload_file.login(user) or "").lower() in ACTIONS_USERS
+    return (login or "").lower() in ACTIONS_USERS
 
 
 def unhandled(trigger: Trigger, handled: Collection[TriggerKind]) -> str:
@@ -218,7 +239,8 @@ class GiteaActions:
         return from_env(self._env)
 
     def checkout(self, given: Path | None) -> Path:
-        return git.toplevel(given or Path(self._env.get("GITHUB_WORKSPACE") or "."))
+        workspace = variables.optional(self._env, "GITHUB_WORKSPACE", variables.ABSOLUTE)
+        return git.toplevel(given or Path(workspace or "."))
 
     def in_change_event(self) -> bool:
         return self._env.get("GITHUB_EVENT_NAME") in github_actions.PR_EVENTS

@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from bot import filecommands, git
-from bot.ci import merge_group
+from bot.ci import merge_group, variables
 from bot.ci import payload as payload_file
 from bot.ci.base import answered
+from bot.ci.variables import PROJECT, REF, SHA, USER
 from bot.errors import BotError, Exit
 from bot.forges.base import Annotation, Connection, Forge, Pulls, Range
 from bot.forges.repository import Repository
@@ -54,22 +55,33 @@ def parse(name: str, payload: Any, env: Mapping[str, str] | None = None) -> Trig
     if name == merge_group.EVENT:
         return merge_group.parse(payload)
     if name in ("schedule", "workflow_dispatch"):
-        return Trigger("github", name, "sweep", repository=env.get("GITHUB_REPOSITORY"),
-                       target_ref=payload_file.branch(env.get("GITHUB_REF")), head_sha=env.get("GITHUB_SHA"),
-                       actor=env.get("GITHUB_ACTOR"))
+        return Trigger("github", name, "sweep",
+                       repository=variables.optional(env, "GITHUB_REPOSITORY", PROJECT),
+                       target_ref=payload_file.branch(variables.optional(env, "GITHUB_REF", REF)),
+                       head_sha=variables.optional(env, "GITHUB_SHA", SHA),
+                       actor=variables.optional(env, "GITHUB_ACTOR", USER))
     hint = "; use `reviewbot publish` there" if name == "workflow_run" else ""
     return _ignored(name, payload, f"`{name}` events need nothing from `reviewbot ci`{hint}")
 
 
 def _ignored(name: str, payload: dict[str, Any], reason: str) -> Trigger:
-    repo = payload.get("repository")
-    full = repo.get("full_name") if isinstance(repo, dict) else None
-    return Trigger("github", name, "ignored", action=str(payload.get("action") or ""),
-                   repository=full if isinstance(full, str) else None, reason=reason)
+    return Trigger("github", name, "ignored", action=_action(payload, name),
+                   repository=_repository(payload, name), reason=reason)
+
+
+def _action(payload: dict[str, Any], event: str) -> str:
+    return str(payload_file.optional(payload, "action", str, event=event) or "")
+
+
+def _repository(payload: dict[str, Any], event: str) -> str | None:
+    """`repository.full_name`, which an event that needs nothing may lack."""
+    repo = payload_file.optional(payload, "repository", dict, event=event) or {}
+    found = payload_file.optional(repo, "full_name", str, "repository.", event, empty=False)
+    return str(found) if found else None
 
 
 def _pull_request(payload: dict[str, Any]) -> Trigger:
-    action = str(payload.get("action") or "")
+    action = _action(payload, "pull_request")
     kind: TriggerKind = ("review" if action in REVIEW_ACTIONS or not action
                          else "label" if action == "labeled" else "ignored")
     if kind == "ignored":
@@ -79,9 +91,10 @@ def _pull_request(payload: dict[str, Any]) -> Trigger:
     head = payload_file.field(pr, "head", dict, "pull_request.", "pull_request")
     base = payload_file.field(pr, "base", dict, "pull_request.", "pull_request")
     base_repo = payload_file.field(base, "repo", dict, "pull_request.base.", "pull_request")
-    head_repo = head.get("repo")
-    label = payload.get("label")
-    sender = payload.get("sender") if isinstance(payload.get("sender"), dict) else {}
+    # null when the fork is deleted
+    head_repo = payload_file.optional(head, "repo", dict, "pull_request.head.", "pull_request")
+    label = payload_file.optional(payload, "label", dict, event="pull_request") or {}
+    sender, login = payload_file.user(payload, "sender", "login", event="pull_request")
     return Trigger(
         "github", "pull_request", kind, action=action,
         repository=payload_file.field(base_repo, "full_name", str, "pull_request.base.repo.", "pull_request"),
@@ -90,41 +103,43 @@ def _pull_request(payload: dict[str, Any]) -> Trigger:
         head_sha=payload_file.sha(head, "pull_request.head.sha", "pull_request"),
         target_ref=payload_file.field(base, "ref", str, "pull_request.base.", "pull_request"),
         head_ref=payload_file.field(head, "ref", str, "pull_request.head.", "pull_request"),
-        head_repository=str(head_repo["full_name"]) if isinstance(head_repo, dict)
-        and isinstance(head_repo.get("full_name"), str) else None,
-        open=payload_file.field(pr, "state", str, "pull_request.", "pull_request") == "open",
-        draft=bool(pr.get("draft", False)),
-        actor=payload_file.login(sender), actor_is_bot=_is_bot(sender),
-        label=str(label["name"]) if isinstance(label, dict) and isinstance(label.get("name"), str)
-        else None,
+        head_repository=payload_file.field(head_repo, "full_name", str, "pull_request.head.repo.",
+                                           "pull_request") if head_repo is not None else None,
+        open=payload_file.one_of(pr, "state", ("open", "closed"), "pull_request.",
+                                 "pull_request") == "open",
+        draft=bool(payload_file.optional(pr, "draft", bool, "pull_request.", "pull_request")),
+        actor=login, actor_is_bot=_is_bot(sender, login, "sender.", "pull_request"),
+        label=payload_file.optional(label, "name", str, "label.", "pull_request", empty=False),
     )
 
 
 def _issue_comment(payload: dict[str, Any]) -> Trigger:
-    action = str(payload.get("action") or "")
+    action = _action(payload, "issue_comment")
     issue = payload_file.field(payload, "issue", dict, event="issue_comment")
-    if not isinstance(issue.get("pull_request"), dict):
+    if payload_file.optional(issue, "pull_request", dict, "issue.", "issue_comment") is None:
         return _ignored("issue_comment", payload, "a comment on an issue, not on a pull request")
     if action != "created":
         return _ignored("issue_comment", payload, f"a comment `{action}`: only new comments count")
     comment = payload_file.field(payload, "comment", dict, event="issue_comment")
-    user = comment.get("user") if isinstance(comment.get("user"), dict) else {}
+    user, login = payload_file.user(comment, "user", "login", "comment.", "issue_comment")
     repo = payload_file.field(payload, "repository", dict, event="issue_comment")
     return Trigger(
         "github", "issue_comment", "comment", action=action,
         repository=payload_file.field(repo, "full_name", str, "repository.", "issue_comment"),
         number=payload_file.field(issue, "number", int, "issue.", "issue_comment"),
-        open=issue.get("state") == "open",
-        actor=payload_file.login(user), actor_is_bot=_is_bot(user),
+        open=payload_file.one_of(issue, "state", ("open", "closed"), "issue.",
+                                 "issue_comment") == "open",
+        actor=login, actor_is_bot=_is_bot(user, login, "comment.user.", "issue_comment"),
         comment_id=payload_file.field(comment, "id", int, "comment.", "issue_comment"),
-        comment_body=str(comment.get("body") or ""),
+        comment_body=payload_file.optional(comment, "body", str, "comment.", "issue_comment")
+        or "",
         comment_created_at=payload_file.field(comment, "created_at", str, "comment.", "issue_comment"),
     )
 
 
-def _is_bot(user: Any) -> bool:
-    login = payload_file.login(user) or ""
-    return (isinstance(user, dict) and user.get("type") == "Bot") or login.endswith("[bot]")
+def _is_bot(user: dict[str, Any], login: str | None, prefix: str, event: str) -> bool:
+    kind = payload_file.optional(user, "type", str, prefix, event)
+    return kind == "Bot" or (login or "").endswith("[bot]")
 
 
 def unhandled(trigger: Trigger, handled: Collection[TriggerKind]) -> str:
@@ -179,10 +194,11 @@ ENABLE_COMMENTS = (
 
 def api_urls(env: Mapping[str, str]) -> tuple[str, str]:
     """REST and GraphQL endpoints (GitHub Enterprise Server sets both)."""
-    api = (env.get("GITHUB_API_URL") or "https://api.github.com").rstrip("/")
+    api = (variables.optional(env, "GITHUB_API_URL", variables.URL)
+           or "https://api.github.com").rstrip("/")
     # github.com: api.github.com/graphql; GHES: https://HOST/api/v3 -> https://HOST/api/graphql
     default = api[: -len("/v3")] + "/graphql" if api.endswith("/api/v3") else api + "/graphql"
-    return api, env.get("GITHUB_GRAPHQL_URL") or default
+    return api, variables.optional(env, "GITHUB_GRAPHQL_URL", variables.URL) or default
 
 
 class GitHubActions:
@@ -200,7 +216,8 @@ class GitHubActions:
         return from_env(self._env)
 
     def checkout(self, given: Path | None) -> Path:
-        return git.toplevel(given or Path(self._env.get("GITHUB_WORKSPACE") or "."))
+        workspace = variables.optional(self._env, "GITHUB_WORKSPACE", variables.ABSOLUTE)
+        return git.toplevel(given or Path(workspace or "."))
 
     def in_change_event(self) -> bool:
         return self._env.get("GITHUB_EVENT_NAME") in PR_EVENTS

@@ -46,11 +46,7 @@ HOOK_HINT = ("point a project webhook (Comments; Merge request events) at the pi
 def active(env: Mapping[str, str]) -> bool:
     """Whether this run is a GitLab CI job (the runner sets GITLAB_CI=true); any other value
     than `true`, `false` or none is refused, not read as another CI."""
-    value = env.get("GITLAB_CI") or ""
-    if value not in ("true", "false", ""):
-        raise BotError(f"GITLAB_CI={value!r} is not `true`: GitLab's runner sets it so; unset "
-                       "it outside GitLab CI", Exit.USAGE)
-    return value == "true"
+    return variables.optional(env, "GITLAB_CI", variables.FLAG) == "true"
 
 
 def merge_request_pipeline(env: Mapping[str, str]) -> bool:
@@ -116,10 +112,10 @@ def parse_hook(payload: Any) -> Trigger:
     request update that adds labels a `label`; anything else is `ignored`."""
     if not isinstance(payload, dict):
         raise BotError("malformed webhook payload: not an object", Exit.USAGE)
-    kind = payload.get("object_kind")
-    project = payload.get("project")
-    path = project.get("path_with_namespace") if isinstance(project, dict) else None
-    repository = path if isinstance(path, str) else None
+    kind = payload_file.optional(payload, "object_kind", str, event="webhook", empty=False)
+    project = payload_file.optional(payload, "project", dict, event="webhook") or {}
+    repository = payload_file.optional(project, "path_with_namespace", str, "project.",
+                                       "webhook", empty=False)
     if kind == "note":
         return _note(payload, repository)
     if kind == "merge_request":
@@ -130,11 +126,14 @@ def parse_hook(payload: Any) -> Trigger:
 
 def _note(payload: dict[str, Any], repository: str | None) -> Trigger:
     note = _obj(payload, "object_attributes", "note")
-    action = str(note.get("action") or "create")  # `action` is sent since GitLab 16.11
-    if note.get("noteable_type") != "MergeRequest":
-        return _ignored("note", repository, f"a comment on a {note.get('noteable_type')}, not "
-                                            "on a merge request", action)
-    if action != "create" or note.get("system"):
+    # `action` is sent since GitLab 16.11
+    action = str(_text(note, "action", "object_attributes.", "note") or "create")
+    noteable = _text(note, "noteable_type", "object_attributes.", "note")
+    if noteable != "MergeRequest":
+        return _ignored("note", repository, f"a comment on a {noteable}, not on a merge "
+                                            "request", action)
+    if action != "create" or payload_file.optional(note, "system", bool, "object_attributes.",
+                                                   "note"):
         return _ignored("note", repository, f"a comment `{action}`: only new comments count",
                         action)
     mr = _obj(payload, "merge_request", "note")
@@ -142,17 +141,18 @@ def _note(payload: dict[str, Any], repository: str | None) -> Trigger:
     return Trigger(
         "gitlab", "note", "comment", action=action, repository=repository,
         **_merge_request_fields(mr, repository, "merge_request.", "note"),
-        actor=_str(user, "username"), actor_id=_int(user, "id", "user.", "note"),
+        actor=_text(user, "username", "user.", "note"),
+        actor_id=_int(user, "id", "user.", "note"),
         comment_id=_int(note, "id", "object_attributes.", "note"),
-        comment_body=str(note.get("note") or ""),
-        comment_created_at=_str(note, "created_at"))
+        comment_body=payload_file.optional(note, "note", str, "object_attributes.", "note") or "",
+        comment_created_at=_text(note, "created_at", "object_attributes.", "note"))
 
 
 def _merge_request(payload: dict[str, Any], repository: str | None) -> Trigger:
     mr = _obj(payload, "object_attributes", "merge_request")
-    action = str(mr.get("action") or "")
-    changes = payload.get("changes") if isinstance(payload.get("changes"), dict) else {}
-    labels = changes.get("labels") if isinstance(changes, dict) else None
+    action = _text(mr, "action", "object_attributes.", "merge_request") or ""
+    changes = payload_file.optional(payload, "changes", dict, event="merge_request") or {}
+    labels = payload_file.optional(changes, "labels", dict, "changes.", "merge_request") or {}
     before = _titles(labels, "previous")
     after = _titles(labels, "current")
     added = tuple(t for t in after if t not in before)
@@ -163,7 +163,8 @@ def _merge_request(payload: dict[str, Any], repository: str | None) -> Trigger:
     return Trigger(
         "gitlab", "merge_request", "label", action=action, repository=repository,
         **_merge_request_fields(mr, repository, "object_attributes.", "merge_request"),
-        actor=_str(user, "username"), actor_id=_int(user, "id", "user.", "merge_request"),
+        actor=_text(user, "username", "user.", "merge_request"),
+        actor_id=_int(user, "id", "user.", "merge_request"),
         label=added[0], added_labels=added)
 
 
@@ -182,10 +183,14 @@ def _merge_request_fields(mr: dict[str, Any], repository: str | None, prefix: st
     """The Trigger fields a webhook's merge request object gives, wherever it sits (`prefix`:
     its place in the payload, for error messages)."""
     return {"number": _int(mr, "iid", prefix, event), "head_sha": _last_commit(mr, prefix, event),
-            "target_ref": _str(mr, "target_branch"), "head_ref": _str(mr, "source_branch"),
-            "head_repository": _source(mr, repository), "open": mr.get("state") == "opened",
+            "target_ref": _text(mr, "target_branch", prefix, event),
+            "head_ref": _text(mr, "source_branch", prefix, event),
+            "head_repository": _source(mr, repository, prefix, event),
+            "open": payload_file.one_of(mr, "state", ("opened", "closed", "locked", "merged"),
+                                        prefix, event) == "opened",
             # `work_in_progress`: the older name, still sent beside `draft`
-            "draft": bool(mr.get("draft") or mr.get("work_in_progress"))}
+            "draft": bool(payload_file.optional(mr, "draft", bool, prefix, event)
+                          or payload_file.optional(mr, "work_in_progress", bool, prefix, event))}
 
 
 def _ignored(event: str, repository: str | None, reason: str, action: str = "") -> Trigger:
@@ -209,9 +214,10 @@ def _int(obj: dict[str, Any], key: str, prefix: str, event: str) -> int:
     return value
 
 
-def _str(obj: dict[str, Any], key: str) -> str | None:
-    value = obj.get(key)
-    return value if isinstance(value, str) and value else None
+def _text(obj: dict[str, Any], key: str, prefix: str, event: str) -> str | None:
+    """A non-empty string field; None when absent or null, refused when malformed."""
+    found = payload_file.optional(obj, key, str, prefix, event, empty=False)
+    return str(found) if found is not None else None
 
 
 def _last_commit(mr: dict[str, Any], prefix: str, event: str) -> str:
@@ -224,25 +230,21 @@ def _last_commit(mr: dict[str, Any], prefix: str, event: str) -> str:
     return sha
 
 
-def _source(mr: dict[str, Any], repository: str | None) -> str | None:
+def _source(mr: dict[str, Any], repository: str | None, prefix: str, event: str) -> str | None:
     """The source project's path: the target's unless the ids differ (a fork)."""
-    if mr.get("source_project_id") == mr.get("target_project_id"):
+    if _int(mr, "source_project_id", prefix, event) == _int(mr, "target_project_id", prefix,
+                                                            event):
         return repository
-    source = mr.get("source")
-    path = source.get("path_with_namespace") if isinstance(source, dict) else None
-    return path if isinstance(path, str) else None
+    source = payload_file.optional(mr, "source", dict, prefix, event) or {}
+    return _text(source, "path_with_namespace", f"{prefix}source.", event)
 
 
-def _titles(labels: Any, side: str) -> tuple[str, ...]:
+def _titles(labels: dict[str, Any], side: str) -> tuple[str, ...]:
     """The label titles of `changes.labels.<side>` (none when the update left labels alone)."""
-    items = labels.get(side) if isinstance(labels, dict) else None
-    if items is None:
-        return ()
-    if not isinstance(items, list):
-        raise BotError(f"malformed merge_request webhook: `changes.labels.{side}` is not a list",
-                       Exit.USAGE)
-    return tuple(str(x["title"]) for x in items
-                 if isinstance(x, dict) and isinstance(x.get("title"), str))
+    items = payload_file.optional(labels, side, list, "changes.labels.", "merge_request") or []
+    return tuple(str(payload_file.field(item, "title", str, f"changes.labels.{side}[{i}].",
+                                        "merge_request"))
+                 for i, item in enumerate(items))
 
 
 def token(env: Mapping[str, str]) -> str:

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from bot.ci import variables
 from bot.errors import BotError, Exit
 
 SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
@@ -27,8 +28,8 @@ def read(path: str, name: str) -> Any:
 def event(env: Mapping[str, str], where: str) -> tuple[str, Any]:
     """The event's name and payload from GITHUB_EVENT_NAME and GITHUB_EVENT_PATH (GitHub's and
     Gitea's runners set both); `where` completes the message when they are not set."""
-    name = env.get("GITHUB_EVENT_NAME")
-    path = env.get("GITHUB_EVENT_PATH")
+    name = variables.optional(env, "GITHUB_EVENT_NAME", variables.NAME)
+    path = variables.optional(env, "GITHUB_EVENT_PATH", variables.FILE)
     if not name:
         raise BotError(f"GITHUB_EVENT_NAME is not set: `reviewbot ci` runs inside {where}",
                        Exit.USAGE)
@@ -57,9 +58,38 @@ def sha(obj: dict[str, Any], where: str, event: str) -> str:
     return value
 
 
-def login(user: Any) -> str | None:
-    found = user.get("login") if isinstance(user, dict) else None
-    return found if isinstance(found, str) else None
+def optional(obj: dict[str, Any], key: str, kind: type, prefix: str = "", event: str = "",
+             *, empty: bool = True) -> Any:
+    """`obj[key]` when it is there and not null, of type `kind` (`empty`: a string may be "");
+    None when absent or null; BotError (usage) naming `prefix + key` when it is there but not
+    of that type: a malformed field is refused, never read as if it were absent."""
+    value = obj.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool) \
+            or (not empty and value == ""):
+        what = "an object" if kind is dict else f"a non-empty {kind.__name__}" if not empty \
+            else kind.__name__
+        raise BotError(f"malformed {event} event: `{prefix}{key}` is not {what}", Exit.USAGE)
+    return value
+
+
+def one_of(obj: dict[str, Any], key: str, values: tuple[str, ...], prefix: str,
+           event: str) -> str:
+    """`obj[key]`, one of `values`; BotError (usage) naming `prefix + key` otherwise."""
+    value = obj.get(key)
+    if value not in values:
+        raise BotError(f"malformed {event} event: `{prefix}{key}` is missing or not one of "
+                       f"{', '.join(values)}", Exit.USAGE)
+    return str(value)
+
+
+def user(obj: dict[str, Any], key: str, name: str, prefix: str = "", event: str = ""
+         ) -> tuple[dict[str, Any], str | None]:
+    """The user object at `obj[key]` ({} when absent or null) and its `name` field (`login`,
+    `username`; None when absent or null); BotError (usage) when either is malformed."""
+    found = optional(obj, key, dict, prefix, event) or {}
+    return found, optional(found, name, str, f"{prefix}{key}.", event, empty=False)
 
 
 def branch(ref: str | None) -> str | None:

@@ -57,8 +57,12 @@ USER = Form("a user name", _matching(r"[A-Za-z0-9_][A-Za-z0-9_.-]*(\[bot\])?"))
 # A name such as `merge_request_event`: a value GitLab may add later is of this form.
 NAME = Form("a name of lowercase letters and `_`", _matching(r"[a-z][a-z_]*"))
 URL = Form("an http(s) URL", _url)
+FLAG = Form("`true` or `false`", lambda value: value in ("true", "false"))
+# A ref as the runner names it (refs/heads/main) or a branch: git's rules for either.
+REF = Form("a git ref", _branch)
 BRANCH = Form("a branch name", _branch)
 ABSOLUTE = Form("an absolute path", lambda value: PurePosixPath(value).is_absolute())
+FILE = Form("a file's path", lambda value: True)  # of no control character
 
 
 def optional(env: Mapping[str, str], name: str, form: Form) -> str | None:

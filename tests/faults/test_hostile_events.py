@@ -5,6 +5,7 @@ and a message naming the field; nothing else (no traceback, no exit 70)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -12,13 +13,13 @@ from typing import Any
 
 import pytest
 
-from bot.ci import github_actions, gitlab_ci
+from bot.ci import gitea_actions, github_actions, gitlab_ci
 from bot.cli import main
 from bot.errors import BotError, Exit
 from tests.ci import gitlab_hooks
 from tests.ci.test_github_actions import examples, pr_comment
 from tests.ci.test_gitlab_ci import MR
-from tests.faults.mutate import Mutation, mutations, named
+from tests.faults.mutate import REMOVED, Mutation, get, mutations, named
 
 ALICE = {"id": 7, "username": "alice", "name": "Alice"}
 HEAD = "a" * 40
@@ -27,21 +28,47 @@ HEAD = "a" * 40
 VALUES: tuple[Any, ...] = (None, True, -1, 1.5, "", "x", [], [1], {})
 
 
+def read_as(reading: object, base: object, value: Any) -> bool:
+    """Whether an accepted field of `value` is read as itself: the reading is the unchanged
+    document's (a field the reader does not use), or one of its fields is `value` exactly (of
+    its type: True is not 1), or an event that needs nothing says so naming the string."""
+    if reading == base:
+        return True
+    if not dataclasses.is_dataclass(reading):
+        return False
+    found = dataclasses.asdict(reading)  # type: ignore[arg-type]
+    if any(type(v) is type(value) and v == value for v in found.values()):
+        return True
+    return (found.get("kind") == "ignored" and isinstance(value, str) and value != ""
+            and value in str(found.get("reason")))
+
+
 def refusals(documents: Iterable[Any], read: Callable[[Any], object],
              form: Callable[[str], str] = "`{}`".format) -> tuple[int, list[str]]:
-    """How many mutations were tried, and the ones that broke the promise (a crash, another
-    exit status, or a refusal that does not name the field)."""
+    """How many mutations were tried, and the ones that broke the promise: a crash, another
+    exit status, a refusal that does not name the field, or a field that is present but
+    malformed (of another type, or an empty string) read as something else than itself (as
+    absent, as a default). A field removed or null is absent, which the event may well leave
+    it; another value of its type is a well-formed event."""
     tried, broken = 0, []
     for document in documents:
+        base = read(document)
         for m in mutations(document, values=VALUES):
             tried += 1
             try:
-                read(m.document)
+                reading = read(m.document)
             except BotError as exc:
                 if exc.code != Exit.USAGE or not named(exc.message, m.path, form):
                     broken.append(f"{m}: exit {int(exc.code)}: {exc.message}")
+                continue
             except Exception as exc:  # any other exception is the bug sought
                 broken.append(f"{m}: {type(exc).__name__}: {exc}")
+                continue
+            if m.value in (REMOVED, None) or (type(m.value) is type(get(document, m.path))
+                                              and m.value != ""):
+                continue  # absent, or another value of the field's type: either may be read
+            if not read_as(reading, base, m.value):
+                broken.append(f"{m}: read as {reading}")
     return tried, broken
 
 
@@ -180,6 +207,57 @@ def test_a_gitlab_job_that_does_not_say_why_it_runs_exits_2(
     assert main(["ci"]) == 2
     err = capsys.readouterr().err
     assert name in err and err.count("\n") == 1, err
+
+
+SWEEP = {"GITHUB_REPOSITORY": "octo/demo", "GITHUB_REF": "refs/heads/main",
+         "GITHUB_SHA": "3" * 40, "GITHUB_ACTOR": "octocat"}
+SWEPT = {"repository": "octo/demo", "target": "main", "head": "3" * 40, "actor": "octocat"}
+# Read, and read as what; every other (variable, value) is refused.
+SWEEP_ACCEPTED: dict[tuple[str, str | None], dict[str, object]] = {
+    **{(name, value): {**SWEPT, field: None} for value in (None, "")
+       for name, field in (("GITHUB_REPOSITORY", "repository"), ("GITHUB_REF", "target"),
+                           ("GITHUB_SHA", "head"), ("GITHUB_ACTOR", "actor"))},
+    ("GITHUB_REF", "x"): {**SWEPT, "target": "x"},
+    ("GITHUB_REF", "0" * 39): {**SWEPT, "target": "0" * 39},
+    ("GITHUB_ACTOR", "x"): {**SWEPT, "actor": "x"},
+    ("GITHUB_ACTOR", "0" * 39): {**SWEPT, "actor": "0" * 39},
+}
+
+
+@pytest.mark.parametrize("ci", ["github", "gitea"])
+@pytest.mark.parametrize("name", sorted(SWEEP))
+@pytest.mark.parametrize("value", VARIABLE_VALUES, ids=repr)
+def test_every_variable_of_a_scheduled_run(ci: str, name: str, value: str | None) -> None:
+    """GitHub's and Gitea's runners name the swept branch in variables, not in the payload."""
+    env = {k: v for k, v in SWEEP.items() if k != name}
+    if value is not None:
+        env[name] = value
+    parse = github_actions.parse if ci == "github" else gitea_actions.parse
+    expected = SWEEP_ACCEPTED.get((name, value))
+    if expected is None:
+        with pytest.raises(BotError) as caught:
+            parse("schedule", {}, env)
+        assert caught.value.code == Exit.USAGE and name in caught.value.message
+        assert "\n" not in caught.value.message, caught.value.message
+        return
+    trigger = parse("schedule", {}, env)
+    assert {"repository": trigger.repository, "target": trigger.target_ref,
+            "head": trigger.head_sha, "actor": trigger.actor} == expected
+
+
+@pytest.mark.parametrize("name", ["GITLAB_CI", "GITEA_ACTIONS", "FORGEJO_ACTIONS"])
+@pytest.mark.parametrize("value", (*VARIABLE_VALUES, "true", "false"), ids=repr)
+def test_the_variables_that_name_the_ci(name: str, value: str | None) -> None:
+    """`true` says which CI this is; not set, empty or `false`, it is not; anything else is
+    refused, not read as another CI."""
+    active = gitlab_ci.active if name == "GITLAB_CI" else gitea_actions.active
+    env = {} if value is None else {name: value}
+    if value in (None, "", "true", "false"):
+        assert active(env) is (value == "true")
+        return
+    with pytest.raises(BotError) as caught:
+        active(env)
+    assert caught.value.code == Exit.USAGE and name in caught.value.message
 
 
 def cases(documents: Iterable[Any]) -> list[Mutation]:
