@@ -434,3 +434,46 @@ def test_clean_paths_are_accepted() -> None:
     doc = raw_doc()
     doc["result"]["findings"][0]["path"] = "src/é x/.hidden"
     assert artifact.load(json.dumps(doc).encode()).result.findings[0].finding.path == "src/é x/.hidden"
+
+
+def with_the_next_head() -> Analysis:
+    """An analysis of a comment's `/fix`: the plan id it saw and the review of the commit."""
+    analysis = small()
+    after = replace(analysis.result, head="d" * 40, findings=())
+    return replace(analysis, offer="0123456789ab",
+                   next=artifact.Next("fix", "0123456789ab", "e" * 40, after))
+
+
+def test_the_offer_and_the_next_head_s_review_round_trip_and_validate() -> None:
+    analysis = with_the_next_head()
+    data = artifact.dump(analysis)
+    doc = json.loads(data)
+    jsonschema.Draft202012Validator(artifact.schema()).validate(doc)
+    assert doc["offer"] == {"plan": "0123456789ab"} and doc["next"]["tree"] == "e" * 40
+    assert artifact.load(data) == analysis
+
+
+NEXT0 = "next.result"
+
+
+@pytest.mark.parametrize("mutate,field,why", [
+    (lambda d: d["offer"].update(plan="../x"), "offer.plan", "12 hex digits"),
+    (lambda d: d["offer"].update(more=1), "offer.more", "unexpected key"),
+    (lambda d: d["next"].update(kind="push"), "next.kind", "expected one of"),
+    (lambda d: d["next"].update(plan="A" * 12), "next.plan", "12 hex digits"),
+    (lambda d: d["next"].update(tree="HEAD"), "next.tree", "full commit sha"),
+    (lambda d: d["next"].pop("tree"), "next.tree", "missing"),
+    (lambda d: d["next"]["result"].update(merge_base=SHA_C), f"{NEXT0}.merge_base",
+     "differs from the analysis's merge base"),
+    (lambda d: d["next"]["result"].update(head="main"), f"{NEXT0}.head", "full commit sha"),
+    (lambda d: d["next"]["result"]["changes"][0].update(path="../x"), f"{NEXT0}.changes[0].path",
+     "`..`"),
+    (lambda d: d["next"]["result"].update(unbaselined=["/abs"]), f"{NEXT0}.unbaselined[0]",
+     "absolute"),
+])
+def test_a_bad_offer_or_next_head_is_named_with_the_reason(mutate: Mutation, field: str,
+                                                            why: str) -> None:
+    doc = json.loads(artifact.dump(with_the_next_head()))
+    mutate(doc)
+    error = refused(json.dumps(doc).encode())
+    assert (error.field, why in error.why) == (field, True), error.message

@@ -118,9 +118,13 @@ def _next(change: Change, result: ReviewResult, options: Options) -> Next | None
         return None
     shown = without_ignored(result, change.state)
     base = git.rev_parse(change.repo, change.base) or change.base  # a sha, as one job has it
-    after = successor.review_next(
-        change.repo, base, shown, kind, staged(change.state) if kind == "apply" else (),
-        options.checks)
+    try:
+        after = successor.review_next(
+            change.repo, base, shown, kind, staged(change.state) if kind == "apply" else (),
+            options.checks)
+    except BotError as exc:  # the head's own analysis stands; the new head waits for /review
+        log(f"the commit {kind} would make could not be reviewed ahead: {exc.message}")
+        return None
     if after is not None:
         log(f"reviewed the tree of plan {after.plan} ({kind}): {_counts(after.result)}")
     return after
