@@ -1,6 +1,7 @@
 """One job and two jobs on the same change, compared: the review and summary with a rule's
 rewrite offer, then `/apply` and the apply label on it, run by `reviewbot ci` in one world and
-by `reviewbot analyze` then `reviewbot publish` in another, with the same commits."""
+by `reviewbot analyze` then `reviewbot publish` in another, with the same commits; on a
+pull request from the same repository and on a fork's that lets maintainers push."""
 
 from __future__ import annotations
 
@@ -50,13 +51,29 @@ def split_review(world: World, tmp: Path, monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.chdir(tmp)
 
 
+def from_a_fork(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pull request's branch is a fork's that lets maintainers push: GitHub names the fork's
+    URL, which git is pointed at a bare repository here (the fake follows its branch)."""
+    fork = world.tmp / "fork.git"
+    git(world.tmp, "clone", "-q", "--bare", str(world.origin), str(fork))
+    world.fake.fork, world.fake.maintainer_can_modify = "someone/demo", True
+    world.fake.pushed(world.head, "2026-01-02T09:00:00Z")
+    world.fake.origin = fork
+    config = world.tmp / "gitconfig"  # the bot's own GIT_CONFIG_* carry its credentials
+    config.write_text(f'[url "{fork}"]\n\tinsteadOf = https://github.com/someone/demo.git\n')
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
+    world.origin = fork  # where the new commit is looked for
+
+
 def in_world(repo_root: Path, monkeypatch: pytest.MonkeyPatch,
-             turns: list[Turn]) -> dict[str, Any]:
+             turns: list[Turn], *, fork: bool = False) -> dict[str, Any]:
     """The turns on a fresh pull request: what it shows and holds after each."""
     out: dict[str, Any] = {"summaries": [], "replies": [], "reactions": []}
     for name in ("GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE"):  # the bot's commit: one sha in both
         monkeypatch.setenv(name, "2026-01-02T11:00:00Z")
     for world in make_world(GitRepo(repo_root / "repo"), repo_root, monkeypatch, BASE, HEAD):
+        if fork:
+            from_a_fork(world, monkeypatch)
         for turn in turns:
             turn(world, repo_root, monkeypatch)
             out["summaries"].append(summary(world))
@@ -153,3 +170,16 @@ def test_the_new_head_is_reviewed_in_two_jobs_as_in_one(
     assert one["checks"] and two["checks"] == one["checks"]
     assert two["comments"] == one["comments"]
     assert two["summaries"] == one["summaries"]
+
+
+@pytest.mark.parametrize("ask", [apply_comment, apply_label], ids=["comment", "label"])
+def test_a_fork_s_pull_request_gets_the_offer_the_commit_and_the_new_head_s_review(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ask: Callable[[bool], Turn]) -> None:
+    one = in_world(tmp_path / "one", monkeypatch, [one_job_review, ask(False)], fork=True)
+    two = in_world(tmp_path / "two", monkeypatch, [split_review, ask(True)], fork=True)
+    assert "ast-grep rule no-print: 1 edit" in one["summaries"][0]
+    assert two["summaries"] == one["summaries"]
+    assert one["parent"] and two["parent"] and two["app"] == one["app"] == FIXED.rstrip("\n")
+    assert "The review of the new head follows in this run" in one["replies"][-1]
+    assert two["replies"] == one["replies"] and two["reactions"] == one["reactions"]
+    assert one["checks"] and two["checks"] == one["checks"]
