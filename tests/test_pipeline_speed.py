@@ -136,8 +136,9 @@ def test_the_git_processes_of_a_review_are_bounded_whatever_the_number_of_files(
 def test_the_checkout_is_read_once_per_tool_step_not_twice(
         repo: GitRepo, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """The guard's status snapshots chain: what one step saw after it is what the next one
-    starts from: one snapshot, then one after each version probe that ran the tool (ruff's;
-    ESLint's version is read from its package.json) and one after the runs of ruff and ESLint,
+    starts from: one snapshot (the status that also tells the head is the clean HEAD), then
+    one after each version probe that ran the tool (none: ruff's version is read from its
+    wheel's record, ESLint's from its package.json) and one after the runs of ruff and ESLint,
     which run at once."""
     require_tool("eslint")
     repo.commit({"ruff.toml": RUFF, "eslint.config.mjs": 'export default [{ rules: { '
@@ -150,7 +151,8 @@ def test_the_checkout_is_read_once_per_tool_step_not_twice(
                  "--no-cache"]) == 1
     assert json.loads(capsys.readouterr().out)["summary"]["introduced"] == 2
     status = [c for c in calls if Path(c[0]).name == "git" and "--ignored=matching" in c]
-    assert len(status) == 1 + 1 + 1
+    assert len(status) == 1 + 1
+    assert not [c for c in calls if "--version" in c], "no tool was started to say its version"
     # Versions remembered in the cache: a probe that runs nothing needs no snapshot after it.
     cache = str(repo.path.parent / "cache")
     for _ in range(2):

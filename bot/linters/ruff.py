@@ -75,6 +75,22 @@ def _finding(item: dict[str, object], path: str) -> Finding:
                    str(url) if url else None, _fix(item, path), file_level)
 
 
+def read_version(exe: str) -> str | None:
+    """A wheel-installed ruff's version (pip, uv) from the `ruff-X.Y.Z.dist-info` whose RECORD
+    lists this very binary, without starting it; None for any other installation."""
+    binary = Path(exe).resolve()
+    for record in binary.parent.parent.glob("lib/python*/site-packages/ruff-*.dist-info/RECORD"):
+        try:
+            listed = record.read_text("utf-8").splitlines()
+        except OSError:
+            continue
+        site = record.parent.parent
+        if any((site / line.partition(",")[0]).resolve() == binary for line in listed
+               if line.partition(",")[0].endswith(f"bin/{binary.name}")):
+            return record.parent.name.removeprefix("ruff-").removesuffix(".dist-info")
+    return None
+
+
 SPEC = LinterSpec(
     name="ruff",
     extensions=frozenset({".py", ".pyi"}),
@@ -85,4 +101,5 @@ SPEC = LinterSpec(
     command=command,
     parse=parse,
     ok_exit_codes=frozenset({0}),
+    read_version=read_version,
 )

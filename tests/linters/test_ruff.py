@@ -48,3 +48,23 @@ def test_findings_past_the_run_cap_fail_their_files(tmp_path: Path,
     assert outcome.failed_paths == {"b.py", "c.py"}
     assert "2 file(s) not checked: more than 5 findings in one run (b.py, c.py)" in outcome.message
     assert [f.path for f in outcome.findings] == ["a.py"] * 3
+
+
+def test_the_version_of_a_wheel_installed_ruff_is_read_without_running_it(tmp_path: Path) -> None:
+    """What `ruff --version` says, from the wheel's record of the very binary: a review then
+    starts no process (nor reads the checkout's status) to ask it."""
+    import shutil
+    import subprocess
+
+    from bot.linters.base import parse_version
+    from tests.conftest import require_tool
+
+    exe = require_tool("ruff")
+    said = subprocess.run([str(exe), "--version"], capture_output=True, text=True, check=True)
+    assert ruff.read_version(str(exe)) == parse_version(said.stdout)
+    # The same binary elsewhere, or another file in the virtualenv's bin: no record names it.
+    copy = tmp_path / "bin" / "ruff"
+    copy.parent.mkdir()
+    shutil.copy(exe, copy)
+    assert ruff.read_version(str(copy)) is None
+    assert ruff.read_version(str(exe.parent / "python")) is None
