@@ -31,7 +31,6 @@ COMMANDS: dict[str, str] = {
     "ast-edit": "bot.commands.ast_edit",
     "sweep": "bot.commands.sweep",
     "warm": "bot.commands.warm",
-    "warm": "bot.commands.warm",
     "doctor": "bot.commands.doctor",
 }
 

@@ -361,10 +361,10 @@ def test_without_the_secret_nothing_on_disk_is_read_or_written(
         store.put("b" * 64, [FINDING])
         assert store.get("b" * 64) == (FINDING,)  # this run's own result serves it
     assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
-    assert lines.getvalue() == ""  # nothing was read, so nothing was refused
-    assert cache.unused_note(tmp_path) == (
-        f"cache {tmp_path}: REVIEWBOT_CACHE_SECRET is not set, so its entries cannot be "
-        "verified and are not used (docs/cache.md)")
+    # Nothing was read, so nothing was refused; the folder's entries were not used: said once.
+    assert lines.getvalue() == (
+        f"reviewbot: cache {tmp_path}: REVIEWBOT_CACHE_SECRET is not set, so its entries cannot "
+        "be verified and are not used (docs/cache.md)\n")
     assert cache.unused_note(tmp_path / "empty") is None
 
 
