@@ -37,6 +37,7 @@ TOKEN_HINT = ("create a project (or group) access token with the `api` scope and
               "role or higher, and store it as the CI/CD variable REVIEWBOT_GITLAB_TOKEN "
               "(masked; not protected, or merge request pipelines cannot read it)")
 REVIEW_SOURCE = "merge_request_event"
+TRAIN = "merge_train"  # CI_MERGE_REQUEST_EVENT_TYPE of a merge train's pipeline
 HOOK_SOURCE = "trigger"
 CHECKOUT_HINT = "set `GIT_DEPTH: 0` (or a larger depth) in the job's variables"
 HOOK_HINT = ("point a project webhook (Comments; Merge request events) at the pipeline trigger "
@@ -68,6 +69,9 @@ def from_env(env: Mapping[str, str]) -> Trigger:
     cleared, another CI's runner), refused rather than read as "nothing to do"."""
     source = variables.required(env, "CI_PIPELINE_SOURCE", NAME, _EVERY_PIPELINE)
     project = variables.required(env, "CI_PROJECT_PATH", PROJECT, _EVERY_PIPELINE)
+    if source == REVIEW_SOURCE and \
+            variables.optional(env, "CI_MERGE_REQUEST_EVENT_TYPE", NAME) == TRAIN:
+        return _train(env, project)
     if source == REVIEW_SOURCE:
         return Trigger(
             "gitlab", source, "review", repository=project,
@@ -89,6 +93,23 @@ def from_env(env: Mapping[str, str]) -> Trigger:
     return Trigger("gitlab", source, "ignored", repository=project,
                    reason=f"CI_PIPELINE_SOURCE={source}: only merge request pipelines are "
                           "reviewed")
+
+
+def _train(env: Mapping[str, str], project: str) -> Trigger:
+    """A merge train's pipeline: CI_COMMIT_SHA is the train's merged result (this merge
+    request merged onto what is ahead of it in the train), CI_MERGE_REQUEST_TARGET_BRANCH_SHA
+    what it is merged onto (the car ahead's result, or the target branch)."""
+    return Trigger(
+        "gitlab", REVIEW_SOURCE, "queue", action=TRAIN, repository=project, number=_iid(env),
+        base_sha=variables.required(env, "CI_MERGE_REQUEST_TARGET_BRANCH_SHA", SHA,
+                                    "a merge train pipeline names what it merges onto there"),
+        head_sha=_sha(env, "CI_COMMIT_SHA"),
+        target_ref=variables.required(env, "CI_MERGE_REQUEST_TARGET_BRANCH_NAME", BRANCH,
+                                      _MR_HINT),
+        head_ref=variables.optional(env, "CI_MERGE_REQUEST_SOURCE_BRANCH_NAME", BRANCH),
+        head_repository=(variables.optional(env, "CI_MERGE_REQUEST_SOURCE_PROJECT_PATH", PROJECT)
+                         or project),
+        actor=variables.optional(env, "GITLAB_USER_LOGIN", USER))
 
 
 def from_payload(env: Mapping[str, str]) -> Trigger:
@@ -293,7 +314,7 @@ def unhandled(trigger: Trigger, handled: Collection[TriggerKind]) -> str:
     what = trigger.reason or f"CI_PIPELINE_SOURCE={trigger.event} is not handled on GitLab yet"
     kinds = {"review": REVIEW_SOURCE, "comment": "trigger (a note hook on a merge request)",
              "label": "trigger (a merge request hook adding the apply label)",
-             "sweep": "schedule"}
+             "sweep": "schedule", "queue": f"{REVIEW_SOURCE} of a merge train"}
     return f"nothing to do: {what}; handled: {'; '.join(kinds[k] for k in handled if k in kinds)}"
 
 
@@ -359,6 +380,9 @@ class GitLabCI:
         """The diff's base and the merge request's head, never a merged-result commit; for a
         webhook's pipeline (a note, a label), the payload's last commit against the target
         branch (the review takes their merge base)."""
+        if trigger.kind == "queue":  # the train's merged result against what it merges onto
+            assert trigger.base_sha is not None and trigger.head_sha is not None
+            return Range(trigger.base_sha, trigger.head_sha, trigger.open)
         if trigger.kind != "review":
             if not (trigger.head_sha and trigger.target_ref):
                 return None
@@ -415,7 +439,8 @@ class GitLabCI:
         """This pipeline's merge request, which the analysis must be of: its project, its
         merge request and its head."""
         trigger = from_env(self._env)
-        if trigger.kind in ("comment", "label"):  # a webhook's pipeline: its second job
+        # A webhook's pipeline, or a merge train's: its second job.
+        if trigger.kind in ("comment", "label", "queue"):
             return answered(trigger, repository, number, head)
         if trigger.kind != "review" or trigger.number is None:
             raise BotError("in GitLab CI, `reviewbot publish` runs in the merge request pipeline "

@@ -221,6 +221,7 @@ class FakeGitLab:
         self.versions: list[dict[str, Any]] = []
         self.discussions: list[dict[str, Any]] = []
         self.statuses: list[dict[str, Any]] = []
+        self.pipelines: set[str] = set()  # shas a pipeline ran on besides the versions' heads
         self.calls: list[Call] = []
         self.errors: list[str] = []
         self.faults: list[Fault] = []
@@ -495,7 +496,9 @@ class FakeGitLab:
                 s for s in self.statuses
                 if s["sha"] == ids["sha"] and s["name"] == params.get("name", s["name"])])
         if key == ("POST", "/statuses/:sha"):
-            if ids["sha"] not in {v["head_commit_sha"] for v in self.versions}:
+            # GitLab finds the ref of a status through a pipeline of the sha, else a branch
+            # holding it (a merge train's result is on neither branch nor version).
+            if ids["sha"] not in {v["head_commit_sha"] for v in self.versions} | self.pipelines:
                 return 404, {"message": "404 References Not Found"}, {}
             status = {"id": next(self._ids), "sha": ids["sha"], "status": params["state"],
                       "name": params.get("name", "default"),
