@@ -80,8 +80,12 @@ def test_a_pull_requests_eslint_config_cannot_poison_the_next_review(
     entries; else A rewrites the entries B's review left."""
     require_tool("eslint")
     store, log = tmp_path / "cache", tmp_path / "forged.log"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "CI"))}
-    env.update(PYTHONPATH=str(ROOT), REVIEWBOT_CACHE_DIR=str(store),
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("GITHUB_", "CI")) and k != "XDG_CACHE_HOME"}
+    # A home of its own: the attack also walks the home's default cache folder, which must be
+    # this test's, never the machine's.
+    (tmp_path / "home").mkdir()
+    env.update(PYTHONPATH=str(ROOT), REVIEWBOT_CACHE_DIR=str(store), HOME=str(tmp_path / "home"),
                **{cache.SECRET_VARIABLE: "held by the bot only"})
     repo.commit({"package.json": '{"name": "app", "private": true}\n',
                  "eslint.config.js": CONFIG,
