@@ -300,7 +300,7 @@ def gather(opts: ReviewOptions) -> Gathered:
             if analyzer.lazy_checkout:
                 # Made only if something misses the cache (see Target.ready); for a tool that
                 # reads one file at a time, only the changed files' folders (bot.partial).
-                small = analyzer.file_scoped
+                small = analyzer.file_scoped and not whole_anyway
                 base_t = replace(head_t, root=trees.files_root if small else trees.base_root,
                                  rev=rev.merge_base, paths=mine_base, side="base",
                                  prepare=trees.files_base if small else trees.base,
@@ -330,6 +330,11 @@ def gather(opts: ReviewOptions) -> Gathered:
 
         own_work = [a for a in applicable
                     if mine is None or mine.get(a.name, frozenset())]  # else another shard's
+        # The whole base is made anyway for a tool that needs the project when it is made
+        # up front or nothing is cached: the tools that read one file at a time use it too,
+        # rather than a tree of the changed files' folders beside it.
+        whole_anyway = any(not a.lazy_checkout for a in own_work) or (
+            opts.cache_dir is None and any(not a.file_scoped for a in own_work))
         # Tools that neither write into the checkout nor read another's results start at once,
         # each run of theirs waiting for a core (proc.tool_slot); the others follow, in turn.
         names = {a.name for a in own_work}

@@ -427,3 +427,26 @@ def test_a_run_asks_git_for_worktrees_only_where_there_may_be_some(
     with workspace.checkouts(rev, [], ["a.py"]):
         pass
     assert asked and repo.git("worktree", "list").count("\n") == 0
+
+
+def test_a_whole_base_made_anyway_serves_the_file_scoped_tools_too(
+        repo: GitRepo, tmp_path: Path, counted: list[str]) -> None:
+    """mypy needs the project: with nothing cached it makes the whole base, and ruff reads the
+    same tree rather than a second one of the changed files' folders. With a cache, whether
+    mypy misses is known only when it runs: ruff gets its own small tree."""
+    from bot.linters.mypy import SPEC as MYPY
+
+    require_tool("mypy")
+    repo.commit({"pyproject.toml": '[tool.ruff.lint]\nselect = ["F401"]\n[tool.mypy]\n',
+                 "a.py": "import os\n"})
+    repo.branch("feat")
+    repo.commit({"a.py": "import os\nimport sys\n"})
+    tools = {"ruff": LinterAnalyzer(RUFF), "mypy": LinterAnalyzer(MYPY)}
+    result = run_review(ReviewOptions(repo=repo.path, base="main", analyzers=tools))
+    assert [t.status for t in result.tools] == ["ok", "ok"], result.tools
+    assert sorted((v.finding.rule, v.finding.line, v.scope) for v in result.findings) == [
+        ("F401", 1, "preexisting"), ("F401", 2, "introduced")]
+    assert counted == ["base"]
+    counted.clear()
+    run_review(ReviewOptions(repo=repo.path, base="main", analyzers=tools, cache_dir=tmp_path))
+    assert sorted(counted) == ["base", "files"]
