@@ -10,10 +10,12 @@ import signal
 import subprocess
 import sys
 from collections.abc import Collection, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
 from tests.conftest import ROOT
+from tests.security.unprivileged import reaching
 
 # Root reads any folder whatever its mode; without these two capabilities (dropped from the
 # bounding set, so the started program never has them) it sees permissions as any user does.
@@ -42,11 +44,12 @@ def reviewbot(args: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None =
               interrupt: tuple[signal.Signals, float] | None = None) -> Outcome:
     """`reviewbot ARGS` in `cwd`, as its own process; `env` replaces the environment;
     `interrupt`: the signal sent to it after that many seconds (if it still runs)."""
-    argv = [*(as_user() if unprivileged else []), sys.executable, "-m", "bot.cli", *args]
     environment = dict(os.environ if env is None else env)
     environment["PYTHONPATH"] = str(ROOT)  # the package under test, from any cwd
-    with subprocess.Popen(argv, cwd=cwd, env=environment, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE) as process:
+    dropped = unprivileged and os.geteuid() == 0
+    with (reaching(as_user()) if dropped else nullcontext([])) as prefix, subprocess.Popen(
+            [*prefix, sys.executable, "-m", "bot.cli", *args], cwd=cwd, env=environment,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
         try:
             if interrupt is not None:
                 signum, delay = interrupt

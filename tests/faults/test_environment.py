@@ -8,12 +8,14 @@ import os
 import subprocess
 import sys
 import tempfile
+from contextlib import nullcontext
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import ROOT, GitRepo, require_tool, requires, requires_root
 from tests.faults.harness import as_user, reviewbot
+from tests.security.unprivileged import reaching
 
 
 @pytest.fixture
@@ -30,8 +32,9 @@ def test_an_unreadable_folder_on_path_is_passed_over(py_change: GitRepo, tmp_pat
     locked = tmp_path / "locked"
     locked.mkdir(mode=0)
     try:
-        probe = os.system(" ".join([*as_user(), "ls", str(locked), ">/dev/null", "2>&1"]))
-        assert probe != 0, "the folder must be unreadable for the run below"
+        with reaching(as_user()) if as_user() else nullcontext([]) as prefix:
+            probe = subprocess.run([*prefix, "ls", str(locked)], capture_output=True)
+        assert probe.returncode != 0, "the folder must be unreadable for the run below"
         env = {**os.environ, "PATH": f"{locked}{os.pathsep}{os.environ['PATH']}"}
         out = reviewbot(["review", "--base", "main", "--format", "json", "--no-cache"],
                         cwd=py_change.path, env=env, unprivileged=True)

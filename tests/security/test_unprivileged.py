@@ -3,6 +3,7 @@ below a folder only root may enter is reached, and so are the tools in root's ho
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import requires_root
 from tests.security.unprivileged import covers
 
 
@@ -45,3 +47,17 @@ def test_nothing_but_the_home_when_every_folder_may_be_passed(tmp: Path) -> None
     home.mkdir(mode=0o700)
     (tmp / "clone").mkdir()
     assert covers(home, [tmp / "clone"]) == {home: []}
+
+
+def test_for_root_without_its_overrides_only_what_root_may_not_pass(tmp: Path) -> None:
+    """Root's own 0700 folder it passes as its owner; another user's 0750 home it does not
+    (a CI runner's home, the tests run with sudo)."""
+    requires_root("giving a folder to another user")
+    own, theirs = tmp / "own", tmp / "runner"
+    own.mkdir(mode=0o700)
+    theirs.mkdir(mode=0o750)
+    os.chown(theirs, 1001, 1001)
+    reached = [own / "clone", theirs / "work" / "clone"]
+    for folder in reached:
+        folder.mkdir(parents=True)
+    assert covers(None, reached, 0, 0) == {theirs: [theirs / "work" / "clone"]}

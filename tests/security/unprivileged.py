@@ -18,7 +18,8 @@ import stat
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 NOBODY = 65534
@@ -53,19 +54,27 @@ def _reached() -> list[Path]:
     return sorted(p for p in found if p != Path("/") and p.exists())
 
 
-def _shut(path: Path) -> bool:
-    """Whether other users may not pass through `path` (no search permission for them)."""
-    return not stat.S_IMODE(path.stat().st_mode) & stat.S_IXOTH
+def _shut(path: Path, uid: int, gid: int) -> bool:
+    """Whether a process of `uid` and `gid` without root's capabilities may not pass through
+    `path`: the search permission of the owner, the group or the others, the first that is
+    theirs."""
+    found = path.stat()
+    if found.st_uid == uid:
+        return not found.st_mode & stat.S_IXUSR
+    if found.st_gid == gid:
+        return not found.st_mode & stat.S_IXGRP
+    return not found.st_mode & stat.S_IXOTH
 
 
-def covers(home: Path, reached: Sequence[Path]) -> dict[Path, list[Path]]:
-    """Each folder to cover (root's home, and the outermost folder others may not pass through
-    on the way to a reached one), with what to mount back into it: the reached folders below
-    it, outermost first. A cover inside another is none of its own: the outer one's mounts
-    recreate the path to what it holds."""
-    tops = {home} if home != Path("/") else set()
+def covers(home: Path | None, reached: Sequence[Path], uid: int = NOBODY, gid: int = NOBODY
+           ) -> dict[Path, list[Path]]:
+    """Each folder to cover (root's home, if given, and the outermost folder `uid` may not pass
+    through on the way to a reached one), with what to mount back into it: the reached folders
+    below it, outermost first. A cover inside another is none of its own: the outer one's
+    mounts recreate the path to what it holds."""
+    tops = {home} if home is not None and home != Path("/") else set()
     for folder in reached:
-        shut = [a for a in reversed(folder.parents) if a != Path("/") and _shut(a)]
+        shut = [a for a in reversed(folder.parents) if a != Path("/") and _shut(a, uid, gid)]
         if shut:
             tops.add(shut[0])
     tops = {t for t in tops if not any(t != o and t.is_relative_to(o) for o in tops)}
@@ -77,9 +86,12 @@ def covers(home: Path, reached: Sequence[Path]) -> dict[Path, list[Path]]:
     return out
 
 
-def _enter(stage: Path, plan: Mapping[Path, Sequence[Path]]) -> str:
+def _enter(stage: Path, plan: Mapping[Path, Sequence[Path]],
+           then: str = f'exec setpriv --reuid={NOBODY} --regid={NOBODY} --clear-groups -- "$@"'
+           ) -> str:
     """The shell script that covers the folders of `plan` and mounts back what it names
-    (each folder first seen through a bind mount under `stage`), then becomes nobody."""
+    (each folder first seen through a bind mount under `stage`), then runs `then` (by default:
+    becomes nobody)."""
     lines = ["set -e", "umask 022"]
     for index, (top, keep) in enumerate(plan.items()):
         seen = stage / str(index)
@@ -90,8 +102,26 @@ def _enter(stage: Path, plan: Mapping[Path, Sequence[Path]]) -> str:
             inner = shlex.quote(str(top / folder.relative_to(top)))
             lines += [f"mkdir -p {inner}",
                       f"mount --bind {shlex.quote(str(seen / folder.relative_to(top)))} {inner}"]
-    lines.append(f'exec setpriv --reuid={NOBODY} --regid={NOBODY} --clear-groups -- "$@"')
+    lines.append(then)
     return "\n".join(lines) + "\n"
+
+
+@contextmanager
+def reaching(prefix: Sequence[str]) -> Iterator[list[str]]:
+    """`prefix` (a command that drops root's power to read any folder), started where this
+    checkout and the tools are reachable without that power: in a mount namespace of its own
+    when a folder on the way is shut to root as to others (a runner's home, of another user,
+    0750), else as it is."""
+    plan = {top: keep for top, keep in covers(None, _reached(), 0, 0).items() if keep}
+    if not plan:
+        yield list(prefix)
+        return
+    stage = Path(tempfile.mkdtemp(prefix="reviewbot-reach-"))
+    try:
+        yield ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+               _enter(stage, plan, 'exec "$@"'), "sh", *prefix]
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
 
 
 def path() -> str:
