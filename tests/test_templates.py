@@ -121,6 +121,22 @@ def test_the_merge_request_job(path: Path, tmp_path: Path) -> None:
     assert job["artifacts"]["when"] == "always"  # a failing gate still uploads the report
 
 
+@pytest.mark.parametrize("path", [*PLAIN, COMPONENT], ids=lambda p: p.name)
+def test_merge_train_pipelines_run_what_merge_request_pipelines_run(path: Path,
+                                                                    tmp_path: Path) -> None:
+    # A merge train's pipeline is a merge request pipeline of event type merge_train: the
+    # gate there is the train's merged result (docs/merge-queues.md).
+    jobs = _jobs(path, tmp_path)
+    request = {"CI_PIPELINE_SOURCE": "merge_request_event"}
+    train = {**request, "CI_MERGE_REQUEST_EVENT_TYPE": "merge_train"}
+    ruled = [name for name, job in jobs.items() if isinstance(job, dict) and "rules" in job]
+    for extra in ({}, {"REVIEWBOT_SPLIT": "true"}, {"REVIEWBOT_SHARDS": "2"}):
+        running = [n for n in ruled if _runs(jobs, n, {**request, **extra})]
+        assert running, extra
+        assert running == [n for n in ruled if _runs(jobs, n, {**train, **extra})], extra
+    assert _runs(jobs, "reviewbot", train)
+
+
 @pytest.mark.parametrize("path", [FOLDER / "reviewbot.yml", COMPONENT], ids=lambda p: p.name)
 def test_the_webhook_and_sweep_jobs(path: Path, tmp_path: Path) -> None:
     jobs = _jobs(path, tmp_path)
