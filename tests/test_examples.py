@@ -233,3 +233,37 @@ def test_the_pull_request_workflows_restore_the_warm_cache(name: str) -> None:
     assert steps[restores[0]]["with"]["path"] in warm, name  # the same path: the same cache
     assert steps[restores[0]]["with"]["restore-keys"] == "reviewbot-${{ runner.os }}-"
     assert steps[bot]["env"]["REVIEWBOT_CACHE_SECRET"] == CACHE_SECRET
+
+
+# The events a workflow with a job of these modes sends `reviewbot ci` (review) or `reviewbot
+# analyze` (analyze); `workflow_run` goes to publish, `push` to warm.
+TRIGGERED_MODES = {"review", "analyze", "sweep"}
+DEFAULT_TYPES = {"merge_group": ["checks_requested"], "issue_comment": ["created"],
+                 "pull_request": ["opened", "synchronize", "reopened"]}
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "examples" / "github").glob("*.yml")),
+                         ids=lambda p: p.name)
+def test_no_event_an_example_sends_is_nothing_to_do(path: Path) -> None:
+    """Every event (and activity type) an example starts the bot's review, analysis or sweep
+    with is one it acts on: none is answered "nothing to do"."""
+    from bot.ci import github_actions
+    from tests.ci.test_github_actions import examples
+
+    doc = yaml.safe_load(path.read_text())
+    modes = {s.get("with", {}).get("mode", "review") for _, s in _steps(path)
+             if USES.fullmatch(str(s.get("uses", "")))}
+    if not modes & TRIGGERED_MODES:
+        return
+    env = {"GITHUB_REPOSITORY": "octo/demo", "GITHUB_REF": "refs/heads/main",
+           "GITHUB_SHA": "a" * 40}
+    for event, spec in (doc[True] or {}).items():
+        types = (spec if isinstance(spec, dict) else {}).get("types") or \
+            DEFAULT_TYPES.get(event, [""])
+        for kind in types:
+            payload = next((p for p in examples().get(event, [{}]) if p.get("action") == kind),
+                           None) or dict(examples().get(event, [{}])[0], action=kind)
+            if event == "issue_comment":
+                payload["issue"]["pull_request"] = payload["issue"].get("pull_request") or {}
+            trigger = github_actions.parse(event, payload, env)
+            assert trigger.kind != "ignored", (path.name, event, kind, trigger.reason)
