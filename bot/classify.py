@@ -346,13 +346,18 @@ def _held_once(free: Iterable[_Anchored], key: Callable[[_Anchored], object]
 def _pair_held_once(group: _Group, matched: dict[int, tuple[_Anchored, str]], taken: set[int],
                     key: Callable[[_Anchored], object | None], name: str,
                     guard: Callable[[_Anchored, _Anchored], bool]) -> None:
-    """Pairs the findings of a key one line holds on each side, one to one in order."""
+    """Pairs the findings of a key one line holds on each side, one to one in order, each
+    with the first the guard allows, the same message first."""
     free_b = [b for b in group.base if id(b) not in taken and key(b) is not None]
     free_h = [h for h in group.head if id(h) not in matched and key(h) is not None]
     once_b = _held_once(free_b, key)
     for k, heads in _held_once(free_h, key).items():
-        for h, partner in zip(heads, once_b.get(k, ()), strict=False):
-            if guard(partner, h):
+        left = once_b.get(k, [])
+        for h in heads:
+            partner = min((b for b in left if guard(b, h)), default=None,
+                          key=lambda b: (b.exact != h.exact, b.index))
+            if partner is not None:
+                left.remove(partner)
                 matched[id(h)] = (partner, name)
                 taken.add(id(partner))
 
@@ -482,6 +487,11 @@ class _WholeDefinitions:
                 at = pairs.get(token - d.start)
                 return None if at is None else before.start + at
         return None
+
+
+def _names(code: Code) -> list[str]:
+    """The names of a file's definitions, in order."""
+    return [code.tokens[d.name].text for d in code.definitions if d.name is not None]
 
 
 def _maybe_reordered(group: _Group, matched: dict[int, tuple[_Anchored, str]]) -> bool:
@@ -634,6 +644,19 @@ def classify(inputs: Inputs) -> tuple[list[Verdict], list[Verdict], list[str]]:
             wholes[(side, path)] = _WholeDefinitions(code(side, path))
         return wholes[(side, path)]
 
+    def reordered(g: _Group, read: bool) -> None:
+        """PR on a group, when it can pair anything. Every finding is checked when the files
+        are read as tokens anyway and definitions came, went or changed places (a formatting
+        commit keeps them in order: nothing to check); else only those left without a
+        partner, and only when one could have one (`_maybe_reordered`)."""
+        base_path = inputs.pairs.get(g.pair_key, g.pair_key)
+        if base_path is None or g.pair_key not in inputs.head_files:
+            return
+        everyone = read and _names(code("base", base_path)) != _names(code("head", g.pair_key))
+        if everyone or (g.lm.changed_lines() and _maybe_reordered(g, matched)):
+            _reordered_pass(g, whole_definitions("base", base_path),
+                            whole_definitions("head", g.pair_key), matched, taken, everyone)
+
     token_maps: dict[str, TokenMap | None] = {}
 
     def token_map(pair_key: str) -> TokenMap | None:
@@ -681,13 +704,8 @@ def classify(inputs: Inputs) -> tuple[list[Verdict], list[Verdict], list[str]]:
             if name == "P1" and tokens is not None and _unmatched(g, matched, taken):
                 _token_pass(g, tokens, matched, taken, lambda b: True)
                 _uncross(g, tokens, matched, taken)
-            base_path = inputs.pairs.get(g.pair_key, g.pair_key)
-            if name == "P1" and base_path is not None and (
-                    tokens is not None or (g.lm.changed_lines() and g.pair_key in inputs.head_files
-                                           and _maybe_reordered(g, matched))):
-                _reordered_pass(g, whole_definitions("base", base_path),
-                                whole_definitions("head", g.pair_key), matched, taken,
-                                everyone=tokens is not None)
+            if name == "P1":
+                reordered(g, tokens is not None)
             if name == "P3":
                 _unique_block_pass(g, matched, taken)
                 _unique_scope_pass(g, matched, taken)
