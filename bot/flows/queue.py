@@ -54,11 +54,24 @@ def gate(runner: Runner, options: CiOptions, trigger: Trigger) -> int:
     writable_output(options.delivery.sarif, "--sarif")
     writable_output(options.delivery.code_quality, "--code-quality")
     connection = runner.connect(trigger, options.token, dry_run=options.dry_run)
+    if not options.dry_run:
+        refuse_a_fork(runner, connection, trigger)
     checkout = runner.checkout(options.repo)
     git.ensure_commits(checkout, (trigger.head_sha, trigger.base_sha), runner.checkout_hint)
     result = run_review(options.checks.review(checkout, trigger.base_sha, trigger.head_sha))
     texts = head_texts(checkout, result.head, [v.finding.path for v in result.findings])
     return publish(runner, connection, trigger, result, texts, options.delivery)
+
+
+def refuse_a_fork(runner: Runner, connection: Connection, trigger: Trigger) -> None:
+    """The queue's job holds the token its workflow gives, whoever opened the change: a fork's
+    change is not linted next to it (the two jobs are for that), whatever the token may do."""
+    assert connection.host is not None
+    if connection.host.load().fork:
+        raise BotError(f"{runner.change_name}{trigger.number} comes from a fork: its "
+                       f"{name_of(trigger)} run would lint its code next to this job's token; "
+                       "run `reviewbot analyze` there and `reviewbot publish` in a job of its "
+                       "own (docs/merge-queues.md)", Exit.USAGE)
 
 
 def publish(runner: Runner, connection: Connection, trigger: Trigger, result: ReviewResult,

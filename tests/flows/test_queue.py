@@ -182,3 +182,16 @@ def test_a_workflow_run_of_another_queue_entry_is_refused(calls_old: World) -> N
     group = queue(calls_old, AHEAD)
     assert two_jobs(calls_old, group, group[2].replace("/pr-7-", "/pr-8-")) == 2
     assert queue_comments(calls_old) == [] and checks(calls_old) == []
+
+
+def test_a_fork_s_pull_request_is_not_linted_next_to_the_queue_job_s_token(
+        calls_old: World, capsys: pytest.CaptureFixture[str]) -> None:
+    calls_old.fake.fork = "someone/demo"
+    group = queue(calls_old, AHEAD)
+    calls_old.fake.reset_calls()
+    assert one_job(calls_old, group) == 2
+    assert "comes from a fork" in capsys.readouterr().err
+    assert calls_old.writes() == [] and checks(calls_old) == []
+    # The two jobs serve it: analyze holds no write token, publish runs nothing of it.
+    assert two_jobs(calls_old, group) == 1
+    assert checks(calls_old) == [(group[1], "failure")] and len(queue_comments(calls_old)) == 1
