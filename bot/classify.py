@@ -5,8 +5,9 @@ file has no baseline); base findings with no partner are fixed. Matching is one-
 the same tool and rule, in passes from the strongest evidence to the weakest (`_PASSES`
 below), processing head findings on unchanged lines first
 so that when copies outnumber originals the new one is the copy on the added line. Right
-after the line map's own pairing, a definition each side holds once and unchanged takes its
-findings back from equal lines of other definitions (PR: definitions reordered). Code moved
+after the line map's own pairing, a definition each side holds once (unchanged, or under the
+same name) takes its findings back from equal lines of other definitions (PR: definitions
+reordered). Code moved
 to another changed file is matched last, along the line map `bot.moves` draws between them.
 Per-line facts (normalised text, how often it occurs) are computed once per file.
 """
