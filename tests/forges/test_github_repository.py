@@ -121,3 +121,33 @@ def test_read_file_at_a_ref_or_the_default_branch(fake: FakeGitHub,
     assert repo.read_file("a b.yml", "release") == b"x: 1\n"
     assert repo.read_file(".reviewbot.yaml") is None
     assert fake.errors == []
+
+
+QUEUE = "<!-- reviewbot:queue -->"
+
+
+def _notes(fake: FakeGitHub) -> list[str]:
+    return [c["body"] for c in fake.s.issue_comments.values()
+            if QUEUE in c["body"] and c["user"]["type"] == "Bot"]
+
+
+def test_a_note_is_one_comment_of_the_bot_s_edited_in_place(fake: FakeGitHub,
+                                                            repo_side: GitHubRepository) -> None:
+    theirs = fake.comment_by("mallory", f"{QUEUE}\nnot the bot's")
+    repo_side.note(fake.number, QUEUE, f"{QUEUE}\npasses", create=False)
+    assert _notes(fake) == []  # nothing to edit, and none posted
+    repo_side.note(fake.number, QUEUE, f"{QUEUE}\nfails")
+    repo_side.note(fake.number, QUEUE, f"{QUEUE}\nfails")  # says it already: nothing sent
+    fake.reset_calls()
+    repo_side.note(fake.number, QUEUE, f"{QUEUE}\npasses", create=False)
+    assert _notes(fake) == [f"{QUEUE}\npasses"]
+    assert [c.method for c in fake.calls if c.write] == ["PATCH"]
+    assert fake.s.issue_comments[theirs]["body"] == f"{QUEUE}\nnot the bot's"
+
+
+@pytest.mark.parametrize("kind", ["502-after", "502", "timeout-after", "timeout"])
+def test_a_note_whose_answer_is_lost_is_made_once(fake: FakeGitHub, repo_side: GitHubRepository,
+                                                  kind: str) -> None:
+    fake.faults.append(Fault(r"POST /issues/\d+/comments$", kind))
+    repo_side.note(fake.number, QUEUE, f"{QUEUE}\nfails")
+    assert _notes(fake) == [f"{QUEUE}\nfails"]

@@ -134,3 +134,30 @@ def test_files_and_merge_requests_of_commits(fake: FakeGitLab, sleeps: Sleeps) -
                             {"iid": 4, "state": "merged", "author": {"username": "eve"}}]
     assert repository.merge_request_of(sha) == (4, "eve", True)
     assert repository.merge_request_of("d" * 40) is None
+
+
+QUEUE = "<!-- reviewbot:queue -->"
+
+
+def _notes(fake: FakeGitLab) -> list[str]:
+    return [d["notes"][0]["body"] for d in fake.discussions
+            if QUEUE in d["notes"][0]["body"] and d["notes"][0]["author"]["id"] == BOT["id"]]
+
+
+def test_a_note_is_one_of_the_bot_s_edited_in_place(fake: FakeGitLab, sleeps: Sleeps) -> None:
+    repository = _repository(fake, sleeps)
+    theirs = fake.note_by(HUMAN, f"{QUEUE}\nnot the bot's")
+    repository.note(3, QUEUE, f"{QUEUE}\npasses", create=False)
+    assert _notes(fake) == []
+    repository.note(3, QUEUE, f"{QUEUE}\n/merge fails")  # a quick action is escaped
+    repository.note(3, QUEUE, f"{QUEUE}\npasses", create=False)
+    assert _notes(fake) == [f"{QUEUE}\npasses"]
+    assert theirs["body"] == f"{QUEUE}\nnot the bot's"
+
+
+@pytest.mark.parametrize("kind", ["502-after", "502", "timeout-after", "timeout"])
+def test_a_note_whose_answer_is_lost_is_made_once(fake: FakeGitLab, sleeps: Sleeps,
+                                                  kind: str) -> None:
+    fake.faults.append(Fault("POST /merge_requests/3/notes$", kind))
+    _repository(fake, sleeps).note(3, QUEUE, f"{QUEUE}\nfails")
+    assert _notes(fake) == [f"{QUEUE}\nfails"]

@@ -13,7 +13,7 @@ from bot.forges.gitea.api import Api
 from bot.forges.gitea.host import ROLES, author, head_refspec, push_env, role
 from bot.forges.gitea.repository import GiteaRepository
 from bot.forges.repository import Permission
-from tests.forges.fakegitea import BOT, FakeGitea, Fault
+from tests.forges.fakegitea import BOT, HUMAN, FakeGitea, Fault
 
 
 def test_a_reply_is_a_comment_on_the_pull_request(fake: FakeGitea,
@@ -117,3 +117,31 @@ def test_the_host_s_data(api_for: Callable[..., Api]) -> None:
     assert env["GIT_CONFIG_KEY_0"] == "http.https://gitea.test/.extraheader"
     assert env["GIT_CONFIG_VALUE_0"].startswith("AUTHORIZATION: basic ")
     assert "s3cret" not in env["GIT_CONFIG_VALUE_0"] and push_env("", "https://x") == {}
+
+
+QUEUE = "<!-- reviewbot:queue -->"
+
+
+def _notes(fake: FakeGitea) -> list[str]:
+    return [c["body"] for c in fake.issue_comments
+            if QUEUE in c["body"] and c["user"]["id"] == BOT["id"]]
+
+
+def test_a_note_is_one_comment_of_the_bot_s_edited_in_place(
+        fake: FakeGitea, repository: GiteaRepository) -> None:
+    fake.issue_comments.append({"id": 7007, "issue": 1, "user": HUMAN, "created_at": "x",
+                                "body": f"{QUEUE}\nnot the bot's"})
+    repository.note(1, QUEUE, f"{QUEUE}\npasses", create=False)
+    assert _notes(fake) == []
+    repository.note(1, QUEUE, f"{QUEUE}\nfails")
+    repository.note(1, QUEUE, f"{QUEUE}\npasses", create=False)
+    assert _notes(fake) == [f"{QUEUE}\npasses"]
+    assert fake.issue_comments[0]["body"] == f"{QUEUE}\nnot the bot's"
+
+
+@pytest.mark.parametrize("kind", ["500-before", "500-after", "timeout-before", "timeout-after"])
+def test_a_note_whose_answer_is_lost_is_made_once(fake: FakeGitea, repository: GiteaRepository,
+                                                  kind: str) -> None:
+    fake.faults.append(Fault(r"POST .*/issues/1/comments", kind))
+    repository.note(1, QUEUE, f"{QUEUE}\nfails")
+    assert _notes(fake) == [f"{QUEUE}\nfails"]
