@@ -35,7 +35,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                        description="Act on the event that started this run: for a pull request, "
                                    "publish one review, a sticky summary and a check run (a "
                                    "commit status on GitLab and Gitea); slash commands in a "
-                                   "comment; the apply label; a scheduled sweep.")
+                                   "comment; the apply label; a scheduled sweep; a merge "
+                                   "queue's group (merge_group) or a GitLab merge train: the "
+                                   "gate on the merged result, one comment when it fails.")
     p.add_argument("--repo", type=Path,
                    help="checkout (default: $GITHUB_WORKSPACE or $CI_PROJECT_DIR, else cwd)")
     p.add_argument("--token", help="the forge's token (default: $GITHUB_TOKEN; on GitLab: "

@@ -195,3 +195,18 @@ def test_a_fork_s_pull_request_is_not_linted_next_to_the_queue_job_s_token(
     # The two jobs serve it: analyze holds no write token, publish runs nothing of it.
     assert two_jobs(calls_old, group) == 1
     assert checks(calls_old) == [(group[1], "failure")] and len(queue_comments(calls_old)) == 1
+
+
+def test_a_dry_run_prints_the_check_run_it_would_create_and_writes_nothing(
+        calls_old: World, capsys: pytest.CaptureFixture[str]) -> None:
+    group = queue(calls_old, AHEAD)
+    calls_old.flags = ("--dry-run",)
+    capsys.readouterr()
+    assert one_job(calls_old, group) == 1
+    out, err = capsys.readouterr()
+    printed = json.loads(out)
+    assert printed["gate"]["failed"] is True
+    [check] = [r for r in printed["requests"] if "check-runs" in str(r.get("path", ""))]
+    assert check["body"]["head_sha"] == group[1] and check["body"]["conclusion"] == "failure"
+    assert '"write": "note"' in err and "Introduced by the combination" in err
+    assert calls_old.writes() == []
