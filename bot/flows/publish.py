@@ -12,7 +12,9 @@ artifact's: that is the word of a job that ran the pull request's code.
 
 On a comment or the apply label (the second job of the event's own workflow, or `--label` on a
 `workflow_run` for a fork's label) it runs the comment's commands or the label on the
-artifact's review instead (`_act`): the same flows as one job, with no tool run here.
+artifact's review instead (`_act`): the same flows as one job, with no tool run here. For a
+merge queue's group or a merge train's result it publishes the gate (`bot.flows.queue`): the
+check run or commit status on the merged result, one comment on the change when it fails.
 
 In a GitLab merge request pipeline (a `publish` job that `needs:` the `analyze` job's
 artifact) it publishes to that merge request as `ci` does: diff threads, the summary note and

@@ -66,8 +66,8 @@ def one_job(world: World, group: tuple[str, str, str]) -> int:
 
 def two_jobs(world: World, group: tuple[str, str, str], run_branch: str | None = None) -> int:
     """`analyze` on the merge_group event with a read-only token, then `publish` on the
-    `workflow_run` that follows it (of `run_branch`, default the group's), with the write
-    token, in an empty folder: its status."""
+    `workflow_run` that follows it (of `run_branch`, default the group's; "": a second job of
+    the merge_group workflow), with the write token, in an empty folder: its status."""
     tmp, monkeypatch = world.tmp, world.monkeypatch
     art = tmp / "artifact" / "analysis.json"
     art.parent.mkdir(exist_ok=True)
@@ -80,13 +80,14 @@ def two_jobs(world: World, group: tuple[str, str, str], run_branch: str | None =
     writes = len(world.writes())
     assert cli.main(["analyze", "--repo", str(world.checkout), "--out", str(art)]) == 0
     assert len(world.writes()) == writes  # the job that ran the pull request's code wrote nothing
-    run = copy.deepcopy(examples()["workflow_run"][0])
-    run["workflow_run"].update(head_sha=group[1], event="merge_group",
-                               head_branch=run_branch or group[2], pull_requests=[])
-    event = tmp / "workflow_run.json"
-    event.write_text(json.dumps(run))
-    monkeypatch.setenv("GITHUB_EVENT_NAME", "workflow_run")
-    monkeypatch.setenv("GITHUB_EVENT_PATH", str(event))
+    if run_branch != "":  # else the second job of the merge_group workflow itself
+        run = copy.deepcopy(examples()["workflow_run"][0])
+        run["workflow_run"].update(head_sha=group[1], event="merge_group",
+                                   head_branch=run_branch or group[2], pull_requests=[])
+        event = tmp / "workflow_run.json"
+        event.write_text(json.dumps(run))
+        monkeypatch.setenv("GITHUB_EVENT_NAME", "workflow_run")
+        monkeypatch.setenv("GITHUB_EVENT_PATH", str(event))
     monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
     monkeypatch.setattr(github_actions, "clone_url", lambda env, repository: str(world.origin))
     empty = tmp / "empty"
@@ -117,7 +118,12 @@ def harmless_fixture(repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPa
     yield from make_world(repo, tmp_path, monkeypatch, QUEUE_BASE, HARMLESS)
 
 
-@pytest.mark.parametrize("jobs", [one_job, two_jobs], ids=["one job", "two jobs"])
+def two_jobs_one_workflow(world: World, group: tuple[str, str, str]) -> int:
+    return two_jobs(world, group, "")
+
+
+@pytest.mark.parametrize("jobs", [one_job, two_jobs, two_jobs_one_workflow],
+                         ids=["one job", "two jobs", "two jobs in one workflow"])
 def test_an_entry_whose_merge_with_the_entry_ahead_breaks_the_code_is_stopped(
         calls_old: World, jobs: Any) -> None:
     # The pull request alone is clean: its own review passes.
