@@ -1,21 +1,24 @@
 """Where a language server's time goes in a review of `gen.py`'s projects, per revision.
 
 Each session of the review is traced from the outside (the client's calls wrapped, nothing
-in the bot changed): the server's start (spawn and `initialize`), the documents opened, then
-each phase of diagnostics — in a warm pair the first phase is one revision's text and the
-second the other's on the same server (`session.run_pair`), else one session per revision —
-with every request inside it (tsserver: a syntactic and a semantic request per file, the first
-semantic one also loading the project; gopls: one `gopls.diagnose_files`, its package load
-inside) and the progress the server reported, and the shutdown.
+in the bot changed): the server's start (spawn and `initialize`), then each phase of
+diagnostics — in a warm pair the head's text first and then, when the head has a finding, the
+base's on the same server (`session.run_pair`); else one session per revision, the head's
+first — with its requests (tsserver: a syntactic and a semantic request per file, the
+project loading inside the first; gopls: one `gopls.diagnose_files`, its package load
+inside), the progress the server reported, and the shutdown.
 
-    .venv/bin/python bench/projects/phases.py [--projects ts ts-clean ts-added go-api go]
-                                              [--repeat 2]
+    .venv/bin/python bench/projects/phases.py [--projects ts ts-clean ts-added go-api go
+                                              go-alone] [--repeat 2]
 
 ts is gen.py's library and its change (a type error at the head); ts-clean the same library
 with a change that adds no finding; ts-added the change and a new module (which the server
-cannot be shown as an open document: one server per revision). The ts projects need the
-library's own tools (see README: `npm install --prefix ...`). The Go build cache is warm;
-golangci-lint runs first as in a real review (gopls looks only beyond it).
+cannot be shown as an open document: one server per revision); go-alone the go project
+with gopls alone (no golangci-lint). Each round also runs the same review asking for every
+base (`ReviewOptions.fixed`, what a sweep asks for): the base diagnosed whatever the head
+has, as before that cut. The ts projects need the library's own tools (see README: `npm
+install --prefix ...`). The Go build cache is warm; beside golangci-lint gopls looks only
+beyond what it checked (bot/lsp/scope.py), as in a real review.
 """
 
 from __future__ import annotations
@@ -43,8 +46,9 @@ from run import TS_DEPS, fresh, review  # noqa: E402
 from bench.repos import make_repo  # noqa: E402
 from bot.lsp import session  # noqa: E402
 from bot.lsp.client import LspClient  # noqa: E402
+from bot.pipeline import ReviewOptions, run_review  # noqa: E402
 
-PROJECTS = ("ts", "ts-clean", "ts-added", "go-api", "go")
+PROJECTS = ("ts", "ts-clean", "ts-added", "go-api", "go", "go-alone")
 CLEAN = "\nexport function extra_{n}(xs: number[]): number {{\n  return xs.length;\n}}\n"
 
 
@@ -140,7 +144,8 @@ class Tracer:
                         tracer.local.request = n + 1
                         phase = getattr(tracer.local, "phase", 1)
                         label = f"  phase {phase}: {what}" + (
-                            " (the first request: the project loads here)" if n == 0
+                            " (the first request: the project loads here)"
+                            if n == 0 and phase == 1 else " (the first request)" if n == 0
                             else "")
                         record.steps.append((label, time.monotonic() - began))
             return call
@@ -189,8 +194,17 @@ def summarize(label: str, runs: list[list[Session]]) -> None:
         print("  no server started (the plan left nothing to look at; the tool's note says why)")
     for i, first in enumerate(runs[0]):
         print(f"  session {i + 1}: {first.side}, {first.files} file(s) diagnosed")
+        rest: dict[str, list[float]] = {}  # phase -> each later request's median
         for j, (what, _) in enumerate(first.steps):
             seconds = statistics.median(r[i].steps[j][1] for r in runs)
+            phase = what.strip().split(":")[0]
+            if what.startswith("  ") and "first request" not in what:
+                rest.setdefault(phase, []).append(seconds)
+                continue
+            if not what.startswith("  ") and rest.get(f"phase {what[-1]}"):
+                later = rest[f"phase {what[-1]}"]
+                print(f"    {sum(later):7.2f} s    {what[-7:]}: the {len(later)} other requests "
+                      f"(the files' diagnostics)")
             print(f"    {seconds:7.2f} s  {what}")
         titles = sorted({t for r in runs for t in r[i].progress})
         for title in titles:
@@ -216,17 +230,26 @@ def bench(name: str, tmp: Path, repeat: int) -> None:
         repo = tmp / name
         base, head = gen.go_project(name == "go-api")
         make_repo(repo, base, head)
-        tools = ("golangci-lint", "gopls")
-        expect = ("errcheck", "WrongArgCount") if name == "go-api" else ("errcheck",)
+        tools = ("golangci-lint", "gopls") if name != "go-alone" else ("gopls",)
+        expect = (("errcheck", "WrongArgCount") if name == "go-api"
+                  else () if name == "go-alone" else ("errcheck",))
     runs: list[list[Session]] = []
     walls: list[float] = []
+    every: list[float] = []
     for _ in range(repeat):
         tracer = Tracer()
         with tracer.installed():
             _, parts, _ = review(repo, tools, fresh(tmp, "findings"), expect)
         runs.append(tracer.sessions)
         walls.append(parts[tools[-1]])
-    print(f"\n{name}: the {tools[-1]} part of the review, median {statistics.median(walls):.2f} s")
+        # The same review asking for every base (ReviewOptions.fixed, as a sweep does): the
+        # base diagnosed whatever the head has, as before.
+        result = run_review(ReviewOptions(repo, base="main", only=tools, fixed=True,
+                                          cache_dir=fresh(tmp, "findings")))
+        every += [t.seconds or 0.0 for t in result.tools if t.name == tools[-1]]
+    ours, before = statistics.median(walls), statistics.median(every)
+    print(f"\n{name}: the {tools[-1]} part of the review, median {ours:.2f} s; with every base "
+          f"diagnosed (fixed=True) {before:.2f} s: {ours / before:.2f}x")
     summarize(f"{name}: {tools[-1]}'s sessions", runs)
 
 

@@ -8,7 +8,9 @@ server may check both revisions, and when each gets its own: `bot/lsp/__init__.p
 from __future__ import annotations
 
 import posixpath
+import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -92,7 +94,9 @@ class LspAnalyzer(Analyzer):
             return _probe(spec, executable)
         return Resolution(executable, install_hint=spec.install_hint)
 
-    def collect(self, target: Target, resolution: Resolution) -> Outcome:
+    def collect(self, target: Target, resolution: Resolution,
+                stop: threading.Event | None = None) -> Outcome:
+        """`stop`, once set, ends the sessions at their next wait (their result unused)."""
         # Imported here: the LSP client pulls in lsprotocol (~0.3 s) and the importer search
         # tree-sitter, which a review with no language server to run should not pay.
         from bot.lsp import session
@@ -101,7 +105,7 @@ class LspAnalyzer(Analyzer):
             return Outcome(self.name, "missing", message=resolution.message)
         repo = target.repo or target.root
         spec = servers.variant(self.spec, repo)
-        budget = Budget.of(target.timeout, spec.ready_timeout)
+        budget = Budget.of(target.timeout, spec.ready_timeout, stop=stop)
         out = _Collected(self.name, spec, target)
         for project, rels, importing, _ in _plan(spec, target).sessions:
             launch = servers.launch(spec, repo, resolution.executable, project)
@@ -179,13 +183,19 @@ class LspAnalyzer(Analyzer):
 
     def _head_first(self, base: Target, head: Target, resolution: Resolution
                     ) -> tuple[Outcome, Outcome]:
-        """One session per revision, the head's first: the base's only when the head has a
-        finding to classify (a base finding can only make a head finding preexisting)."""
-        head_o = self.collect(head, resolution)
-        if head_o.status == "ok" and not head_o.findings and not head_o.failed_paths:
-            return (Outcome(self.name, "ok", version=head_o.version),
-                    replace(head_o, note=_join(head_o.note, BASE_LEFT_OUT)))
-        return self.collect(base, resolution), head_o
+        """One session per revision, at once; the base's is stopped when the head has no
+        finding to classify (a base finding can only make a head finding preexisting): its
+        server's time is given back, and the review waits no longer than for the head."""
+        stop = threading.Event()
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            base_f = pool.submit(self.collect, base, resolution, stop)
+            head_o = self.collect(head, resolution)
+            if head_o.status == "ok" and not head_o.findings and not head_o.failed_paths:
+                stop.set()
+                base_f.result()  # its server stopped and gone, whatever it had found
+                return (Outcome(self.name, "ok", version=head_o.version),
+                        replace(head_o, note=_join(head_o.note, BASE_LEFT_OUT)))
+            return base_f.result(), head_o
 
 
 # Said on the tool's row when the head had nothing to classify (see README, "fixed").

@@ -176,7 +176,8 @@ class LspClient:
                 left = remaining(timeout) if deadline is None else deadline - time.monotonic()
                 if left <= 0:
                     return False
-                self.cond.wait(left)
+                # A moving deadline may also move closer (a stopped session): looked at again.
+                self.cond.wait(left if deadline is not None else min(left, 1.0))
             return True
 
     # -- server → client -------------------------------------------------------------------

@@ -160,6 +160,9 @@ class Connection:
         code = self.process.poll()
         if code is not None:
             why += f" (exit status {code})"
+            # Its last words may still be in the pipe: the drain ends at their end (a
+            # grandchild holding the pipe open is waited for a second at most).
+            self._threads[2].join(timeout=1.0)
         tail = self.stderr_tail()
         detail = why + (f"; stderr:\n{tail}" if tail else "")
         with self._lock:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 from bot.lsp.budget import Budget, remaining
 
 
@@ -26,3 +28,11 @@ def test_why_says_what_the_time_ran_out_on() -> None:
 def test_remaining_is_never_negative() -> None:
     assert remaining(-1.0) == 0.0
     assert remaining(lambda: 2.5) == 2.5
+
+
+def test_a_stopped_budget_has_no_time_left() -> None:
+    stop = threading.Event()
+    budget = Budget.of(10.0, 30.0, now=100.0, stop=stop)
+    assert budget.deadline(105.0) == 115.0
+    stop.set()
+    assert budget.deadline(105.0) == 100.0

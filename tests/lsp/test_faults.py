@@ -4,10 +4,13 @@ and no process is left behind (the autouse fixture checks every process group)."
 from __future__ import annotations
 
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
+from bot.analyzer import Target
 from bot.lsp.analyzer import LspAnalyzer
 from bot.lsp.registry import SERVERS
 from bot.lsp.servers import Marker, ServerSpec
@@ -60,7 +63,7 @@ def test_crash_mid_message(py_repo: GitRepo) -> None:
 
 
 def test_server_that_never_answers_is_killed_with_its_children(py_repo: GitRepo) -> None:
-    (state, message), _ = run(py_repo, "hang", timeout=6.0)
+    (state, message), _ = run(py_repo, "hang", timeout=10.0)
     assert state == "timeout"
     assert "textDocument/diagnostic" in message
 
@@ -96,6 +99,19 @@ def test_a_silent_server_times_out_after_the_timeout_and_says_so(py_repo: GitRep
     state, message, _ = alone(py_repo, fake("hang"), timeout=1.5)
     assert state == "timeout"
     assert "it showed no progress" in message, message
+
+
+def test_a_stopped_session_ends_within_a_second_and_leaves_nothing(py_repo: GitRepo) -> None:
+    """A session whose result is no longer wanted (the base's, when the head has nothing to
+    classify) ends at its next look at the clock, its server stopped."""
+    server = fake("slow", "inf")
+    stop = threading.Event()
+    target = Target(py_repo.path, "HEAD", ("a.py",), "head", timeout=60)
+    threading.Timer(1.0, stop.set).start()
+    started = time.monotonic()
+    outcome = server.collect(target, server.resolve(py_repo.path), stop)
+    assert time.monotonic() - started < 5.0
+    assert outcome.status == "timeout" and outcome.findings == ()
 
 
 def test_flood_is_refused(py_repo: GitRepo) -> None:

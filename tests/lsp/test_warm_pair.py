@@ -185,19 +185,20 @@ def test_a_head_with_no_finding_leaves_the_base_out(repo: GitRepo, sessions: Cal
 
 def test_one_server_per_revision_the_base_only_for_a_head_finding(
         repo: GitRepo, sessions: Calls) -> None:
-    """With an added file each revision has its own server, the head's first: the base's
-    starts only when the head has something to classify."""
+    """With an added file each revision has its own server, both at once: the base's is
+    stopped when the head has nothing to classify."""
     require_tool("typescript-language-server")
     repo.commit({"tsconfig.json": TSCONFIG, "src/a.ts": A_BASE, "src/b.ts": B}, "base")
     repo.branch("feature")
     repo.commit({"src/a.ts": A_CLEAN, "src/c.ts": "export const c = 1;\n"})
     result = review(repo, {"typescript": SERVERS["typescript"]})
-    assert sessions == {"run": 1, "run_pair": 0}
+    assert sessions == {"run": 2, "run_pair": 0}
+    assert [(t.name, t.status) for t in result.tools] == [("typescript", "ok")]
     assert verdicts(result, "typescript") == set()
     assert "the base was not checked" in result.tools[0].message
     repo.commit({"src/c.ts": 'export const c: number = "c";\n'})
     result = review(repo, {"typescript": SERVERS["typescript"]})
-    assert sessions == {"run": 3, "run_pair": 0}
+    assert sessions == {"run": 4, "run_pair": 0}
     assert verdicts(result, "typescript") == {("TS2322", "src/c.ts", 1, "introduced"),
                                               ("TS2322", "src/a.ts", 4, "fixed")}
     assert result.tools[0].message == ""
