@@ -20,9 +20,9 @@ server on the head's checkout checks both: the head's text opened and diagnosed,
 the base's and diagnosed again (`LspAnalyzer.collect_pair`, `session.run_pair`) — one project
 load instead of two. Otherwise (an added, deleted or renamed module, a changed tsconfig.json or
 go.mod, rust-analyzer whose cargo check reads the disk) each revision gets its own session on
-its own checkout, the head's first. Either way the base is diagnosed only when the head has a
-finding: a base finding can only make a head finding preexisting, so with none there is nothing
-to classify (what the change fixed is then not listed: a sweep, which closes fixed
+its own checkout, both at once. Either way the base is diagnosed only when the head has a
+finding (the base's own session is stopped when the head ends with none): a base finding can
+only make a head finding preexisting, so with none there is nothing to classify (what the change fixed is then not listed: a sweep, which closes fixed
 regressions, asks for every base with `Target.fixed`).
 
 Time: the review's timeout, started again by each sign of progress a server shows, up to
