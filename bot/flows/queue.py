@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 
 from bot import git
 from bot.ci.base import Runner
-from bot.errors import BotError, Exit
+from bot.errors import BotError, Exit, ReadOnly
 from bot.flows.deliver import check_report, print_dry_run
 from bot.flows.session import log
 from bot.forges.base import Connection
@@ -38,7 +38,7 @@ from bot.review import place
 from bot.sync import Synced, with_kind
 from bot.workspace import texts as head_texts
 
-NOT_INLINE = "a merge queue's result takes no inline comments"
+NOT_INLINE = "a merged result in a merge queue or train takes no inline comments"
 
 
 def name_of(trigger: Trigger) -> str:
@@ -99,7 +99,12 @@ def publish(runner: Runner, connection: Connection, trigger: Trigger, result: Re
         if not forge.check(report):
             runner.annotate(report.annotations)
         runner.job_summary(summary.job_summary(result, placed, decided, texts))
-        connection.repository.note(trigger.number, words.MARKER, body, create=decided.failed)
+        try:
+            connection.repository.note(trigger.number, words.MARKER, body,
+                                       create=decided.failed)
+        except ReadOnly as exc:  # the gate is the exit status all the same
+            runner.warn(f"reviewbot could not comment on {runner.change_name}{trigger.number} "
+                        f"({exc.message}): {runner.enable_comments}")
     _log(runner, trigger, result, decided, known)
     report_gate(decided)
     return int(decided.exit)

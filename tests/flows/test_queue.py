@@ -216,3 +216,17 @@ def test_a_dry_run_prints_the_check_run_it_would_create_and_writes_nothing(
     assert check["body"]["head_sha"] == group[1] and check["body"]["conclusion"] == "failure"
     assert '"write": "note"' in err and "Introduced by the combination" in err
     assert calls_old.writes() == []
+
+
+def test_a_token_that_may_only_read_still_gates_by_the_exit_status(
+        calls_old: World, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    group = queue(calls_old, AHEAD)
+    calls_old.fake.read_only.add(READ_ONLY)
+    monkeypatch.setenv("GITHUB_TOKEN", READ_ONLY)
+    capsys.readouterr()
+    assert one_job(calls_old, group) == 1
+    out, _ = capsys.readouterr()
+    assert "::error file=app.py,line=20" in out  # the annotations stand in for the check run
+    assert "could not comment on PR #7" in out
+    assert checks(calls_old) == [] and queue_comments(calls_old) == []
