@@ -15,7 +15,7 @@ import pytest
 from bot import cli
 from bot.render.queue import MARKER
 from tests.conftest import GitRepo
-from tests.flows.test_queue import AHEAD, CALLS_OLD, HARMLESS, QUEUE_BASE
+from tests.flows.test_queue import AHEAD, APP, CALLS_OLD, HARMLESS, QUEUE_BASE
 from tests.forges import quick
 from tests.forges.conftest import Sleeps
 from tests.forges.fakegitlab import FakeGitLab
@@ -55,6 +55,24 @@ class Train:
             self.monkeypatch.setenv(key, value)
         self.fake.pipelines.add(head)  # the train's pipeline runs on its merged result
         self.head = head
+
+    def review(self) -> int:
+        """The merge request's own pipeline (detached: on its head), before the train."""
+        head = self.fake.version["head_commit_sha"]
+        clone = self.tmp / "review"
+        clone.mkdir()
+        for args in (["init", "-q"], ["remote", "add", "origin", str(self.repo.path)],
+                     ["fetch", "-q", "origin", "+refs/heads/*:refs/remotes/origin/*"],
+                     ["checkout", "-q", "--detach", head]):
+            subprocess.run(["git", *args], cwd=clone, check=True, capture_output=True)
+        with self.monkeypatch.context() as job:
+            job.delenv("CI_MERGE_REQUEST_EVENT_TYPE", raising=False)
+            job.delenv("CI_MERGE_REQUEST_TARGET_BRANCH_SHA", raising=False)
+            job.delenv("CI_MERGE_REQUEST_SOURCE_BRANCH_SHA", raising=False)
+            job.setenv("CI_COMMIT_SHA", head)
+            job.setenv("CI_PROJECT_DIR", str(clone))
+            job.setenv("CI_MERGE_REQUEST_DIFF_BASE_SHA", self.fake.version["base_commit_sha"])
+            return cli.main(["ci"])
 
     def one_job(self) -> int:
         return cli.main(["ci"])
@@ -137,6 +155,27 @@ def test_a_car_that_introduces_nothing_passes_and_says_nothing(harmless: Train,
     assert [(s["sha"], s["status"]) for s in harmless.fake.statuses] == [(harmless.head,
                                                                          "success")]
     assert harmless.notes() == [] and harmless.fake.threads() == []
+
+
+@pytest.fixture(name="unused_import")
+def unused_import_fixture(repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                          sleeps: Sleeps) -> Iterator[Train]:
+    yield from make_train(repo, tmp_path, monkeypatch, sleeps,
+                          {"app.py": "import os\n\n\n" + APP})
+
+
+def test_findings_known_from_the_merge_request_s_review_fail_the_train_as_they_did_it(
+        unused_import: Train) -> None:
+    train = unused_import
+    assert train.review() == 1  # its own review: F401 on the added import, in a diff thread
+    threads = len(train.fake.threads())
+    assert threads == 1
+    train.car(None)
+    assert train.one_job() == 1
+    assert len(train.fake.threads()) == threads  # nothing posted again
+    [note] = train.notes()
+    assert "introduced nothing beyond this change's own review" in note
+    assert "Already in this change's review (1)" in note and "F401" in note
 
 
 def test_a_train_pipeline_without_the_sha_it_merges_onto_is_refused(
