@@ -453,6 +453,13 @@ def hash_blob(repo: Path, data: bytes) -> str:
     return git(repo, "hash-object", "-w", "--no-filters", "--stdin", stdin=data).out.strip()
 
 
+def object_id(repo: Path, kind: str, data: bytes, write: bool = False) -> str:
+    """The id of `data` as an object of `kind` ("tree", "commit") in `repo`'s hash function;
+    `write`: stored too."""
+    return git(repo, "hash-object", "-t", kind, "--stdin", *(["-w"] if write else []),
+               stdin=data).out.strip()
+
+
 def tree_with(repo: Path, base: str, entries: Mapping[str, tuple[str, str]], index: Path) -> str:
     """The tree of `base` with `entries` ({path: (mode, blob id)}) replaced, built in the
     private index file `index`; returns the new tree's id."""

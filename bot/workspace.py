@@ -158,10 +158,8 @@ _EMPTY_BASE = (b"tree %s\nauthor reviewbot <reviewbot@example.invalid> 0 +0000\n
 
 def empty_base(repo: Path, write: bool = False) -> str:
     """The id of that commit in `repo` (its hash function's); `write`: stored as an object."""
-    stored = ["-w"] if write else []
-    tree = git.git(repo, "hash-object", "-t", "tree", "--stdin", *stored, stdin=b"").out.strip()
-    return git.git(repo, "hash-object", "-t", "commit", "--stdin", *stored,
-                   stdin=_EMPTY_BASE % tree.encode()).out.strip()
+    tree = git.object_id(repo, "tree", b"", write)
+    return git.object_id(repo, "commit", _EMPTY_BASE % tree.encode(), write)
 
 
 def _split(text: str) -> tuple[str, ...]:
