@@ -67,6 +67,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     repo = args.repo.resolve()
+    for name in ("main", *(f"change-{n}" for n in {250, *args.changes} if n != 2)):
+        if git.rev_parse(repo, name) is None:  # a clone has its origin's branches only there
+            git.git(repo, "branch", "-q", name, f"origin/{name}")
     branches = {n: _small_change(repo) if n == 2 else f"change-{n}" for n in args.changes}
     rows: dict[tuple[int, bool], list[tuple[float, int]]] = {}
     try:
