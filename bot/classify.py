@@ -441,11 +441,6 @@ def _window_pass(group: _Group, base: Code, head: Code, matched: dict[int, tuple
             taken.add(id(b))
 
 
-# A definition under the same name, held once on each side of a file pair, is the same one
-# when this share of their tokens align: a line added to a three-line function leaves 0.78.
-SIMILAR_NAMESAKE = 0.5
-
-
 class _WholeDefinitions:
     """A file's definitions by their whole tokens (name included) and by their names: one held
     once on each side of a change is the same definition, wherever either side put it."""
@@ -460,14 +455,16 @@ class _WholeDefinitions:
         named = Counter(names.values())
         self.named = {name: d for d, name in names.items() if named[name] == 1}
         self.names = names
+        self.aligned: dict[tuple[Definition, Definition], dict[int, int]] = {}
 
     def token(self, a: _Anchored) -> int | None:
         return token_at(self.code.tokens, self.code.lines, a.f.line, a.f.column)
 
     def origin(self, token: int, base: _WholeDefinitions) -> int | None:
         """The base token a head token was, through the innermost definition around it that
-        both sides hold once: unchanged, else under the same name and at least
-        SIMILAR_NAMESAKE alike (reformatted, a line added), its token among those that align."""
+        both sides hold once: unchanged, else under the same name (reformatted, lines added or
+        edited), its token among those that align. Either side holding the name twice says
+        nothing."""
         for d in reversed(self.code.definitions):  # inner ones come after the outer
             if not d.start <= token < d.stop:
                 continue
@@ -479,13 +476,11 @@ class _WholeDefinitions:
             before = base.named.get(name) if name and self.named.get(name) is d else None
             if before is not None:
                 old = base.texts[before]
-                shorter, longer = sorted((len(old), len(text)))
-                if shorter < SIMILAR_NAMESAKE * longer or len(old) * len(text) > REGION_PAIRS:
+                if len(old) * len(text) > REGION_PAIRS:  # too costly to align: no claim
                     return None
-                pairs = aligned(text, old)
-                if 2 * len(pairs) < SIMILAR_NAMESAKE * (len(old) + len(text)):
-                    return None
-                at = pairs.get(token - d.start)
+                if (d, before) not in self.aligned:
+                    self.aligned[(d, before)] = aligned(text, old)
+                at = self.aligned[(d, before)].get(token - d.start)
                 return None if at is None else before.start + at
         return None
 
@@ -495,18 +490,23 @@ def _names(code: Code) -> list[str]:
     return [code.tokens[d.name].text for d in code.definitions if d.name is not None]
 
 
-def _maybe_reordered(group: _Group, matched: dict[int, tuple[_Anchored, str]]) -> bool:
-    """Whether PR could pair anything the files need not be read as tokens for: a head finding
-    left without a partner on a line a base finding saying the same kind of thing has too (a
-    finding of a definition moved is on the same line as before). A new finding on a new line,
-    the common push, reads no tokens."""
-    free = {(h.line_hash, h.shape) for h in group.head if id(h) not in matched and not h.file_level}
-    return bool(free) and any((b.line_hash, b.shape) in free for b in group.base)
+def _maybe_reordered(group: _Group, matched: dict[int, tuple[_Anchored, str]],
+                     taken: set[int]) -> bool:
+    """Whether PR could pair anything the files need not be read as tokens for: a finding left
+    without a partner on a line a finding of the other side saying the same kind of thing has
+    too (a finding of a definition moved is on the same line as before; the line map may have
+    given its partner to an equal line). A new finding on a new line, or an old one gone with
+    its line, the common pushes, read no tokens."""
+    def keys(found: Iterable[_Anchored]) -> set[tuple[str, str]]:
+        return {(a.line_hash, a.shape) for a in found if not a.file_level}
+
+    free_h = keys(h for h in group.head if id(h) not in matched)
+    free_b = keys(b for b in group.base if id(b) not in taken)
+    return bool(free_h & keys(group.base) or free_b & keys(group.head))
 
 
 def _reordered_pass(group: _Group, base: _WholeDefinitions, head: _WholeDefinitions,
-                    matched: dict[int, tuple[_Anchored, str]], taken: set[int],
-                    everyone: bool) -> None:
+                    matched: dict[int, tuple[_Anchored, str]], taken: set[int]) -> None:
     """PR: definitions written in another order within the file. The line map pairs a line
     left in place with an equal line of another definition moved there (`if x == None:` in
     each of five functions reversed), and the tokens of a rewritten region align a reformatted
@@ -516,8 +516,7 @@ def _reordered_pass(group: _Group, base: _WholeDefinitions, head: _WholeDefiniti
     A head finding in a definition both sides hold once (`_WholeDefinitions.origin`) takes the
     base finding on its own token, from a finding with no such claim to it: the one displaced
     looks for its own in turn, and then goes on through the passes after P1, as does a base
-    finding let go. `everyone`: every head finding is checked (the files are read as tokens
-    already), else only those with no partner."""
+    finding let go."""
     base_at: dict[int, list[_Anchored]] = defaultdict(list)
     for b in group.base:
         if not b.file_level and (k := base.token(b)) is not None:
@@ -533,7 +532,7 @@ def _reordered_pass(group: _Group, base: _WholeDefinitions, head: _WholeDefiniti
             origins[id(h)] = None if k is None else head.origin(k, base)
         return origins[id(h)]
 
-    queue = [h for h in group.head if not h.file_level and (everyone or id(h) not in matched)]
+    queue = [h for h in group.head if not h.file_level]
     while queue:
         h = queue.pop(0)
         k = origin(h)
@@ -646,17 +645,17 @@ def classify(inputs: Inputs) -> tuple[list[Verdict], list[Verdict], list[str]]:
         return wholes[(side, path)]
 
     def reordered(g: _Group, read: bool) -> None:
-        """PR on a group, when it can pair anything. Every finding is checked when the files
-        are read as tokens anyway and definitions came, went or changed places (a formatting
-        commit keeps them in order: nothing to check); else only those left without a
-        partner, and only when one could have one (`_maybe_reordered`)."""
+        """PR on a group, when it can pair anything: when the files are read as tokens anyway
+        and definitions came, went or changed places (a formatting commit keeps them in order:
+        nothing to check), or when a finding left without a partner has the line of one on
+        the other side (`_maybe_reordered`)."""
         base_path = inputs.pairs.get(g.pair_key, g.pair_key)
         if base_path is None or g.pair_key not in inputs.head_files:
             return
-        everyone = read and _names(code("base", base_path)) != _names(code("head", g.pair_key))
-        if everyone or (g.lm.changed_lines() and _maybe_reordered(g, matched)):
+        if (read and _names(code("base", base_path)) != _names(code("head", g.pair_key))) or (
+                (g.lm.changed_lines() or g.lm.gaps) and _maybe_reordered(g, matched, taken)):
             _reordered_pass(g, whole_definitions("base", base_path),
-                            whole_definitions("head", g.pair_key), matched, taken, everyone)
+                            whole_definitions("head", g.pair_key), matched, taken)
 
     token_maps: dict[str, TokenMap | None] = {}
 

@@ -529,6 +529,41 @@ def test_a_function_moved_next_to_one_alike_in_another_file_keeps_its_finding() 
     assert not fixed
 
 
+def test_a_function_moved_out_leaves_no_finding_of_the_others_to_it() -> None:
+    """beta moves to b.py, alike to gamma; the diff of a.py deletes alpha's body with beta's
+    head and keeps beta's body as alpha's: every line of a.py is unchanged or gone, and P1
+    gives alpha's finding beta's. alpha takes its own back; beta's go with beta."""
+    top = "compute = print\n\n\n"
+    base = {"a.py": top + "\n\n".join([checks("alpha"), checks("beta", 2), checks("gamma", 2)]),
+            "b.py": "compute = print\n"}
+    head = {"a.py": top + "\n\n".join([checks("alpha"), checks("gamma", 2)]),
+            "b.py": top + checks("beta", 2)}
+    inputs = build(base, head, [x for p in base for x in none_findings(base[p], p)],
+                   [x for p in head for x in none_findings(head[p], p)])
+    verdicts, fixed, _ = classify(inputs)
+    assert [(v.finding.path, v.finding.line, v.scope, v.base.line if v.base else None)
+            for v in verdicts] == [
+        ("a.py", 5, "preexisting", 5), ("a.py", 11, "preexisting", 19),
+        ("a.py", 13, "preexisting", 21), ("b.py", 5, "preexisting", 11),
+        ("b.py", 7, "preexisting", 13)]
+    assert not fixed
+
+
+def test_a_function_with_lines_added_and_moved_keeps_its_finding() -> None:
+    """alpha gets two lines (more tokens than it had) and moves after a new function and a
+    copy: the same name, held once on each side, still says it is alpha."""
+    top = "compute = print\n\n\n"
+    grown = checks("alpha").replace("(x):\n", '(x):\n    print("added", 0)\n    print("added", 1)\n')
+    base = top + checks("alpha") + "\n\n" + checks("beta")
+    head = top + "\n\n".join([checks("brand_new", 3), checks("the_copy"), grown,
+                              checks("beta_renamed")])
+    verdicts, fixed, _ = classify(build({"a.py": base}, {"a.py": head}, none_findings(base),
+                                        none_findings(head)))
+    alpha = next(v for v in verdicts if v.finding.line == 23)
+    assert (alpha.scope, alpha.base.line if alpha.base else None) == ("preexisting", 5)
+    assert [v.scope for v in verdicts].count("introduced") == 4 and not fixed
+
+
 def test_a_reformatted_function_reordered_keeps_its_own_finding() -> None:
     """ruff format wraps alpha's call and puts it after beta; gamma, alike but for its name,
     moves to b.py. The tokens of the rewritten region aligned alpha's call with gamma's: alpha
