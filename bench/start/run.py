@@ -2,7 +2,7 @@
 reviewbot, side by side on this machine, with reviewdog's set-up and run as the peer.
 
     .venv/bin/python bench/start/run.py [--flavors python,node,go,rust,full] [--no-cold]
-                                        [--port 5123]
+                                        [--port 5123] [--native-only] [--repeat 1]
 
 Every path reviews the bundled example change (examples/demo/: Python and JavaScript) as a
 pull_request event and publishes the review to the validating fake GitHub on loopback (the
@@ -14,9 +14,11 @@ one the tests use), a fresh pull request for each path:
 - **image FLAVOR**: the released image pulled from the local registry into an empty storage
   (download and unpack), a container started and the review run in it, as the runner runs a
   Docker action: the action's entry point with its INPUT_* variables.
-- **no container**: actions/native/install.sh from a local wheelhouse (pip with no index), then
+- **no container**: actions/native/install.sh from a local wheelhouse (no index), then
   actions/native/review.sh, with this machine's toolchains and the project's tools on PATH (the
-  repository's own, which the workflow's earlier steps install).
+  repository's own, which the workflow's earlier steps install); set up four ways (SETUPS):
+  pip as before, uv from the index (the runner has none), the runner's own uv, and the
+  virtualenv restored from the cache (warm).
 - **reviewdog**: its set-up as reviewdog/action-setup does it (download the release archive
   and unpack it; here from loopback) and `ruff check --output-format=rdjson | reviewdog
   -f=rdjson -reporter=local -filter-mode=added`: ruff only, no publishing.
@@ -36,6 +38,7 @@ import http.server
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tarfile
@@ -212,17 +215,30 @@ def cold_path(project: Store, address: str) -> Row:
 
 
 def wheelhouse() -> Path:
-    """The bot's wheel and its dependencies' (downloaded once; the bot's rebuilt each run)."""
+    """The bot's wheel and its dependencies', and uv's (downloaded once; the bot's rebuilt
+    each run): the package index a runner's install reads, on loopback."""
     folder = OUT / "wheelhouse"
     for old in folder.glob("reviewbot-*.whl"):
         old.unlink()
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--wheel-dir", str(folder),
                     str(ROOT)], check=True)
+    if not any(folder.glob("uv-*.whl")):
+        subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
+                        "--dest", str(folder), "uv"], check=True)
     return folder
 
 
-def composite_path(house: Path) -> Row:
-    """actions/native/action.yml's two steps: install from the wheelhouse, then the review."""
+# The no-container set-ups, each from the same wheelhouse into a fresh RUNNER_TEMP:
+#   pip       what install.sh did before (python -m venv, pip install): the reference
+#   uv cold   uv from the wheelhouse by pip (the runner has none), uv's cache empty
+#   uv ready  the runner's own uv (astral-sh/setup-uv, or a runner image with it), cache empty
+#   warm      actions/cache's restore (a zstd tar of the virtualenv, unpacked), then
+#             install.sh finding it the version asked for
+SETUPS = ("pip", "uv cold", "uv ready", "warm")
+
+
+def composite_path(house: Path, setup: str = "uv cold") -> Row:
+    """actions/native/action.yml's steps: install from the wheelhouse, then the review."""
     job = new_job(OUT / "jobs" / "composite")
     version = next(house.glob("reviewbot-*.whl")).name.split("-")[1]
     tools = [ROOT / "tools" / "node_modules" / ".bin", Path(sys.executable).parent]
@@ -230,13 +246,44 @@ def composite_path(house: Path) -> Row:
     runner_temp = OUT / "runner-temp"
     shutil.rmtree(runner_temp, ignore_errors=True)
     runner_temp.mkdir(parents=True)
+    own_uv = OUT / "runner-uv"  # what setup-uv leaves on PATH
+    if setup == "uv ready":
+        path = os.pathsep.join([str(own_uv / "bin"), path])
     base = {"PATH": path, "HOME": str(job.root / "home"), "RUNNER_TEMP": str(runner_temp),
             "GITHUB_ACTION_PATH": str(ROOT / "actions" / "native")}
-    install_env = {**os.environ, **base, "REVIEWBOT_VERSION": version, "PIP_NO_INDEX": "1",
-                   "PIP_FIND_LINKS": str(house), "GITHUB_OUTPUT": str(job.root / "install-output")}
+    cache = fresh_folder(OUT / "uv-cache")
+    install_env = {**{k: v for k, v in os.environ.items() if k != "PATH"}, **base,
+                   "REVIEWBOT_VERSION": version, "PIP_NO_INDEX": "1",
+                   "PIP_FIND_LINKS": str(house), "UV_CACHE_DIR": str(cache),
+                   "GITHUB_OUTPUT": str(job.root / "install-output"),
+                   "REVIEWBOT_PYTHON": sys.executable}
+    install_env.pop("VIRTUAL_ENV", None)
+    archive = OUT / "venv-cache.tar.zst"
+    if setup == "uv ready" and not (own_uv / "bin" / "uv").is_file():
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-index",
+                        "--find-links", str(house), "--target", str(own_uv), "uv"], check=True)
+    if setup == "warm":
+        # What a cold run saved: the virtualenv right after the install (the action saves it
+        # before the review), as actions/cache archives it.
+        run_install(install_env, "uv cold")
+        (job.root / "install-output").unlink()
+        subprocess.run(["tar", "--use-compress-program", "zstd -T0", "-cf", str(archive),
+                        "-C", str(runner_temp), "reviewbot"], check=True)
+        shutil.rmtree(runner_temp)
+        runner_temp.mkdir()
     start = time.monotonic()
-    subprocess.run(["bash", str(ROOT / "actions" / "native" / "install.sh")], env=install_env,
-                   check=True, capture_output=True)
+    if setup == "warm":
+        subprocess.run(["tar", "--use-compress-program", "zstd -d", "-xf", str(archive),
+                        "-C", str(runner_temp)], check=True)
+    if setup == "pip":
+        home = runner_temp / "reviewbot"
+        subprocess.run([sys.executable, "-m", "venv", str(home)], check=True, env=install_env)
+        subprocess.run([str(home / "bin" / "python"), "-m", "pip", "install", "--quiet",
+                        "--disable-pip-version-check", f"reviewbot=={version}"],
+                       env=install_env, check=True, capture_output=True)
+        (job.root / "install-output").write_text(f"home={home}\n")
+    else:
+        run_install(install_env, setup)
     install = time.monotonic() - start
     home = (job.root / "install-output").read_text().split("home=", 1)[1].strip()
     with FakeGitHub(job.head, job.diff()) as fake:
@@ -246,9 +293,26 @@ def composite_path(house: Path) -> Row:
                               cwd=job.workspace, capture_output=True, text=True)
         seconds = time.monotonic() - start
         published = (len(fake.bot_comments()), bool(fake.summaries()) and not fake.errors)
-    size = sum(p.stat().st_size for p in house.glob("*.whl"))
-    return Row("no container (wheelhouse)", f"{size / MB:.0f}", install, seconds, done.returncode,
-               published)
+    wheels = [p for p in house.glob("*.whl") if setup == "uv cold" or not p.name.startswith("uv-")]
+    size = (archive.stat().st_size if setup == "warm"
+            else sum(p.stat().st_size for p in wheels))
+    return Row(f"no container, {setup} (wheelhouse)", f"{size / MB:.0f}", install, seconds,
+               done.returncode, published)
+
+
+def run_install(env: dict[str, str], setup: str) -> None:
+    """install.sh, which must have taken the way `setup` says."""
+    done = subprocess.run(["bash", str(ROOT / "actions" / "native" / "install.sh")], env=env,
+                          capture_output=True, text=True)
+    said = "from the cached virtualenv" if setup == "warm" else "by uv"
+    if done.returncode != 0 or said not in done.stderr:
+        raise RuntimeError(f"install.sh ({setup}): {done.stderr.strip()[-2000:]}")
+
+
+def fresh_folder(path: Path) -> Path:
+    shutil.rmtree(path, ignore_errors=True)
+    path.mkdir(parents=True)
+    return path
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -324,7 +388,18 @@ def main() -> int:
     parser.add_argument("--port", type=int, default=5123, help="the local registry's port")
     parser.add_argument("--sizes-only", action="store_true",
                         help="push the flavors and print their sizes, time nothing")
+    parser.add_argument("--native-only", action="store_true",
+                        help="only the no-container set-ups and reviewdog (no buildah, no images)")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="rounds of the no-container set-ups and reviewdog (medians shown)")
     args = parser.parse_args()
+    if args.native_only:
+        if not (ROOT / "tools" / "bin" / "reviewdog").is_file():
+            print("bench/start: missing tools/bin/reviewdog (scripts/setup)", file=sys.stderr)
+            return 2
+        OUT.mkdir(parents=True, exist_ok=True)
+        print(table(native_rows(args.repeat)))
+        return 0
     flavors = [f for f in args.flavors.split(",") if f]
     unknown = sorted(set(flavors) - set(FLAVORS))
     if unknown:
@@ -357,11 +432,29 @@ def main() -> int:
             print(table(rows), flush=True)
         for flavor in flavors:
             rows.append(flavor_path(flavor, address, pushed[flavor]))
-    rows.append(composite_path(wheelhouse()))
-    rows.append(reviewdog_path())
+    rows += native_rows(args.repeat)
     print()
     print(table(rows))
     return 0
+
+
+def native_rows(repeat: int) -> list[Row]:
+    """Each no-container set-up and reviewdog's, `repeat` rounds alternating, medians."""
+    house = wheelhouse()
+    runs: dict[str, list[Row]] = {}
+    for _ in range(repeat):
+        for setup in SETUPS:
+            runs.setdefault(setup, []).append(composite_path(house, setup))
+        runs.setdefault("reviewdog", []).append(reviewdog_path())
+    for name, rows in runs.items():  # each round's, beside the medians
+        print(f"{name}: set-up " + ", ".join(f"{r.setup:.1f}" for r in rows) + " s; review "
+              + ", ".join(f"{r.review:.1f}" for r in rows) + " s", file=sys.stderr)
+    return [median_row(rows) for rows in runs.values()]
+
+
+def median_row(rows: list[Row]) -> Row:
+    return Row(rows[0].path, rows[0].download, statistics.median(r.setup for r in rows),
+               statistics.median(r.review for r in rows), rows[-1].status, rows[-1].published)
 
 
 if __name__ == "__main__":
