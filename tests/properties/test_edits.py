@@ -12,6 +12,7 @@ formatter and run only on ruff."""
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -56,9 +57,9 @@ def assert_made_exactly(base: Files, head: Files, real: bool, made: Expected | N
     assert [(v.finding.path, v.finding.line, v.finding.rule) for v in fixed] == []
 
 
-def both(prop: Callable[..., None]) -> tuple[Callable[..., None], Callable[..., None]]:
+def both(prop: Callable[[Any, bool], None], strategy: st.SearchStrategy[Any]
+         ) -> tuple[Callable[..., None], Callable[..., None]]:
     """The property on synthetic findings and on the real ruff's, each with its budget."""
-    strategy = prop.__dict__["strategy"]
 
     @examples(PURE)
     @given(strategy)
@@ -71,13 +72,6 @@ def both(prop: Callable[..., None]) -> tuple[Callable[..., None], Callable[..., 
         prop(case, True)
 
     return pure, real
-
-
-def over(strategy: st.SearchStrategy[object]) -> Callable[[Callable[..., None]], Callable[..., None]]:
-    def mark(prop: Callable[..., None]) -> Callable[..., None]:
-        prop.__dict__["strategy"] = strategy
-        return prop
-    return mark
 
 
 def renamed(f: Function, name: str) -> Function:
@@ -98,14 +92,13 @@ def with_lines_added(draw: st.DrawFn) -> tuple[Module, Module]:
     return base, Module(base.functions, added)
 
 
-@over(with_lines_added())
 def lines_added_anywhere(case: tuple[Module, Module], real: bool) -> None:
     base, head = case
     assert_made_exactly({"a.py": base.text()}, {"a.py": head.text()}, real)
 
 
 test_lines_added_anywhere_change_no_verdict, test_real_lines_added_anywhere_change_no_verdict = \
-    both(lines_added_anywhere)
+    both(lines_added_anywhere, with_lines_added())
 
 
 # --- definitions reordered --------------------------------------------------------------------
@@ -116,14 +109,13 @@ def reordered(draw: st.DrawFn) -> tuple[Module, Module]:
     return base, Module(tuple(draw(st.permutations(base.functions))))
 
 
-@over(reordered())
 def definitions_reordered(case: tuple[Module, Module], real: bool) -> None:
     base, head = case
     assert_made_exactly({"a.py": base.text()}, {"a.py": head.text()}, real)
 
 
 test_definitions_reordered_change_no_verdict, test_real_definitions_reordered_change_no_verdict = \
-    both(definitions_reordered)
+    both(definitions_reordered, reordered())
 
 
 # --- a definition duplicated --------------------------------------------------------------------
@@ -137,7 +129,6 @@ def duplicated(draw: st.DrawFn) -> tuple[Module, Module, str]:
     return base, Module((*base.functions[:at], copy, *base.functions[at:])), copy.name
 
 
-@over(duplicated())
 def definition_duplicated(case: tuple[Module, Module, str], real: bool) -> None:
     base, head, copy = case
     assert_made_exactly({"a.py": base.text()}, {"a.py": head.text()}, real,
@@ -145,7 +136,7 @@ def definition_duplicated(case: tuple[Module, Module, str], real: bool) -> None:
 
 
 test_a_duplicated_definition_introduces_its_copy_findings, \
-    test_real_a_duplicated_definition_introduces_its_copy_findings = both(definition_duplicated)
+    test_real_a_duplicated_definition_introduces_its_copy_findings = both(definition_duplicated, duplicated())
 
 
 # --- a definition moved into another file ------------------------------------------------------
@@ -160,7 +151,6 @@ def moved_between_files(draw: st.DrawFn) -> tuple[Module, Module, Module, Module
     return a, b, Module(a.functions[:moved] + a.functions[moved + 1:]), Module(head_b)
 
 
-@over(moved_between_files())
 def definition_moved_to_another_file(case: tuple[Module, Module, Module, Module], real: bool
                                      ) -> None:
     a, b, head_a, head_b = case
@@ -170,7 +160,7 @@ def definition_moved_to_another_file(case: tuple[Module, Module, Module, Module]
 
 test_a_definition_moved_to_another_file_changes_no_verdict, \
     test_real_a_definition_moved_to_another_file_changes_no_verdict = \
-    both(definition_moved_to_another_file)
+    both(definition_moved_to_another_file, moved_between_files())
 
 
 # --- renaming: a definition, a file -------------------------------------------------------------
@@ -186,7 +176,6 @@ def renames(draw: st.DrawFn) -> tuple[Module, Module, bool]:
     return base, Module(tuple(head)), draw(st.booleans())
 
 
-@over(renames())
 def renamed_definition_or_file(case: tuple[Module, Module, bool], real: bool) -> None:
     base, head, move_file = case
     path = "renamed.py" if move_file else "a.py"
@@ -195,7 +184,7 @@ def renamed_definition_or_file(case: tuple[Module, Module, bool], real: bool) ->
 
 
 test_a_renamed_definition_or_file_changes_no_verdict, \
-    test_real_a_renamed_definition_or_file_changes_no_verdict = both(renamed_definition_or_file)
+    test_real_a_renamed_definition_or_file_changes_no_verdict = both(renamed_definition_or_file, renames())
 
 
 # --- formatting and moving in one commit (the real formatter) -----------------------------------
@@ -248,7 +237,6 @@ def combined(draw: st.DrawFn) -> tuple[Module, Module, tuple[str, ...]]:
     return base, Module(tuple(head), added), ("the_copy", "brand_new")
 
 
-@over(combined())
 def all_at_once(case: tuple[Module, Module, tuple[str, ...]], real: bool) -> None:
     """A renamed function and the copy of it are alike but for their names: which of the two
     is the copy no one can tell, and neither can the classifier. So the property is: the
@@ -269,7 +257,7 @@ def all_at_once(case: tuple[Module, Module, tuple[str, ...]], real: bool) -> Non
 
 
 test_all_edits_at_once_introduce_exactly_what_they_made, \
-    test_real_all_edits_at_once_introduce_exactly_what_they_made = both(all_at_once)
+    test_real_all_edits_at_once_introduce_exactly_what_they_made = both(all_at_once, combined())
 
 
 @pytest.mark.parametrize("width", [20, 88])
