@@ -150,9 +150,21 @@ class Tracer:
                         record.steps.append((label, time.monotonic() - began))
             return call
 
+        owner: dict[int, Session] = {}  # id(client) -> its session (sessions run at once)
+
+        def spawn(original: Any) -> Any:
+            timed = step("spawn")(original)
+
+            def call(client: LspClient, *args: Any, **kwargs: Any) -> Any:
+                record = tracer.current()
+                if record is not None:
+                    owner[id(client)] = record
+                return timed(client, *args, **kwargs)
+            return call
+
         def on_record(original: Any) -> Any:
             def call(client: LspClient, method: str, params: dict[str, Any]) -> Any:
-                record = next((s for s in reversed(tracer.sessions)), None)
+                record = owner.get(id(client))
                 if method == "$/progress" and record is not None:
                     value = params.get("value") or {}
                     token = str(params.get("token"))
@@ -166,7 +178,7 @@ class Tracer:
             return call
 
         patch(session, "_phases", phases)
-        patch(LspClient, "__init__", step("spawn"))
+        patch(LspClient, "__init__", spawn)
         patch(LspClient, "initialize", step("initialize"))
         patch(LspClient, "close", step("shutdown"))
         patch(LspClient, "execute", execute)
