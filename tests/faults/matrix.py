@@ -19,6 +19,7 @@ import json
 import os
 import random
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -148,7 +149,8 @@ def _unreadable_path(work: Path, setup: Setup) -> None:
 def _server_dies(work: Path, setup: Setup) -> None:
     # The stand-in answers the handshake, then dies in the middle of its first diagnostics.
     fake = Path(__file__).resolve().parent.parent / "lsp" / "fakes" / "fake_server.py"
-    setup.programs["basedpyright-langserver"] = f"#!/bin/sh\nexec {sys.executable} {fake} crash\n"
+    setup.programs["basedpyright-langserver"] = (f"#!/bin/sh\nexec {shlex.quote(sys.executable)} "
+                                                 f"{shlex.quote(str(fake))} crash\n")
 
 
 def _nothing(work: Path, setup: Setup) -> None:

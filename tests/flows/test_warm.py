@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -31,8 +32,9 @@ class World:
         wrapper = tmp_path / "bin" / "ruff"
         wrapper.parent.mkdir()
         # One line per `ruff check`: the .py files it was given.
-        wrapper.write_text(f"#!/bin/sh\ncase \"$1\" in check) printf '%s\\n' \"$*\" >> {self.log};; "
-                           f"esac\nexec {require_tool('ruff')} \"$@\"\n")
+        wrapper.write_text(f"#!/bin/sh\ncase \"$1\" in check) printf '%s\\n' \"$*\" >> "
+                           f"{shlex.quote(str(self.log))};; "
+                           f"esac\nexec {shlex.quote(str(require_tool('ruff')))} \"$@\"\n")
         wrapper.chmod(0o755)
         self.path = f"{wrapper.parent}{os.pathsep}{os.environ['PATH']}"
 
