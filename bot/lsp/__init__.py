@@ -22,8 +22,9 @@ load instead of two. Otherwise (an added, deleted or renamed module, a changed t
 go.mod, rust-analyzer whose cargo check reads the disk) each revision gets its own session on
 its own checkout, both at once. Either way the base is diagnosed only when the head has a
 finding (the base's own session is stopped when the head ends with none): a base finding can
-only make a head finding preexisting, so with none there is nothing to classify (what the change fixed is then not listed: a sweep, which closes fixed
-regressions, asks for every base with `Target.fixed`).
+only make a head finding preexisting, so with none there is nothing to classify (what the
+change fixed is then not listed: a sweep, which closes fixed regressions, asks for every base
+with `Target.fixed`).
 
 Time: the review's timeout, started again by each sign of progress a server shows, up to
 `ServerSpec.ready_timeout` beyond it (budget.py): a cold start under load is waited for while
