@@ -14,6 +14,7 @@ from bot import toolpath
 from bot.analyzer import Analyzer
 from bot.doctor.report import ConfigFacts, ToolFacts
 from bot.errors import BotError
+from bot.linters.registry import LazyLinter
 from bot.linters.runner import LinterAnalyzer, folders
 from bot.lsp import servers
 from bot.lsp.analyzer import LspAnalyzer, project_root
@@ -108,6 +109,8 @@ def tools(analyzers: Mapping[str, Analyzer], root: Path, files: Sequence[str],
           disabled: Collection[str]) -> list[ToolFacts]:
     out = []
     for name, analyzer in sorted(analyzers.items()):
+        if isinstance(analyzer, LazyLinter):  # the doctor reports every linter: load them
+            analyzer = analyzer.resolved()
         if isinstance(analyzer, LinterAnalyzer):
             facts = linter(analyzer, root, files)
         elif isinstance(analyzer, LspAnalyzer):
