@@ -19,9 +19,7 @@ from bot import proc
 from bot.analyzer import Analyzer, Outcome, Resolution, Target
 from bot.cache import FindingsCache
 from bot.errors import ProcError, SessionError
-from bot.lsp import memo, servers
-from bot.lsp.budget import Budget
-from bot.lsp.diagnostics import findings_for, setup_notes
+from bot.lsp import servers
 from bot.lsp.servers import ServerSpec
 from bot.model import Finding, ToolStatus
 
@@ -100,6 +98,7 @@ class LspAnalyzer(Analyzer):
         # Imported here: the LSP client pulls in lsprotocol (~0.3 s) and the importer search
         # tree-sitter, which a review with no language server to run should not pay.
         from bot.lsp import session
+        from bot.lsp.budget import Budget
 
         if resolution.executable is None:
             return Outcome(self.name, "missing", message=resolution.message)
@@ -124,7 +123,8 @@ class LspAnalyzer(Analyzer):
         manifest or config, which would change the program beyond open documents). Importers
         are found at the head; they are unchanged files, the same at the base. Else None: one
         session per revision, concurrently."""
-        from bot.lsp import session
+        from bot.lsp import memo, session
+        from bot.lsp.budget import Budget
 
         repo = head.repo or head.root
         spec = servers.variant(self.spec, repo)
@@ -208,6 +208,8 @@ def _join(*notes: str) -> str:
 
 
 def _has_findings(spec: ServerSpec, result: SessionResult) -> bool:
+    from bot.lsp.diagnostics import findings_for, setup_notes
+
     return any(findings_for(spec, items, rel, result.texts[rel]) or setup_notes(spec, items)
                for rel, items in result.diagnostics.items())
 
@@ -361,6 +363,8 @@ class _Collected:
     def take(self, result: SessionResult, importing: Sequence[str]) -> list[Finding] | None:
         """Adds one session's result; returns its findings when it is clean (every file
         analysed), what may be kept for a later review (bot.lsp.memo)."""
+        from bot.lsp.diagnostics import findings_for, setup_notes
+
         self.version = self.version or result.version
         self.failed.update(result.failed)
         self.messages += [f"{p}: {why}" for p, why in sorted(result.failed.items())]
