@@ -21,12 +21,15 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from bot import moves
 from bot.diff import ADDED, MODIFIED, UNCHANGED, WS_CHANGED, LineMap, identity_map, norm
 from bot.model import Finding, Scope, Span, Verdict, Where
 from bot.reflow import REGION_PAIRS, Landing, TokenMap, aligned, token_at
-from bot.tokens import Code, Definition, read
+
+if TYPE_CHECKING:  # bot.tokens is imported where a file is first read as tokens
+    from bot.tokens import Code, Definition
 
 STATUS_ORDER = {UNCHANGED: 0, WS_CHANGED: 1, MODIFIED: 2, ADDED: 3}
 # Rules that mean "this file did not parse": the tool then drops its other findings there.
@@ -633,6 +636,8 @@ def classify(inputs: Inputs) -> tuple[list[Verdict], list[Verdict], list[str]]:
     def code(side: str, path: str) -> Code:
         """A file side read as tokens, at the first pass that needs it: most files never do."""
         if (side, path) not in codes:
+            from bot.tokens import read
+
             files = inputs.head_files if side == "head" else inputs.base_files
             codes[(side, path)] = read(path, files.get(path, empty).lines)
         return codes[(side, path)]

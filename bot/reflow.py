@@ -15,9 +15,12 @@ import itertools
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from bot.diff import LineMap
-from bot.tokens import Token
+
+if TYPE_CHECKING:  # only annotations here: bot.tokens loads where a file is read as tokens
+    from bot.tokens import Token
 
 # Token pairs compared per rewritten region at most: past it the region is left to the
 # line-based passes (a region of equal tokens, the formatter's case, costs no comparison).
