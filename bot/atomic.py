@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,7 +20,8 @@ def write(path: Path, data: bytes, *, sync: bool = False, replace: Replace = os.
         mode: int | None = path.stat().st_mode & 0o7777
     except FileNotFoundError:
         mode = None
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    # os.urandom as secrets.token_hex does, without importing secrets (base64, hmac) on every run
+    tmp = path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")
     try:
         with open(tmp, "xb") as handle:  # exclusive: never someone else's file
             handle.write(data)

@@ -28,7 +28,9 @@ RUFF = '[lint]\nselect = ["F", "E"]\n'
 HEAVY = ("github", "gitlab", "httpx", "jsonschema", "tree_sitter", "tree_sitter_language_pack",
          "lsprotocol", "yaml", "importlib.metadata",
          # the parsers of declared linters' globs, JSON documents and mypy's settings
-         "pathspec", "ijson", "tomllib", "configparser")
+         "pathspec", "ijson", "tomllib", "configparser",
+         # the atomic writes' random names come from os.urandom
+         "secrets", "base64")
 # The bot's own modules for other jobs: forges, CI triggers, chat commands, apply, sweep, the
 # structural search, a language server's session, the fixer (Biome's refinement), SARIF input;
 # the specs of linters whose files the checkout does not hold, the declared linters' adapter
