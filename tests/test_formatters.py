@@ -7,6 +7,7 @@ Reflowed, wrapped, joined and re-indented code keeps its old findings old."""
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import subprocess
@@ -233,7 +234,8 @@ CASES = [
     _js(60, "--no-semi --single-quote"),
     _js(120, "--trailing-comma none"),
     _go("golines-40", "{golines} -m 40 -w shop.go"),
-    _go("golines-60-gofumpt", "{golines} -m 60 --base-formatter={gofumpt} -w shop.go"),
+    # golines splits its base formatter's command line on spaces: gofumpt by name, on PATH.
+    _go("golines-60-gofumpt", "{golines} -m 60 --base-formatter=gofumpt -w shop.go"),
     _go("gofumpt", "{gofumpt} -w -extra shop.go"),
     _go("gofmt", "{gofmt} -w shop.go"),
     _rust(40),
@@ -255,12 +257,17 @@ CASES = [
 
 def _command(command: str) -> list[str]:
     """The command with each {tool} replaced by the path of the tool the install script gave."""
-    return shlex.split(re.sub(r"\{([\w-]+)\}", lambda m: str(require_tool(m.group(1))), command))
+    return shlex.split(re.sub(r"\{([\w-]+)\}", lambda m: shlex.quote(str(require_tool(m.group(1)))),
+                              command))
 
 
 def reformat(repo: GitRepo, command: str) -> None:
     before = repo.git("rev-parse", "HEAD:")
-    subprocess.run(_command(command), cwd=repo.path, check=True, capture_output=True)
+    path = os.environ["PATH"]
+    if "=gofumpt" in command:  # a formatter golines runs by name
+        path = f"{require_tool('gofumpt').parent}{os.pathsep}{path}"
+    subprocess.run(_command(command), cwd=repo.path, check=True, capture_output=True,
+                   env={**os.environ, "PATH": path})
     repo.commit(None, "format")
     assert repo.git("rev-parse", "HEAD:") != before, f"{command} changed nothing: the case is void"
 
