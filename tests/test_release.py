@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 VERSION_PY = ROOT / "scripts" / "version.py"
 FLAVORS = ("python", "node", "go", "rust")
 RELEASE = ROOT / ".github" / "workflows" / "release.yml"
-UNRELEASED = "unreleased.invalid/reviewbot"  # docs/release.md: what an unreleased checkout names
+UNRELEASED = "not-a-release-use-a-tag.invalid/reviewbot"  # docs/release.md: what an unreleased checkout names
 
 
 def load(path: Path) -> dict[str, Any]:
