@@ -94,19 +94,8 @@ def _trigger(event: str, kind: TriggerKind, **fields: Any) -> Trigger:
 
 
 def _ignored(name: str, payload: dict[str, Any], reason: str) -> Trigger:
-    return _trigger(name, "ignored", action=_action(payload, name),
-                    repository=_repository(payload, name), reason=reason)
-
-
-def _action(payload: dict[str, Any], event: str) -> str:
-    return str(payload_file.optional(payload, "action", str, event=event) or "")
-
-
-def _repository(payload: dict[str, Any], event: str) -> str | None:
-    """`repository.full_name`, which an event that needs nothing may lack."""
-    repo = payload_file.optional(payload, "repository", dict, event=event) or {}
-    found = payload_file.optional(repo, "full_name", str, "repository.", event, empty=False)
-    return str(found) if found else None
+    return _trigger(name, "ignored", action=payload_file.action(payload, name),
+                    repository=payload_file.repository(payload, name), reason=reason)
 
 
 def _labels(pr: dict[str, Any], event: str) -> tuple[str, ...]:
@@ -117,7 +106,7 @@ def _labels(pr: dict[str, Any], event: str) -> tuple[str, ...]:
 
 
 def _pull_request(payload: dict[str, Any]) -> Trigger:
-    action = _action(payload, "pull_request")
+    action = payload_file.action(payload, "pull_request")
     kind: TriggerKind = ("review" if action in REVIEW_ACTIONS
                          else "label" if action in LABEL_ACTIONS else "ignored")
     if kind == "ignored":
@@ -153,7 +142,7 @@ def _pull_request(payload: dict[str, Any]) -> Trigger:
 
 def _issue_comment(payload: dict[str, Any]) -> Trigger:
     event = "issue_comment"
-    action = _action(payload, event)
+    action = payload_file.action(payload, event)
     issue = payload_file.field(payload, "issue", dict, event=event)
     is_pull = payload_file.optional(payload, "is_pull", bool, event=event)
     if not (is_pull or payload_file.optional(issue, "pull_request", dict, "issue.", event)):

@@ -65,23 +65,12 @@ def parse(name: str, payload: Any, env: Mapping[str, str] | None = None) -> Trig
 
 
 def _ignored(name: str, payload: dict[str, Any], reason: str) -> Trigger:
-    return Trigger("github", name, "ignored", action=_action(payload, name),
-                   repository=_repository(payload, name), reason=reason)
-
-
-def _action(payload: dict[str, Any], event: str) -> str:
-    return str(payload_file.optional(payload, "action", str, event=event) or "")
-
-
-def _repository(payload: dict[str, Any], event: str) -> str | None:
-    """`repository.full_name`, which an event that needs nothing may lack."""
-    repo = payload_file.optional(payload, "repository", dict, event=event) or {}
-    found = payload_file.optional(repo, "full_name", str, "repository.", event, empty=False)
-    return str(found) if found else None
+    return Trigger("github", name, "ignored", action=payload_file.action(payload, name),
+                   repository=payload_file.repository(payload, name), reason=reason)
 
 
 def _pull_request(payload: dict[str, Any]) -> Trigger:
-    action = _action(payload, "pull_request")
+    action = payload_file.action(payload, "pull_request")
     kind: TriggerKind = ("review" if action in REVIEW_ACTIONS or not action
                          else "label" if action == "labeled" else "ignored")
     if kind == "ignored":
@@ -114,7 +103,7 @@ def _pull_request(payload: dict[str, Any]) -> Trigger:
 
 
 def _issue_comment(payload: dict[str, Any]) -> Trigger:
-    action = _action(payload, "issue_comment")
+    action = payload_file.action(payload, "issue_comment")
     issue = payload_file.field(payload, "issue", dict, event="issue_comment")
     if payload_file.optional(issue, "pull_request", dict, "issue.", "issue_comment") is None:
         return _ignored("issue_comment", payload, "a comment on an issue, not on a pull request")

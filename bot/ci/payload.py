@@ -92,5 +92,17 @@ def user(obj: dict[str, Any], key: str, name: str, prefix: str = "", event: str 
     return found, optional(found, name, str, f"{prefix}{key}.", event, empty=False)
 
 
+def action(payload: dict[str, Any], event: str) -> str:
+    """The event's `action` ("" for an event that has none)."""
+    return str(optional(payload, "action", str, event=event) or "")
+
+
+def repository(payload: dict[str, Any], event: str) -> str | None:
+    """`repository.full_name`, which an event that needs nothing may lack."""
+    repo = optional(payload, "repository", dict, event=event) or {}
+    found = optional(repo, "full_name", str, "repository.", event, empty=False)
+    return str(found) if found else None
+
+
 def branch(ref: str | None) -> str | None:
     return ref.removeprefix("refs/heads/") if ref else None
