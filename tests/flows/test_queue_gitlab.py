@@ -16,6 +16,7 @@ from bot import cli
 from bot.render.queue import MARKER
 from tests.conftest import GitRepo
 from tests.flows.test_queue import AHEAD, APP, CALLS_OLD, HARMLESS, QUEUE_BASE
+from tests.flows.test_review_gitlab import merge_request_env
 from tests.forges import quick
 from tests.forges.conftest import Sleeps
 from tests.forges.fakegitlab import FakeGitLab
@@ -97,13 +98,7 @@ def make_train(repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, s
     repo.branch("feature")
     repo.commit(head, "feature")
     with FakeGitLab(repo.path) as fake:
-        env = {"GITLAB_CI": "true", "CI_PIPELINE_SOURCE": "merge_request_event",
-               "CI_SERVER_URL": fake.root, "CI_API_V4_URL": fake.api_url, "CI_PROJECT_ID": "42",
-               "CI_PROJECT_PATH": "group/demo", "CI_MERGE_REQUEST_IID": "3",
-               "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main", "CI_JOB_TOKEN": "job-token",
-               "REVIEWBOT_GITLAB_TOKEN": "glpat-bot", "CI_JOB_URL": f"{fake.root}/jobs/1"}
-        for name in ("GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH", "GITHUB_TOKEN"):
-            monkeypatch.delenv(name, raising=False)
+        env = merge_request_env(fake, monkeypatch)
         for key, value in env.items():
             monkeypatch.setenv(key, value)
         quick.gitlab(monkeypatch, sleeps, timeout=1.0)

@@ -72,6 +72,17 @@ class Pipeline:
         return cli.main(list(argv))
 
 
+def merge_request_env(fake: FakeGitLab, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """A merge request pipeline's variables on the fake GitLab (none of GitHub's left set)."""
+    for name in ("GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH", "GITHUB_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    return {"GITLAB_CI": "true", "CI_PIPELINE_SOURCE": "merge_request_event",
+            "CI_SERVER_URL": fake.root, "CI_API_V4_URL": fake.api_url, "CI_PROJECT_ID": "42",
+            "CI_PROJECT_PATH": "group/demo", "CI_MERGE_REQUEST_IID": "3",
+            "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main", "CI_JOB_TOKEN": "job-token",
+            "REVIEWBOT_GITLAB_TOKEN": "glpat-bot", "CI_JOB_URL": f"{fake.root}/jobs/1"}
+
+
 @pytest.fixture
 def pipeline(repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
              sleeps: Sleeps) -> Iterator[Pipeline]:
@@ -79,13 +90,7 @@ def pipeline(repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     repo.branch("feature")
     repo.commit(HEAD, "feature")
     with FakeGitLab(repo.path) as fake:
-        env = {"GITLAB_CI": "true", "CI_PIPELINE_SOURCE": "merge_request_event",
-               "CI_SERVER_URL": fake.root, "CI_API_V4_URL": fake.api_url, "CI_PROJECT_ID": "42",
-               "CI_PROJECT_PATH": "group/demo", "CI_MERGE_REQUEST_IID": "3",
-               "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main", "CI_JOB_TOKEN": "job-token",
-               "REVIEWBOT_GITLAB_TOKEN": "glpat-bot", "CI_JOB_URL": f"{fake.root}/jobs/1"}
-        for name in ("GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH", "GITHUB_TOKEN"):
-            monkeypatch.delenv(name, raising=False)
+        env = merge_request_env(fake, monkeypatch)
         line = Pipeline(repo, fake, env, tmp_path)
         quick.gitlab(monkeypatch, sleeps, timeout=1.0)
         yield line
