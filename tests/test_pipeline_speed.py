@@ -64,17 +64,24 @@ def _change(repo: GitRepo, files: int) -> None:
     repo.commit({f"pkg/m{i}.py": _module(i, f"    unused_{i} = 1\n") for i in range(files)})
 
 
-def test_a_plain_review_imports_nothing_it_does_not_use(repo: GitRepo) -> None:
-    _change(repo, 3)
+def _review_in_a_new_interpreter(repo: GitRepo) -> tuple[int, dict[str, int], list[str]]:
+    """`reviewbot review --format json --no-cache` in a fresh interpreter: its status, the
+    JSON's summary and every module it imported."""
     probe = ("import io, json, sys, contextlib\nfrom bot.cli import main\n"
-             "with contextlib.redirect_stdout(io.StringIO()):\n"
+             "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
              "    status = main(['review', '--repo', sys.argv[1], '--base', 'main', "
              "'--format', 'json', '--no-cache'])\n"
-             "print(json.dumps([status, sorted(sys.modules)]))")
+             "print(json.dumps([status, json.loads(out.getvalue())['summary'], sorted(sys.modules)]))")
     out = subprocess.run([sys.executable, "-c", probe, str(repo.path)], cwd=ROOT,
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    status, modules = json.loads(out.stdout)
+    status, summary, modules = json.loads(out.stdout)
+    return int(status), summary, modules
+
+
+def test_a_plain_review_imports_nothing_it_does_not_use(repo: GitRepo) -> None:
+    _change(repo, 3)
+    status, _, modules = _review_in_a_new_interpreter(repo)
     assert status == 1  # the review ran: three introduced F841
     assert "bot.linters.ruff" in modules
     heavy = [m for m in modules if any(m == h or m.startswith(h + ".") for h in HEAVY)]
@@ -92,15 +99,7 @@ def test_a_review_that_compares_tokens_loads_one_grammar_and_nothing_else(repo: 
     repo.commit({"ruff.toml": RUFF, "a.py": "\n\n".join(functions)}, "base")
     repo.branch("feature")
     repo.commit({"a.py": "\n\n".join(functions[::-1])})
-    probe = ("import io, json, sys, contextlib\nfrom bot.cli import main\n"
-             "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
-             "    status = main(['review', '--repo', sys.argv[1], '--base', 'main', "
-             "'--format', 'json', '--no-cache'])\n"
-             "print(json.dumps([status, json.loads(out.getvalue())['summary'], sorted(sys.modules)]))")
-    out = subprocess.run([sys.executable, "-c", probe, str(repo.path)], cwd=ROOT,
-                         capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
-    status, summary, modules = json.loads(out.stdout)
+    status, summary, modules = _review_in_a_new_interpreter(repo)
     assert status == 0 and summary["introduced"] == 0 and summary["preexisting"] == 4
     assert "bot.tokens" in modules and "tree_sitter" in modules, "the tokens were compared"
     grammars = [m for m in modules if m.startswith("tree_sitter_")]
