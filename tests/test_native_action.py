@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import GitRepo, require_tool
+from tests.conftest import GitRepo, require_tool, requires
 
 ROOT = Path(__file__).resolve().parent.parent
 NATIVE = ROOT / "actions" / "native"
@@ -205,8 +205,8 @@ def test_without_uv_on_the_runner_uv_comes_from_the_index(tmp_path: Path) -> Non
     house = tmp_path / "house"
     fetched = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
                               "--dest", str(house), "uv"], capture_output=True, text=True)
-    if fetched.returncode != 0:
-        pytest.skip(f"no uv wheel from the package index here: {fetched.stderr[-300:]}")
+    requires(None if fetched.returncode == 0 else
+             f"no uv wheel from the package index here: {fetched.stderr[-300:]}")
     done = step("install", {"REVIEWBOT_VERSION": "0.1.0", "REVIEWBOT_PYTHON": sys.executable,
                             "RUNNER_TEMP": str(tmp_path), "PIP_NO_INDEX": "1",
                             "PIP_FIND_LINKS": str(house)}, tmp_path)

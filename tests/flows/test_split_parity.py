@@ -93,15 +93,6 @@ def in_world(repo_root: Path, monkeypatch: pytest.MonkeyPatch,
     return out
 
 
-def apply_comment(split: bool) -> Turn:
-    def turn(world: World, tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-        if split:
-            split_comment(world, tmp, monkeypatch, "ada", "/apply")
-        else:
-            world.comment("ada", "/apply")
-    return turn
-
-
 def command(body: str, user: str = "ada") -> Callable[[bool], Turn]:
     def ask(split: bool) -> Turn:
         def turn(world: World, tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -111,6 +102,9 @@ def command(body: str, user: str = "ada") -> Callable[[bool], Turn]:
                 world.comment(user, body)
         return turn
     return ask
+
+
+apply_comment = command("/apply")
 
 
 def apply_label(split: bool) -> Turn:
