@@ -17,7 +17,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
-from collections import Counter, defaultdict
+from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -535,9 +535,9 @@ def _reordered_pass(group: _Group, base: _WholeDefinitions, head: _WholeDefiniti
             origins[id(h)] = None if k is None else head.origin(k, base)
         return origins[id(h)]
 
-    queue = [h for h in group.head if not h.file_level]
+    queue = deque(h for h in group.head if not h.file_level)
     while queue:
-        h = queue.pop(0)
+        h = queue.popleft()
         k = origin(h)
         own = [b for b in base_at.get(k, ()) if b.shape == h.shape] if k is not None else []
         held = matched.get(id(h), (None, ""))[0]
