@@ -97,7 +97,7 @@ def _pull_request(payload: dict[str, Any]) -> Trigger:
         open=payload_file.one_of(pr, "state", ("open", "closed"), "pull_request.",
                                  "pull_request") == "open",
         draft=bool(payload_file.optional(pr, "draft", bool, "pull_request.", "pull_request")),
-        actor=login, actor_is_bot=_is_bot(sender, login, "sender.", "pull_request"),
+        actor=login, actor_is_bot=payload_file.is_bot(sender, login, "sender.", "pull_request"),
         label=payload_file.optional(label, "name", str, "label.", "pull_request", empty=False),
     )
 
@@ -118,17 +118,12 @@ def _issue_comment(payload: dict[str, Any]) -> Trigger:
         number=payload_file.field(issue, "number", int, "issue.", "issue_comment"),
         open=payload_file.one_of(issue, "state", ("open", "closed"), "issue.",
                                  "issue_comment") == "open",
-        actor=login, actor_is_bot=_is_bot(user, login, "comment.user.", "issue_comment"),
+        actor=login, actor_is_bot=payload_file.is_bot(user, login, "comment.user.", "issue_comment"),
         comment_id=payload_file.field(comment, "id", int, "comment.", "issue_comment"),
         comment_body=payload_file.optional(comment, "body", str, "comment.", "issue_comment")
         or "",
         comment_created_at=payload_file.field(comment, "created_at", str, "comment.", "issue_comment"),
     )
-
-
-def _is_bot(user: dict[str, Any], login: str | None, prefix: str, event: str) -> bool:
-    kind = payload_file.optional(user, "type", str, prefix, event)
-    return kind == "Bot" or (login or "").endswith("[bot]")
 
 
 def unhandled(trigger: Trigger, handled: Collection[TriggerKind]) -> str:

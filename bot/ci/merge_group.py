@@ -31,7 +31,7 @@ def number_of(ref: str) -> int | None:
 def parse(payload: dict[str, Any]) -> Trigger:
     """`checks_requested`: gate the group's head against its base; `destroyed` (merged,
     dequeued or invalidated) needs nothing."""
-    action = _text(payload, "action") or ""
+    action = payload_file.action(payload, EVENT)
     repo = payload_file.field(payload, "repository", dict, event=EVENT)
     repository = payload_file.field(repo, "full_name", str, "repository.", EVENT)
     if action != "checks_requested":
@@ -44,26 +44,14 @@ def parse(payload: dict[str, Any]) -> Trigger:
     if number is None:
         raise BotError(f"malformed {EVENT} event: `merge_group.head_ref` {head_ref!r} is not a "
                        "merge queue branch (gh-readonly-queue/BASE/pr-N-SHA)", Exit.USAGE)
-    sender = payload.get("sender")
-    if sender is not None and not isinstance(sender, dict):
-        raise BotError(f"malformed {EVENT} event: `sender` is not an object", Exit.USAGE)
-    sender = sender or {}
+    sender, login = payload_file.user(payload, "sender", "login", event=EVENT)
     return Trigger(
         "github", EVENT, "queue", action=action, repository=repository, number=number,
         base_sha=_sha(group, "base_sha"), head_sha=_sha(group, "head_sha"),
         target_ref=payload_file.branch(payload_file.field(group, "base_ref", str,
                                                           "merge_group.", EVENT)),
         head_ref=payload_file.branch(head_ref), head_repository=repository,
-        actor=_text(sender, "login", "sender.") or None,
-        actor_is_bot=_text(sender, "type", "sender.") == "Bot")
-
-
-def _text(obj: dict[str, Any], key: str, prefix: str = "") -> str | None:
-    """`obj[key]`, a string, or None when absent or null; a malformed one is refused."""
-    value = obj.get(key)
-    if value is not None and not isinstance(value, str):
-        raise BotError(f"malformed {EVENT} event: `{prefix}{key}` is not a string", Exit.USAGE)
-    return value
+        actor=login, actor_is_bot=payload_file.is_bot(sender, login, "sender.", EVENT))
 
 
 def _sha(group: dict[str, Any], key: str) -> str:

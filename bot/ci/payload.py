@@ -92,6 +92,13 @@ def user(obj: dict[str, Any], key: str, name: str, prefix: str = "", event: str 
     return found, optional(found, name, str, f"{prefix}{key}.", event, empty=False)
 
 
+def is_bot(user: dict[str, Any], login: str | None, prefix: str, event: str) -> bool:
+    """GitHub's rule for a bot account: `type` "Bot", or a login ending in `[bot]` (an app's
+    account, whatever type a payload gives it)."""
+    kind = optional(user, "type", str, prefix, event)
+    return kind == "Bot" or (login or "").endswith("[bot]")
+
+
 def action(payload: dict[str, Any], event: str) -> str:
     """The event's `action` ("" for an event that has none)."""
     return str(optional(payload, "action", str, event=event) or "")

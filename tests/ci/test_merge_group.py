@@ -46,7 +46,7 @@ def test_a_destroyed_group_needs_nothing_and_says_so() -> None:
     (("merge_group", "head_sha"), "HEAD", "`merge_group.head_sha` is not a commit sha"),
     (("merge_group", "base_sha"), None, "`merge_group.base_sha` is missing"),
     (("merge_group",), None, "`merge_group` is missing"),
-    (("action",), 3, "`action` is not a string"),
+    (("action",), 3, "`action` is not str"),
     (("sender",), "octocat", "`sender` is not an object"),
 ])
 def test_a_malformed_group_is_refused_naming_the_field(path: tuple[str, ...], value: Any,
@@ -70,3 +70,29 @@ def test_a_malformed_group_is_refused_naming_the_field(path: tuple[str, ...], va
 ])
 def test_the_pull_request_a_queue_branch_holds(ref: str, number: int | None) -> None:
     assert merge_group.number_of(ref) == number
+
+
+@pytest.mark.parametrize(("sender", "is_bot"), [
+    ({"login": "dependabot[bot]", "type": "User"}, True),  # the `[bot]` login rule
+    ({"login": "renovate", "type": "Bot"}, True),
+    ({"login": "octocat", "type": "User"}, False),
+])
+def test_the_queue_s_actor_is_a_bot_as_the_other_events_say(sender: dict[str, str],
+                                                            is_bot: bool) -> None:
+    payload = requested()
+    payload["sender"] = sender
+    trigger = github_actions.parse("merge_group", payload)
+    assert (trigger.actor, trigger.actor_is_bot) == (sender["login"], is_bot)
+
+
+@pytest.mark.parametrize(("sender", "says"), [
+    ({"login": ""}, "`sender.login` is not a non-empty str"),
+    ({"login": "octocat", "type": 1}, "`sender.type` is not str"),
+])
+def test_the_queue_s_sender_is_read_as_the_other_events_read_it(sender: dict[str, Any],
+                                                                says: str) -> None:
+    payload = requested()
+    payload["sender"] = sender
+    with pytest.raises(BotError) as caught:
+        github_actions.parse("merge_group", payload)
+    assert caught.value.code == Exit.USAGE and says in caught.value.message
