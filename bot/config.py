@@ -58,6 +58,9 @@ SCOPES = ("file", "repo")
 FORMATS = ("sarif", "rdjson", "rdjsonl", "checkstyle", "regex")  # bot.linters.formats reads them
 FIXES = ("safe", "unsafe", "none")
 FILES_PLACEHOLDER = "{files}"
+# The named groups of a `format: regex` pattern (bot.linters.formats.regex reads them).
+REGEX_REQUIRED = ("file", "line", "message")
+REGEX_OPTIONAL = ("column", "end_line", "end_column", "severity", "code")
 SWEEP_KEYS = ("label",)
 LABEL_LIMIT = 50  # characters in a GitHub label name
 COMMAND_KEYS = ("prefix", "permission")
@@ -279,70 +282,97 @@ def _disabled(tools: Any, known: Collection[str]) -> frozenset[str]:
 def _declared(tools: Any, known: Collection[str]) -> tuple[Declared, ...]:
     """The linters `tools:` declares (entries with a `command`), checked; `_disabled` has
     checked the shape of every entry already."""
-    declared = []
-    for name, settings in (tools or {}).items():
-        if "command" not in settings:
-            continue
-        name = str(name)
-        if name in known:
-            raise _Problem(("tools", name, "command"),
-                           f"tools.{name}: {name} is built in, its command cannot be replaced; "
-                           "declare your own linter under another name")
-        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name):
-            raise _Problem(("tools", name), f"tools.{name}: a declared linter's name must be "
-                                            "letters, digits, '.', '-' or '_'", key=True)
-        where: Where = ("tools", name)
-        command = settings["command"]
-        if not (isinstance(command, list) and command
-                and all(isinstance(a, str) and a for a in command)):
-            raise _Problem((*where, "command"), f"tools.{name}.command must be a list of "
-                                                "arguments, e.g. [my-lint, --json, \"{files}\"]")
-        scope = settings.get("scope", "file")
-        if scope not in SCOPES:
-            raise _Problem((*where, "scope"), f"tools.{name}.scope must be one of "
-                                              f"{', '.join(SCOPES)}, not {scope!r}"
-                                              + did_you_mean(str(scope), SCOPES))
-        if scope == "repo" and FILES_PLACEHOLDER in command:
-            raise _Problem((*where, "command"), f"tools.{name}.command: scope repo runs once "
-                                                f"over the repository, without {FILES_PLACEHOLDER}")
-        if FILES_PLACEHOLDER in command[:1]:
-            raise _Problem((*where, "command"), f"tools.{name}.command must start with the "
-                                                "program to run")
-        files = settings.get("files")
-        if isinstance(files, str):
-            files = [files]
-        if not (isinstance(files, list) and files and all(isinstance(f, str) and f.strip()
-                                                          for f in files)):
-            raise _Problem((*where, "files") if "files" in settings else where,
-                           f"tools.{name}.files must list the files it checks, e.g. [\"*.sh\"]")
-        fmt = settings.get("format")
-        if fmt not in FORMATS:
-            raise _Problem((*where, "format") if "format" in settings else where,
-                           f"tools.{name}.format must be one of {', '.join(FORMATS)}, not "
-                           f"{fmt!r}" + did_you_mean(str(fmt), FORMATS))
-        pattern = settings.get("pattern", "")
-        if (fmt == "regex") != ("pattern" in settings):
-            raise _Problem((*where, "pattern") if "pattern" in settings else (*where, "format"),
-                           f"tools.{name}: format regex needs a pattern, and only it takes one")
-        if fmt == "regex":
-            from bot.linters.formats.regex import problem as regex_problem
+    return tuple(_declared_one(str(name), settings, known)
+                 for name, settings in (tools or {}).items() if "command" in settings)
 
-            why = regex_problem(pattern) if isinstance(pattern, str) else "must be a string"
-            if why:
-                raise _Problem((*where, "pattern"), f"tools.{name}.pattern {why}")
-        fix = settings.get("fix", "unsafe")
-        if fix not in FIXES:
-            raise _Problem((*where, "fix"), f"tools.{name}.fix must be one of {', '.join(FIXES)}, "
-                                            f"not {fix!r}" + did_you_mean(str(fix), FIXES))
-        codes = settings.get("exit-codes", [0, 1])
-        if not (isinstance(codes, list) and codes and all(
-                isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= 255 for c in codes)):
-            raise _Problem((*where, "exit-codes"), f"tools.{name}.exit-codes must list the exit "
-                                                   "statuses (0 to 255) that mean it ran, e.g. [0, 1]")
-        declared.append(Declared(name, tuple(command), tuple(files), fmt, scope,
-                                 None if fix == "none" else Applicability(fix), pattern,
-                                 tuple(codes)))
-    return tuple(declared)
+
+def _declared_one(name: str, settings: dict[str, Any], known: Collection[str]) -> Declared:
+    if name in known:
+        raise _Problem(("tools", name, "command"),
+                       f"tools.{name}: {name} is built in, its command cannot be replaced; "
+                       "declare your own linter under another name")
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name):
+        raise _Problem(("tools", name), f"tools.{name}: a declared linter's name must be "
+                                        "letters, digits, '.', '-' or '_'", key=True)
+    where: Where = ("tools", name)
+    command, scope = _command(name, settings)
+    files = settings.get("files")
+    if isinstance(files, str):
+        files = [files]
+    if not (isinstance(files, list) and files and all(isinstance(f, str) and f.strip()
+                                                      for f in files)):
+        raise _Problem((*where, "files") if "files" in settings else where,
+                       f"tools.{name}.files must list the files it checks, e.g. [\"*.sh\"]")
+    fmt, pattern = _format(name, settings)
+    fix = settings.get("fix", "unsafe")
+    if fix not in FIXES:
+        raise _Problem((*where, "fix"), f"tools.{name}.fix must be one of {', '.join(FIXES)}, "
+                                        f"not {fix!r}" + did_you_mean(str(fix), FIXES))
+    codes = settings.get("exit-codes", [0, 1])
+    if not (isinstance(codes, list) and codes and all(
+            isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= 255 for c in codes)):
+        raise _Problem((*where, "exit-codes"), f"tools.{name}.exit-codes must list the exit "
+                                               "statuses (0 to 255) that mean it ran, e.g. [0, 1]")
+    return Declared(name, command, tuple(files), fmt, scope,
+                    None if fix == "none" else Applicability(fix), pattern, tuple(codes))
+
+
+def _command(name: str, settings: dict[str, Any]) -> tuple[tuple[str, ...], str]:
+    """A declared linter's command and scope, checked together: `{files}` is for scope file."""
+    where: Where = ("tools", name)
+    command = settings["command"]
+    if not (isinstance(command, list) and command
+            and all(isinstance(a, str) and a for a in command)):
+        raise _Problem((*where, "command"), f"tools.{name}.command must be a list of "
+                                            "arguments, e.g. [my-lint, --json, \"{files}\"]")
+    scope = settings.get("scope", "file")
+    if scope not in SCOPES:
+        raise _Problem((*where, "scope"), f"tools.{name}.scope must be one of "
+                                          f"{', '.join(SCOPES)}, not {scope!r}"
+                                          + did_you_mean(str(scope), SCOPES))
+    if scope == "repo" and FILES_PLACEHOLDER in command:
+        raise _Problem((*where, "command"), f"tools.{name}.command: scope repo runs once "
+                                            f"over the repository, without {FILES_PLACEHOLDER}")
+    if FILES_PLACEHOLDER in command[:1]:
+        raise _Problem((*where, "command"), f"tools.{name}.command must start with the "
+                                            "program to run")
+    return tuple(command), scope
+
+
+def _format(name: str, settings: dict[str, Any]) -> tuple[str, str]:
+    """A declared linter's output format, and its pattern when the format is regex."""
+    where: Where = ("tools", name)
+    fmt = settings.get("format")
+    if fmt not in FORMATS:
+        raise _Problem((*where, "format") if "format" in settings else where,
+                       f"tools.{name}.format must be one of {', '.join(FORMATS)}, not "
+                       f"{fmt!r}" + did_you_mean(str(fmt), FORMATS))
+    pattern = settings.get("pattern", "")
+    if (fmt == "regex") != ("pattern" in settings):
+        raise _Problem((*where, "pattern") if "pattern" in settings else (*where, "format"),
+                       f"tools.{name}: format regex needs a pattern, and only it takes one")
+    if fmt == "regex":
+        why = regex_problem(pattern) if isinstance(pattern, str) else "must be a string"
+        if why:
+            raise _Problem((*where, "pattern"), f"tools.{name}.pattern {why}")
+    return fmt, pattern
+
+
+def regex_problem(pattern: str) -> str | None:
+    """Why a `format: regex` pattern cannot read findings; None when it can. Checked here, with
+    the rest of the settings, so that a bad pattern is refused at its line before any tool runs."""
+    try:
+        groups = set(re.compile(pattern).groupindex)
+    except re.error as exc:
+        return f"not a regular expression: {exc}"
+    missing = [g for g in REGEX_REQUIRED if g not in groups]
+    if missing:
+        return f"needs the named group(s) {', '.join(f'(?P<{g}>...)' for g in missing)}"
+    unknown = sorted(groups - set(REGEX_REQUIRED) - set(REGEX_OPTIONAL))
+    if unknown:
+        return (f"unknown named group {unknown[0]!r}; known: "
+                f"{', '.join(REGEX_REQUIRED + REGEX_OPTIONAL)}")
+    return None
 
 
 def _rules(rules: Any) -> tuple[Any, ...]:

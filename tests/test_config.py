@@ -181,3 +181,16 @@ def test_read_at_reads_the_file_committed_at_a_revision(repo: GitRepo) -> None:
     binary = repo.commit({".reviewbot.yml": b"\xff\n"})
     with pytest.raises(BotError, match=rf"\.reviewbot\.yml at {binary[:12]} is not UTF-8 text"):
         config.read_at(repo.path, binary)
+
+
+def test_regex_patterns_are_checked() -> None:
+    """A `format: regex` pattern's groups, checked where the settings are read."""
+    problem = config.regex_problem
+    pattern = (r"(?P<file>[^:]+):(?P<line>\d+):(?:(?P<column>\d+):)? (?P<severity>\w+) "
+               r"\[(?P<code>[\w-]+)\] (?P<message>.*)")
+    assert problem(pattern) is None
+    assert problem("(") is not None and problem("(").startswith("not a regular expression")
+    assert problem(r"(?P<file>.+):(?P<line>\d+)") == "needs the named group(s) (?P<message>...)"
+    assert problem(r"(?P<file>.+):(?P<line>\d+) (?P<message>.*) (?P<col>\d+)") == (
+        "unknown named group 'col'; known: file, line, message, column, end_line, end_column, "
+        "severity, code")

@@ -1,10 +1,10 @@
-"""The regex format: named groups, lines it does not match, and patterns refused up front."""
+"""The regex format: named groups and lines it does not match (the pattern is checked with the
+settings: tests/test_config.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from bot.linters.formats.regex import problem
 from bot.model import Severity, Span
 from tests.linters.formats_helpers import read
 
@@ -21,12 +21,3 @@ def test_groups_and_unmatched_lines(tmp_path: Path) -> None:
         ("b.c", "y", Severity.INFO, "fine", Span(7, 1, 8, 1)),
         ("d.c", "w", Severity.WARNING, "on stderr", Span(1, 2, 1, 2)),
     ]
-
-
-def test_patterns_are_checked() -> None:
-    assert problem(PATTERN) is None
-    assert problem("(") is not None and problem("(").startswith("not a regular expression")
-    assert problem(r"(?P<file>.+):(?P<line>\d+)") == "needs the named group(s) (?P<message>...)"
-    assert problem(r"(?P<file>.+):(?P<line>\d+) (?P<message>.*) (?P<col>\d+)") == (
-        "unknown named group 'col'; known: file, line, message, column, end_line, end_column, "
-        "severity, code")

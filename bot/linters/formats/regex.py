@@ -1,7 +1,7 @@
 """One finding per output line that a regular expression matches (stdout, then stderr), like
 an errorformat: named groups `file`, `line` and `message`, optionally `column`, `end_line`,
 `end_column` (characters, from 1), `severity` and `code`. Lines it does not match are not
-findings.
+findings. The pattern's groups were checked with the settings (`bot.config.regex_problem`).
 """
 
 from __future__ import annotations
@@ -13,25 +13,6 @@ from collections.abc import Iterator
 from bot import proc
 from bot.linters.formats import Context, severity
 from bot.model import Finding, Span
-
-REQUIRED = ("file", "line", "message")
-OPTIONAL = ("column", "end_line", "end_column", "severity", "code")
-
-
-def problem(pattern: str) -> str | None:
-    """Why `pattern` cannot read findings; None when it can."""
-    try:
-        groups = set(re.compile(pattern).groupindex)
-    except re.error as exc:
-        return f"not a regular expression: {exc}"
-    missing = [g for g in REQUIRED if g not in groups]
-    if missing:
-        return f"needs the named group(s) {', '.join(f'(?P<{g}>...)' for g in missing)}"
-    unknown = sorted(groups - set(REQUIRED) - set(OPTIONAL))
-    if unknown:
-        return (f"unknown named group {unknown[0]!r}; known: "
-                f"{', '.join(REQUIRED + OPTIONAL)}")
-    return None
 
 
 def read(result: proc.Result, ctx: Context) -> Iterator[Finding]:
