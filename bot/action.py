@@ -20,8 +20,8 @@ from pathlib import Path
 
 from bot import artifact, cache, credentials, filecommands, lockdown, proc
 from bot.errors import BotError, Exit
-from bot.gate import decide
 from bot.model import Scope
+from bot.publishing.gate import decide
 
 MODES = ("review", "analyze", "publish", "publish-label", "sweep", "warm")
 DEFAULT_ARTIFACT = "reviewbot-analysis.json"

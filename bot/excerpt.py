@@ -3,7 +3,7 @@
 Pure. `needed` runs the renderers' own readers (`bot.render.markdown.frame_digest`, which reads
 what a frame shows, and `bot.render.suggestion.suggest`) over the full head texts and keeps only
 the lines they touched; an `Excerpt` is then a `Sequence[str]` as long as the file, so
-`bot.review.place` and `bot.render.summary.render` give the same text from it as from the file.
+`bot.publishing.policy.place` and `bot.publishing.summary.render` give the same text from it as from the file.
 Lines nobody reads are empty strings.
 """
 

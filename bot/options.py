@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot import cache as findings_cache
-from bot.gate import override
 from bot.model import GatePolicy
 from bot.pipeline import ReviewOptions
+from bot.publishing.gate import override
 
 
 @dataclass(frozen=True)

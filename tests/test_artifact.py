@@ -19,12 +19,12 @@ from bot import artifact, workspace
 from bot.artifact import Analysis
 from bot.errors import ArtifactError, Exit
 from bot.excerpt import Excerpt
-from bot.gate import decide
 from bot.model import FileChange, Finding, ReviewResult, Severity, Span, ToolRun, Verdict
 from bot.pipeline import ReviewOptions, run_review
-from bot.placement import Dialect, Placed
-from bot.render import summary
-from bot.review import Policy, cap, demote, place
+from bot.publishing import summary
+from bot.publishing.gate import decide
+from bot.publishing.placement import Dialect, Placed
+from bot.publishing.policy import Policy, cap, demote, place
 from tests import strategies as s
 from tests.conftest import GitRepo, require_tool
 

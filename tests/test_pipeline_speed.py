@@ -35,7 +35,8 @@ HEAVY = ("github", "gitlab", "httpx", "jsonschema", "tree_sitter", "tree_sitter_
 # structural search, a language server's session, the fixer (Biome's refinement), SARIF input;
 # the specs of linters whose files the checkout does not hold, the declared linters' adapter
 # and their output formats (bot/linters/registry.py imports each spec when it may apply);
-UNUSED = ("bot.forges", "bot.ci", "bot.flows", "bot.conversation", "bot.apply", "bot.sweep", "bot.sync",
+UNUSED = ("bot.forges", "bot.ci", "bot.flows", "bot.conversation", "bot.apply", "bot.sweep",
+          "bot.publishing.sync",
           "bot.structural.", "bot.lsp.session", "bot.lsp.rpc", "bot.render.markdown",
           "bot.render.sarif", "bot.render.text", "bot.fixes", "bot.linters.formats",
           "bot.linters.eslint", "bot.linters.biome", "bot.linters.golangci", "bot.linters.clippy",

@@ -10,7 +10,7 @@ from pathlib import Path
 from bot import config as config_mod
 from bot.model import GatePolicy
 from bot.options import Checks, Delivery
-from bot.outputs import report_gate, writable_output, write_sarif, writing
+from bot.publishing.outputs import report_gate, writable_output, write_sarif, writing
 
 __all__ = ["report_gate", "writable_output", "write_sarif", "writing"]
 

@@ -12,8 +12,8 @@ from bot import config as config_mod
 from bot import git, workspace
 from bot.commands import common
 from bot.errors import BotError
-from bot.gate import decide
 from bot.pipeline import ReviewOptions, run_review
+from bot.publishing.gate import decide
 from bot.render import progress, report
 
 # `bot.fixes` (--fix, --working-tree) and `bot.render.text` (--format text) are imported where

@@ -1,7 +1,7 @@
 """`reviewbot doctor`'s report, from facts already gathered (`bot.doctor.probe`): which tool
 applies and why, what runs it, and what stops the review from checking a change. Pure.
 
-The bottom line follows the gate (bot.gate): a linter that applies but cannot run makes every
+The bottom line follows the gate (bot.publishing.gate): a linter that applies but cannot run makes every
 review here "could not be fully checked", so it is a problem. A language server that cannot
 start is left out of a review (`LspAnalyzer.applies` requires its binary), so it is reported
 with its install command but does not fail the doctor.

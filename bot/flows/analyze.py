@@ -33,8 +33,8 @@ from bot.flows.session import fetch_change, log
 from bot.forges.base import Range
 from bot.model import ReviewResult, Scope, Trigger
 from bot.options import Checks
-from bot.outputs import writable_output, writing
 from bot.pipeline import Gathered, ReviewOptions, conclude, gather
+from bot.publishing.outputs import writable_output, writing
 
 # scheme://[user@]host[:port]/PATH or scp-like user@host:PATH; local paths name no repository.
 REMOTE_URL = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*://(?:[^@/]*@)?[^/@]+/|[^@/:]+@[^/:]+:)"

@@ -21,16 +21,16 @@ from bot.ci.base import Runner
 from bot.config import Config
 from bot.conversation.state import Conversation, section, without_ignored
 from bot.forges.base import Draft, Forge, Posted, Rejected, State, StatusReport, status_annotations
-from bot.gate import Gate, decide
 from bot.model import ReviewResult, Scope
 from bot.options import Delivery
-from bot.outputs import report_gate, write_code_quality, write_sarif
-from bot.placement import Dialect
-from bot.render import summary
+from bot.publishing import summary
+from bot.publishing.gate import Gate, decide
+from bot.publishing.outputs import report_gate, write_code_quality, write_sarif
+from bot.publishing.placement import Dialect
+from bot.publishing.policy import Policy
+from bot.publishing.sync import Synced
+from bot.publishing.sync import review as publish_review
 from bot.render.markdown import escape
-from bot.review import Policy
-from bot.sync import Synced
-from bot.sync import review as publish_review
 from bot.workspace import texts as head_texts
 
 CHECK_NAME = "reviewbot"

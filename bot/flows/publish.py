@@ -54,10 +54,10 @@ from bot.flows.label import label
 from bot.flows.session import Workplace, log, within_change
 from bot.forges.base import Connection
 from bot.forges.repository import Repository
-from bot.gate import override
 from bot.model import FileChange, ReviewResult, Trigger
 from bot.options import Checks, CiOptions, Delivery
-from bot.outputs import writable_output
+from bot.publishing.gate import override
+from bot.publishing.outputs import writable_output
 from bot.render.markdown import escape
 
 DEFAULT_MAX_BYTES = 10_000_000

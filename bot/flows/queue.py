@@ -26,16 +26,16 @@ from bot.errors import BotError, Exit, ReadOnly
 from bot.flows.deliver import check_report, print_dry_run
 from bot.flows.session import log
 from bot.forges.base import Connection
-from bot.gate import Gate, decide
 from bot.model import ReviewResult, Trigger
 from bot.options import CiOptions, Delivery
-from bot.outputs import report_gate, writable_output, write_code_quality, write_sarif
 from bot.pipeline import run_review
-from bot.placement import Placed
+from bot.publishing import summary
+from bot.publishing.gate import Gate, decide
+from bot.publishing.outputs import report_gate, writable_output, write_code_quality, write_sarif
+from bot.publishing.placement import Placed
+from bot.publishing.policy import place
+from bot.publishing.sync import Synced, with_kind
 from bot.render import queue as words
-from bot.render import summary
-from bot.review import place
-from bot.sync import Synced, with_kind
 from bot.workspace import texts as head_texts
 
 NOT_INLINE = "a merged result in a merge queue or train takes no inline comments"

@@ -12,8 +12,8 @@ from bot.flows.session import log
 from bot.forges.base import Connection
 from bot.model import Trigger
 from bot.options import CiOptions
-from bot.outputs import writable_output
 from bot.pipeline import run_review
+from bot.publishing.outputs import writable_output
 
 
 def review(runner: Runner, options: CiOptions, trigger: Trigger, connection: Connection) -> int:

@@ -16,8 +16,8 @@ from bot.errors import BotError, Exit
 from bot.forges.base import Connection
 from bot.model import Trigger
 from bot.options import Checks
-from bot.outputs import writing
 from bot.pipeline import ReviewOptions
+from bot.publishing.outputs import writing
 from bot.sweep import flow
 
 

@@ -21,7 +21,7 @@ from typing import Literal, Protocol
 
 from bot.forges.repository import Permission, Repository
 from bot.model import ReviewResult, Severity, Trigger
-from bot.placement import Dialect, last_line, priority
+from bot.publishing.placement import Dialect, last_line, priority
 
 MESSAGE_LIMIT = 60_000  # characters of a finding's message kept in a status annotation
 TITLE_LIMIT = 255

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from bot.lineview import LineView
 from bot.model import Applicability, Finding, Scope, Severity, Verdict
-from bot.placement import Body, Dialect
+from bot.publishing.placement import Body, Dialect
 from bot.render.frame import frame_lines, render_frame
 from bot.render.quoting import printable
 from bot.render.suggestion import NoSuggestion, Suggestion, block

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 
-from bot.gate import Gate, blocking
 from bot.model import ReviewResult, Scope, Verdict
-from bot.placement import priority
+from bot.publishing.gate import Gate, blocking
+from bot.publishing.placement import priority
 from bot.render.markdown import (
     BODY_LIMIT,
     clip,

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from bot import codec
-from bot.gate import decide
 from bot.model import ReviewResult, Scope, Verdict
+from bot.publishing.gate import decide
 
 SCHEMA_VERSION = 1
 

@@ -16,7 +16,7 @@ from bot import artifact
 from bot.cli import build_parser, main
 from bot.commands import analyze
 from bot.flows.analyze import repository_from_url
-from bot.gate import decide
+from bot.publishing.gate import decide
 from tests.ci.test_github_actions import opened_pull_request
 from tests.conftest import GitRepo, require_tool
 

@@ -7,8 +7,8 @@ import pytest
 from bot.forges.github import change as github
 from bot.forges.gitlab import change as gitlab
 from bot.positions import split_lines
+from bot.publishing.policy import place
 from bot.render.markdown import parse_marker
-from bot.review import place
 from tests.forges.builders import change, finding, result, verdict
 
 TEXT = split_lines("".join(f"v{n} = {n}\n" for n in range(1, 21)))

@@ -6,8 +6,8 @@ from __future__ import annotations
 from bot import workspace
 from bot.forges.gitlab import change as gitlab
 from bot.model import FileChange
-from bot.review import place
-from bot.sync import draft
+from bot.publishing.policy import place
+from bot.publishing.sync import draft
 from tests.conftest import GitRepo
 from tests.forges.builders import finding, result, texts, verdict
 

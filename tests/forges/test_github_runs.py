@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bot.forges.github.change import GitHubForge
-from bot.gate import Gate
 from bot.model import ReviewResult, Severity
-from bot.review import Policy
-from bot.sync import Synced, review
+from bot.publishing.gate import Gate
+from bot.publishing.policy import Policy
+from bot.publishing.sync import Synced, review
 from tests.forges.builders import change, finding, result, texts, verdict
 from tests.forges.conftest import Sleeps
 from tests.forges.fakegithub import FakeGitHub

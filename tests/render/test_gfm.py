@@ -20,16 +20,16 @@ from bot.flows.deliver import check_report
 from bot.forges.github import change as github
 from bot.forges.gitlab import change as gitlab
 from bot.forges.gitlab.notes import defuse
-from bot.gate import Gate, decide
 from bot.model import Edit, Finding, Fix, ReviewResult, Severity, Span, ToolRun, Verdict
 from bot.pipeline import ReviewOptions, run_review
-from bot.placement import Dialect, Placed
 from bot.positions import split_lines
-from bot.render import summary
+from bot.publishing import summary
+from bot.publishing.gate import Gate, decide
+from bot.publishing.placement import Dialect, Placed
+from bot.publishing.policy import place
+from bot.publishing.sync import Synced
 from bot.render.markdown import comment_body
 from bot.render.suggestion import Suggestion, suggest
-from bot.review import place
-from bot.sync import Synced
 from tests import gfm
 from tests.conftest import GitRepo
 from tests.forges.builders import change, texts

@@ -1,9 +1,11 @@
 from __future__ import annotations
 
 from bot.forges.github.change import DIALECT
-from bot.gate import Gate
-from bot.placement import Placed
 from bot.positions import split_lines
+from bot.publishing.gate import Gate
+from bot.publishing.placement import Placed
+from bot.publishing.policy import place
+from bot.publishing.summary import render
 from bot.render.markdown import (
     BODY_LIMIT,
     comment_body,
@@ -11,8 +13,6 @@ from bot.render.markdown import (
     parse_marker,
     safe_fingerprint,
 )
-from bot.render.summary import render
-from bot.review import place
 from tests.forges.builders import change, finding, result, verdict
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot.gate import decide
 from bot.model import Finding, ReviewResult, Scope, Severity, Span, Verdict
+from bot.publishing.gate import decide
 from bot.render.markdown import safe_fingerprint
 from bot.render.queue import MARKER, body, known_key, split
 

@@ -54,7 +54,7 @@ from bot.forges.base import (
 from bot.forges.gitea.api import Api, Settings
 from bot.forges.gitea.limits import DESCRIPTION_LIMIT, DIALECT, RESOLVE_SINCE
 from bot.forges.transport import Request, server_wait
-from bot.placement import Dialect
+from bot.publishing.placement import Dialect
 from bot.render.markdown import SUMMARY_MARKER, clip, parse_marker
 
 RETRIES = 3

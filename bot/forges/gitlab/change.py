@@ -32,7 +32,7 @@ from bot.forges.gitlab.limits import rate_limit_wait, server_wait
 from bot.forges.gitlab.notes import Version, defuse, position
 from bot.forges.hunks import head_lines
 from bot.forges.repository import Access, Issue, Permission, Reaction
-from bot.placement import Dialect
+from bot.publishing.placement import Dialect
 from bot.render.markdown import SUMMARY_MARKER, clip, parse_marker
 
 SUGGESTION_REACH = 100  # lines above and below the commented line a suggestion may replace

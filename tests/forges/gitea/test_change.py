@@ -11,11 +11,11 @@ import pytest
 from bot.errors import BotError, Uncertain
 from bot.forges.base import Draft, Forge, StatusReport
 from bot.forges.gitea.change import FIXED_MARKER, GiteaChange
-from bot.gate import Gate
 from bot.model import ReviewResult
+from bot.publishing.gate import Gate
+from bot.publishing.policy import Policy
+from bot.publishing.sync import Synced, review
 from bot.render.markdown import SUMMARY_MARKER
-from bot.review import Policy
-from bot.sync import Synced, review
 from tests.conftest import GitRepo
 from tests.forges.builders import change, finding, result, texts, verdict
 from tests.forges.conftest import Sleeps

@@ -7,8 +7,8 @@ from dataclasses import replace
 import pytest
 
 from bot.errors import Exit
-from bot.gate import decide, override
 from bot.model import Finding, GatePolicy, ReviewResult, Scope, Severity, ToolRun, Verdict
+from bot.publishing.gate import decide, override
 from tests.forges.builders import finding, result, verdict
 
 DEFAULT = GatePolicy()

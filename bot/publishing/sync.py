@@ -15,11 +15,11 @@ from typing import Literal
 
 from bot.errors import ReadOnly, Uncertain
 from bot.forges.base import Draft, Forge, Posted, Rejected, State
-from bot.gate import Gate
 from bot.model import ReviewResult
-from bot.placement import Item, Placed
-from bot.render import summary as summary_md
-from bot.review import Policy, cap, demote, place
+from bot.publishing import summary as summary_md
+from bot.publishing.gate import Gate
+from bot.publishing.placement import Item, Placed
+from bot.publishing.policy import Policy, cap, demote, place
 
 RETRIES = 3  # attempts after an uncertain write before giving up
 Status = Literal["published", "read-only", "closed", "stale"]

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from bot.model import FileChange, ReviewResult, Scope, Verdict
-from bot.placement import Dialect, Item, last_line, priority
+from bot.publishing.placement import Dialect, Item, last_line, priority
 from bot.render.markdown import comment_body, safe_fingerprint
 from bot.render.suggestion import NoSuggestion, Suggestion, suggest
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from bot.gate import Gate
 from bot.model import ReviewResult, Scope, Verdict
-from bot.placement import Item, Placed, priority
+from bot.publishing.gate import Gate
+from bot.publishing.placement import Item, Placed, priority
 from bot.render.markdown import (
     BODY_LIMIT,
     SUMMARY_MARKER,
@@ -30,7 +30,7 @@ MAX_ENTRIES = 200
 STATUS_ICONS = {"ok": "✅", "missing": "⚠️", "failed": "❌", "timeout": "⏱️", "skipped": "⏭️"}
 
 
-ELSEWHERE = "the check run or the SARIF file"  # GitHub's (bot.placement.Dialect.elsewhere)
+ELSEWHERE = "the check run or the SARIF file"  # GitHub's (bot.publishing.placement.Dialect.elsewhere)
 
 
 def truncated(elsewhere: str = ELSEWHERE) -> str:

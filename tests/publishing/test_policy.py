@@ -5,11 +5,11 @@ from __future__ import annotations
 from bot.forges.base import Posted, State, status_annotations
 from bot.forges.github.change import DIALECT
 from bot.model import Severity, Verdict
-from bot.placement import Item
+from bot.publishing.placement import Item
+from bot.publishing.policy import Policy, cap, place
+from bot.publishing.sync import reconcile
 from bot.render.markdown import parse_marker
 from bot.render.suggestion import NoSuggestion, split_lines
-from bot.review import Policy, cap, place
-from bot.sync import reconcile
 from tests.forges.builders import change, finding, result, verdict
 
 TEXT = split_lines("".join(f"v{n} = {n}\n" for n in range(1, 41)))

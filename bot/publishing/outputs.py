@@ -12,8 +12,8 @@ from pathlib import Path
 
 from bot import atomic
 from bot.errors import BotError
-from bot.gate import Gate, lines
 from bot.model import ReviewResult
+from bot.publishing.gate import Gate, lines
 
 
 def writable_output(path: Path | None, flag: str) -> None:
