@@ -16,6 +16,11 @@ out of the environment at start (its name says secret), so no tool can read it. 
 does not verify is deleted, counted, and never used. Without the secret nothing on disk is read
 or written: the results live in this process's memory, for the run that computed them.
 
+A tool whose run costs less than its entries (ruff lints 200 files in some 20 ms; an entry
+costs a file written and renamed, about 1 ms) keeps one *pack* per tool identity instead:
+`<dir>/<FORMAT>/packs/<pack key>.pack`, one sealed file holding a line per file key, read once
+per run and written once per collect (`flush`), sealed and refused as a whole like an entry.
+
 Who saves: a run that runs a pull request's code only reads the folder, and keeps what it
 computes in memory (`session(save=False)`); `reviewbot warm`, the local review and the sweep
 save. docs/cache.md says how the CI examples carry the folder from run to run. Reads refresh the mtime and
@@ -50,6 +55,7 @@ SECRET_VARIABLE = "REVIEWBOT_CACHE_SECRET"
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 PRUNE_TO = 0.8  # prune down to this fraction of the bound, so pruning is not constant
 PRUNE_EVERY = 600.0  # seconds between two measures of the folder (see the module's docstring)
+PACK_MAX_ENTRIES = 50_000  # a pack keeps its newest entries up to this many
 
 
 def default_dir() -> Path:
@@ -129,6 +135,16 @@ def _mac(key: bytes, label: str, payload: bytes) -> str:
 # --- the run's policy: who saves, what did not verify ----------------------------------------
 
 @dataclass
+class _Pack:
+    """One pack as this process knows it: each file key's encoded findings (JSON bytes), in
+    the order they were added, and the on-disk file's identity when last read or written."""
+
+    entries: dict[str, bytes] = field(default_factory=dict)
+    stamp: tuple[int, int, int] | None = None
+    dirty: bool = False
+
+
+@dataclass
 class _Policy:
     save: bool = True
     # Results this process keeps for itself: (folder, label, key) -> payload. Used when the run
@@ -136,6 +152,8 @@ class _Policy:
     memory: dict[tuple[str, str, str], bytes] = field(default_factory=dict)
     rejected: Counter[str] = field(default_factory=Counter)  # folder -> entries that failed
     folders: set[Path] = field(default_factory=set)  # the cache folders the run used
+    # (folder, pack key) -> the pack: read once, shared by the run's collects (base and head).
+    packs: dict[tuple[str, str], _Pack] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)  # tools run in threads
 
     def reject(self, folder: Path) -> None:
@@ -183,6 +201,15 @@ def unused_note(directory: Path) -> str | None:
             "verified and are not used (docs/cache.md)")
 
 
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    """What tells one version of a file from the next: inode, size, modification time."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+
 def _write_atomic(path: Path, data: bytes) -> bool:
     """Best effort (a cache that cannot be written only costs time), never half an entry."""
     try:
@@ -200,10 +227,13 @@ class FindingsCache:
     read from disk, written there only when the run saves and a secret is set, else kept in
     this process's memory."""
 
-    def __init__(self, directory: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+    def __init__(self, directory: Path, max_bytes: int = DEFAULT_MAX_BYTES,
+                 pack: str | None = None) -> None:
+        """`pack`: keep every entry in that one pack (see the module's docstring)."""
         self.root = directory
         self.directory = directory / FORMAT
         self.max_bytes = max_bytes
+        self.pack = pack
         self.writes = 0
         known = secret()
         self._key = mac_key(known) if known is not None else None
@@ -244,6 +274,8 @@ class FindingsCache:
             path.unlink()
 
     def get(self, key: str) -> tuple[Finding, ...] | None:
+        if self.pack is not None:
+            return self._pack_get(key)
         entry = self._entry(key)
         payload = self.read("findings", key, entry)
         if payload is None:
@@ -263,10 +295,99 @@ class FindingsCache:
 
     def put(self, key: str, findings: Sequence[Finding]) -> None:
         """Best effort: a cache that cannot be written only costs time."""
+        if self.pack is not None:
+            self._pack_put(key, findings)
+            return
         payload = json.dumps({"key": key, "findings": codec.encode_findings(findings)},
                              separators=(",", ":"))
         if self.write("findings", key, self._entry(key), payload.encode("utf-8")) and self._saves:
             self.writes += 1
+
+    # -- the pack: one sealed file for all of a tool's entries ------------------------------
+
+    def _pack_path(self) -> Path:
+        assert self.pack is not None
+        return self.directory / "packs" / f"{self.pack}.pack"
+
+    def _pack_get(self, key: str) -> tuple[Finding, ...] | None:
+        with self._policy.lock:
+            raw = self._load_pack().entries.get(key)
+        if raw is None:
+            return None
+        try:
+            return codec.decode_findings(json.loads(raw))
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return None  # an older bot's shape under the same format: recomputed
+
+    def _pack_put(self, key: str, findings: Sequence[Finding]) -> None:
+        raw = json.dumps(codec.encode_findings(findings), separators=(",", ":")).encode("utf-8")
+        with self._policy.lock:
+            pack = self._load_pack()
+            pack.entries.pop(key, None)  # newest last: what the bound keeps
+            pack.entries[key] = raw
+            pack.dirty = pack.dirty or self._saves
+
+    def _load_pack(self) -> _Pack:
+        """The pack as the run knows it, read again (and verified) when the file on disk is
+        not the one last seen: another run wrote it. Called with the policy's lock held."""
+        assert self.pack is not None
+        slot = (str(self.directory), self.pack)
+        known = self._policy.packs.get(slot)
+        if self._key is None:  # nothing on disk is read: the run's own results only
+            return self._policy.packs.setdefault(slot, _Pack())
+        path = self._pack_path()
+        stamp = _stamp(path)
+        if known is not None and known.stamp == stamp:
+            return known
+        entries = self._read_pack(path) if stamp is not None else {}
+        if known is not None:  # the run's own results stay, newest last
+            for key, raw in known.entries.items():
+                entries.pop(key, None)
+                entries[key] = raw
+        fresh = _Pack(entries, stamp, known.dirty if known is not None else False)
+        self._policy.packs[slot] = fresh
+        return fresh
+
+    def _read_pack(self, path: Path) -> dict[str, bytes]:
+        assert self._key is not None and self.pack is not None
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return {}
+        payload = unseal(self._key, "pack", data)
+        header, _, body = (payload or b"").partition(b"\n")
+        if payload is None or header != f"pack {self.pack}".encode("ascii"):
+            # Forged, sealed under another secret, or another tool's pack moved here.
+            self._drop(path)
+            self._policy.rejected[str(self.root)] += 1
+            return {}
+        if self._saves:
+            with contextlib.suppress(OSError):
+                os.utime(path)  # recently used: last to be evicted
+        entries: dict[str, bytes] = {}
+        for line in body.split(b"\n"):
+            key, sep, raw = line.partition(b" ")
+            if sep:
+                entries[key.decode("ascii", "replace")] = raw
+        return entries
+
+    def flush(self) -> None:
+        """Write the pack once if this run added to it and may save (best effort)."""
+        if self.pack is None or not self._saves:
+            return
+        assert self._key is not None
+        with self._policy.lock:
+            pack = self._load_pack()
+            if not pack.dirty:
+                return
+            items = list(pack.entries.items())[-PACK_MAX_ENTRIES:]
+            payload = b"".join([f"pack {self.pack}\n".encode("ascii"),
+                                *(k.encode("ascii") + b" " + raw + b"\n" for k, raw in items)])
+            path = self._pack_path()
+            if _write_atomic(path, seal(self._key, "pack", payload)):
+                pack.stamp = _stamp(path)
+                pack.dirty = False
+                self.writes += 1
 
     # -- tool versions: `TOOL --version` costs a process start (0.1 s for node tools) -----------
 

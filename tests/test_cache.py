@@ -379,3 +379,121 @@ def test_the_secret_is_held_out_of_the_environment_of_every_tool(tmp_path: Path)
         assert SECRET not in seen.out and cache.SECRET_VARIABLE not in seen.out
     # Its name is what makes the capture take it (and blank it in /proc/PID/environ).
     assert credentials.is_secret_name(cache.SECRET_VARIABLE)
+
+
+# --- the pack: one entry per run for a tool cheaper than its entries ----------------------------
+
+def _ruff_repo(tmp_path: Path) -> Path:
+    return write(tmp_path / "repo", {"pyproject.toml": '[tool.ruff.lint]\nselect = ["F401"]\n',
+                                     "a.py": "import os\n", "b.py": "import sys\n",
+                                     "c.py": "x = 1\n"})
+
+
+def _entries(store: Path) -> list[str]:
+    """The files the cache holds, but the tools' versions."""
+    return sorted(str(p.relative_to(store / cache.FORMAT)) for p in store.rglob("*")
+                  if p.is_file() and "versions" not in p.parts and p.name != ".pruned")
+
+
+def test_a_cheap_tool_writes_one_pack_per_run_and_reads_it_back(tmp_path: Path) -> None:
+    root = _ruff_repo(tmp_path)
+    spec, log = counting_spec(tmp_path, ruff.SPEC)
+    assert spec.cache_packed
+    store = tmp_path / "cache"
+    first = lint(spec, root, ["a.py", "b.py", "c.py"], cache_dir=store)
+    assert len(calls(log)) == 1 and len(first.findings) == 2
+    entries = _entries(store)
+    assert len(entries) == 1 and entries[0].startswith("packs/"), entries
+    with cache.session(save=True):  # a new run: the pack is read from disk
+        second = lint(spec, root, ["a.py", "b.py", "c.py"], cache_dir=store)
+    assert len(calls(log)) == 1 and second.findings == first.findings
+    (root / "b.py").write_text("import sys\nimport json\n")
+    with cache.session(save=True):
+        third = lint(spec, root, ["a.py", "b.py", "c.py"], cache_dir=store)
+    assert calls(log)[-1].endswith("-- b.py") and len(third.findings) == 3
+    assert _entries(store) == entries  # the same one pack, now with b.py's two versions
+    with cache.session(save=True):
+        store_view = cache.FindingsCache(store, pack=Path(entries[0]).stem)
+        assert store_view._pack_get("0" * 64) is None
+        assert len(store_view._load_pack().entries) == 4
+
+
+@pytest.mark.parametrize("how", ["unsealed", "made-up mac", "another secret", "another pack"])
+def test_a_forged_pack_is_never_used_and_is_deleted_counted_and_named(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str) -> None:
+    """What a pull request's tool can write over the pack: every file said clean."""
+    root = _ruff_repo(tmp_path)
+    spec, log = counting_spec(tmp_path, ruff.SPEC)
+    store = tmp_path / "cache"
+    first = lint(spec, root, ["a.py", "b.py", "c.py"], cache_dir=store)
+    (pack,) = (store / cache.FORMAT / "packs").iterdir()
+    sealed = pack.read_bytes()
+    _, _, payload = sealed.partition(b"\n")
+    header, _, body = payload.partition(b"\n")
+    clean = header + b"\n" + b"".join(line.split(b" ")[0] + b" []\n"
+                                      for line in body.splitlines())
+    if how == "unsealed":
+        forged = clean
+    elif how == "made-up mac":
+        forged = b"0" * 64 + b"\n" + clean
+    elif how == "another secret":
+        forged = cache.seal(cache.mac_key("another"), "pack", clean)
+    else:  # sealed with the bot's key, but another tool's pack: its header names it
+        forged = cache.seal(cache.mac_key(SECRET), "pack", b"pack " + b"f" * 64 + b"\n"
+                            + b"".join(line.split(b" ")[0] + b" []\n" for line in body.splitlines()))
+    pack.write_bytes(forged)
+    lines = io.StringIO()
+    with cache.session(save=True, stream=lines):
+        second = lint(spec, root, ["a.py", "b.py", "c.py"], cache_dir=store)
+    assert second.findings == first.findings and len(calls(log)) == 2  # linted again
+    assert lines.getvalue() == f"reviewbot: cache {store}: 1 entry did not verify and was ignored\n"
+    assert pack.read_bytes() != forged  # replaced by the run's own, sealed
+    with cache.session(save=True, stream=lines):
+        assert lint(spec, root, ["a.py", "b.py", "c.py"], cache_dir=store).findings == first.findings
+    assert len(calls(log)) == 2
+
+
+def test_a_run_that_may_not_save_writes_no_pack_and_keeps_its_results(tmp_path: Path) -> None:
+    root = _ruff_repo(tmp_path)
+    spec, log = counting_spec(tmp_path, ruff.SPEC)
+    store = tmp_path / "cache"
+    with cache.session(save=False):
+        lint(spec, root, ["a.py", "b.py"], cache_dir=store)
+        assert _entries(store) == []
+        lint(spec, root, ["a.py", "b.py"], cache_dir=store)
+        assert len(calls(log)) == 1  # the run's own results, in memory
+    with cache.session(save=False):
+        lint(spec, root, ["a.py", "b.py"], cache_dir=store)
+    assert len(calls(log)) == 2 and _entries(store) == []
+
+
+def test_a_pack_keeps_its_newest_entries_up_to_its_bound(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cache, "PACK_MAX_ENTRIES", 2)
+    with cache.session(save=True):
+        store = cache.FindingsCache(tmp_path, pack="p" * 64)
+        for key in ("a", "b", "c"):
+            store.put(key * 64, [FINDING])
+        store.flush()
+        assert store.writes == 1
+    with cache.session(save=True):
+        store = cache.FindingsCache(tmp_path, pack="p" * 64)
+        assert [store.get(k * 64) for k in "abc"] == [None, (FINDING,), (FINDING,)]
+
+
+def test_a_pack_written_by_another_run_is_read_again_and_merged(tmp_path: Path) -> None:
+    with cache.session(save=True):
+        mine = cache.FindingsCache(tmp_path, pack="p" * 64)
+        mine.put("a" * 64, [FINDING])
+        mine.flush()
+        with cache.session(save=True):  # another run, same folder, meanwhile
+            theirs = cache.FindingsCache(tmp_path, pack="p" * 64)
+            theirs.put("b" * 64, [])
+            time.sleep(0.01)
+            theirs.flush()
+        mine.put("c" * 64, [FINDING])
+        assert mine.get("b" * 64) == ()
+        mine.flush()
+    with cache.session(save=True):
+        store = cache.FindingsCache(tmp_path, pack="p" * 64)
+        assert [store.get(k * 64) for k in "abc"] == [(FINDING,), (), (FINDING,)]

@@ -149,6 +149,9 @@ class LinterSpec:
     # False when findings depend on more than the unit's files (a declared repo-wide linter):
     # nothing is cached.
     cacheable: bool = True
+    # True for a tool whose run costs less than writing its entries one file each (ruff): its
+    # entries are kept in one pack, read once and written once per run (bot.cache).
+    cache_packed: bool = False
 
     def wants(self, path: str) -> bool:
         if PurePosixPath(path).suffix.lower() in self.extensions:

@@ -361,13 +361,19 @@ class LinterAnalyzer(Analyzer):
         return spec, resolution.executable, salt
 
     @staticmethod
-    def _cache(target: Target, resolution: Resolution) -> FindingsCache | None:
+    def _cache(spec: LinterSpec, target: Target, resolution: Resolution,
+               salt: str) -> FindingsCache | None:
         # No version, no key: a cache entry must never outlive the tool that wrote it.
-        return (FindingsCache(target.cache_dir)
-                if target.cache_dir is not None and resolution.version else None)
+        if target.cache_dir is None or not resolution.version:
+            return None
+        # A tool cheaper than its entries keeps them in one pack per identity (bot.cache).
+        pack = make_key(salt, target.installed, "pack") if spec.cache_packed else None
+        return FindingsCache(target.cache_dir, pack=pack)
 
     def _outcome(self, spec: LinterSpec, target: Target, paths: list[str], run: _Run,
                  resolution: Resolution, cache: FindingsCache | None) -> Outcome:
+        if cache is not None:
+            cache.flush()
         if cache is not None and cache.writes:
             cache.prune()
         wanted = set(paths)
@@ -384,7 +390,7 @@ class LinterAnalyzer(Analyzer):
 
     def collect(self, target: Target, resolution: Resolution) -> Outcome:
         spec, exe, salt = self._prepare(resolution)
-        cache = self._cache(target, resolution) if spec.cacheable else None
+        cache = self._cache(spec, target, resolution, salt) if spec.cacheable else None
         paths = [p for p in target.paths if spec.wants(p)]
         run = _Run()
         if spec.scope == "file":
@@ -406,7 +412,7 @@ class LinterAnalyzer(Analyzer):
             return None
         sides = []
         for target in (base, head):
-            cache = self._cache(target, resolution)
+            cache = self._cache(spec, target, resolution, salt)
             paths = [p for p in target.paths if spec.wants(p)]
             run = _Run()
             keys, todo = self._lookup_files(spec, target, paths, cache, salt, run)
