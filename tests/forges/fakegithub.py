@@ -76,6 +76,8 @@ class State:
     commit_pulls: dict[str, list[int]] = field(default_factory=dict)  # sha -> PR numbers
     issue_notes: dict[int, list[str]] = field(default_factory=dict)  # tracking issue -> comments
     note_ids: dict[int, list[int]] = field(default_factory=dict)  # tracking issue -> their ids
+    # The account the token writes as: a workflow token's bot, or a personal token's user.
+    writer: str = BOT_REST
 
 
 class FakeGitHub:
@@ -128,14 +130,14 @@ class FakeGitHub:
         with self._lock:
             root = self.s.comments[comment_id]
             return self._add_comment({"path": root["path"], "body": root["body"], "line": root["line"],
-                                      "side": "RIGHT"}, self.s.head, next(self._ids), BOT_REST, None)
+                                      "side": "RIGHT"}, self.s.head, next(self._ids), self.s.writer, None)
 
     def resolve_by(self, comment_id: int, user: str) -> None:
         with self._lock:
             self.s.threads[comment_id].update(resolved=True, resolved_by=user)
 
     def bot_comments(self) -> list[dict[str, Any]]:
-        return [c for c in self.s.comments.values() if c["user"]["login"] == BOT_REST]
+        return [c for c in self.s.comments.values() if c["user"]["login"] == self.s.writer]
 
     def summaries(self) -> list[dict[str, Any]]:
         return [c for c in self.s.issue_comments.values()
@@ -395,9 +397,9 @@ class FakeGitHub:
         review_id = next(self._ids)
         self.s.reviews.append({"id": review_id, "body": body["body"], "commit_id": commit})
         for c in body.get("comments", []):
-            self._add_comment(c, commit, review_id, BOT_REST, None)
+            self._add_comment(c, commit, review_id, self.s.writer, None)
         return 200, {"id": review_id, "node_id": f"PRR_{review_id}", "body": body["body"],
-                     "state": "COMMENTED", "commit_id": commit, "user": self._user(BOT_REST),
+                     "state": "COMMENTED", "commit_id": commit, "user": self._user(self.s.writer),
                      "html_url": "", "pull_request_url": self._url(f"/pulls/{self.number}"),
                      "submitted_at": NOW, "author_association": "NONE",
                      "_links": {"html": {"href": ""}, "pull_request": {"href": ""}}}
@@ -409,7 +411,7 @@ class FakeGitHub:
         if problem:
             return 422, {"message": "Unprocessable Entity", "errors": [problem]}
         cid = self._add_comment({**body, "line": None}, body["commit_id"], next(self._ids),
-                                BOT_REST, None)
+                                self.s.writer, None)
         return 201, self.s.comments[cid]
 
     def _add_comment(self, c: dict[str, Any], commit: str, review: int | None, user: str,
@@ -449,7 +451,7 @@ class FakeGitHub:
         self.s.issue_comments[cid] = {
             "id": cid, "node_id": f"IC_{cid}", "url": self._url(f"/issues/comments/{cid}"),
             "html_url": "", "issue_url": self._url(f"/issues/{self.number}"), "body": body["body"],
-            "user": self._user(BOT_REST), "created_at": NOW, "updated_at": NOW,
+            "user": self._user(self.s.writer), "created_at": NOW, "updated_at": NOW,
             "author_association": "NONE"}
         return 201, self.s.issue_comments[cid]
 
@@ -501,7 +503,7 @@ class FakeGitHub:
         for reaction in given:
             if reaction["content"] == body["content"]:
                 return 200, reaction  # already there: GitHub answers 200, not a second one
-        reaction = {"id": next(self._ids), "node_id": "REA_x", "user": self._user(BOT_REST),
+        reaction = {"id": next(self._ids), "node_id": "REA_x", "user": self._user(self.s.writer),
                     "content": body["content"], "created_at": NOW}
         given.append(reaction)
         return 201, reaction
@@ -562,7 +564,7 @@ class FakeGitHub:
     def _note_json(self, number: int, cid: int, text: str) -> dict[str, Any]:
         return {"id": cid, "node_id": f"IC_{cid}", "url": self._url(f"/issues/comments/{cid}"),
                 "html_url": "", "issue_url": self._url(f"/issues/{number}"), "body": text,
-                "user": self._user(BOT_REST), "created_at": NOW, "updated_at": NOW,
+                "user": self._user(self.s.writer), "created_at": NOW, "updated_at": NOW,
                 "author_association": "NONE"}
 
     def _issue_json(self, number: int) -> dict[str, Any]:
@@ -570,7 +572,7 @@ class FakeGitHub:
                                               "state": self.s.state}
         out = {"id": number, "node_id": f"I_{number}", "number": number, "url":
                self._url(f"/issues/{number}"), "html_url": "", "title": issue["title"],
-               "body": issue["body"], "state": issue["state"], "user": self._user(BOT_REST),
+               "body": issue["body"], "state": issue["state"], "user": self._user(self.s.writer),
                "labels": [self._label(n) for n in self.s.labels.get(number, [])],
                "created_at": NOW, "updated_at": NOW}
         if number == self.number:

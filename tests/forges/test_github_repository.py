@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from bot.forges.base import Draft
 from bot.forges.github.api import Settings
+from bot.forges.github.change import GitHubForge
 from bot.forges.github.repository import GitHubRepository
 from bot.forges.repository import Permission
+from bot.render.markdown import marker
 from tests.forges.conftest import Sleeps
 from tests.forges.fakegithub import FakeGitHub, Fault
 
@@ -151,3 +154,23 @@ def test_a_note_whose_answer_is_lost_is_made_once(fake: FakeGitHub, repo_side: G
     fake.faults.append(Fault(r"POST /issues/\d+/comments$", kind))
     repo_side.note(fake.number, QUEUE, f"{QUEUE}\nfails")
     assert _notes(fake) == [f"{QUEUE}\nfails"]
+
+
+def test_a_personal_token_s_note_is_found_by_the_account_that_wrote_the_review(
+        fake: FakeGitHub, repo_side: GitHubRepository, sleeps: Sleeps) -> None:
+    """A personal token writes as a user, not a bot: as the summary is, the note is the one
+    written by the account that wrote the review's comments, not a second one each run."""
+    fake.s.writer = "octo-maintainer"
+    forge = GitHubForge(Settings(api_url=fake.api_url, graphql_url=fake.graphql_url,
+                                 token="t0ken", repository=f"{fake.owner}/{fake.repo}",
+                                 number=fake.number, timeout=1.0, write_spacing=0.0),
+                        sleep=sleeps)
+    forge.post(fake.s.head, "review", [Draft("k", "a.py", "x\n" + marker("k", "0"), line=3)])
+    theirs = fake.comment_by("mallory", f"{QUEUE}\nnot the maintainer's")
+    repo_side.note(fake.number, QUEUE, f"{QUEUE}\nfails")
+    repo_side.note(fake.number, QUEUE, f"{QUEUE}\nfails again")
+    repo_side.note(fake.number, QUEUE, f"{QUEUE}\npasses", create=False)
+    mine = [c["body"] for c in fake.s.issue_comments.values()
+            if QUEUE in c["body"] and c["user"]["login"] == "octo-maintainer"]
+    assert mine == [f"{QUEUE}\npasses"]
+    assert fake.s.issue_comments[theirs]["body"] == f"{QUEUE}\nnot the maintainer's"

@@ -20,6 +20,7 @@ from github.PullRequestComment import PullRequestComment
 from bot.errors import GraphQLError, NotFound, ReadOnly, Refused, Uncertain
 from bot.forges import sticky
 from bot.forges.base import Annotation, Draft, Posted, Rejected, State, StatusReport
+from bot.forges.github import own
 from bot.forges.github.api import PER_PAGE, RETRIES, Api, Settings
 from bot.forges.github.limits import server_wait
 from bot.forges.hunks import head_lines
@@ -110,7 +111,7 @@ class GitHubForge:
             posted.append(Posted(cid, found.fingerprint, found.digest, str(comment.get("path")),
                                  thread[0] if thread else None, thread[1] if thread else False,
                                  thread[2] if thread else False, cid in replies))
-        self._reviewers = frozenset(_login(c) for c, _ in ours)
+        self._reviewers = own.reviewers(c for c, _ in ours)
         self._summary = self._find_summary(pr)
         return State(head, is_open, tuple(posted),
                      str(self._summary.id) if self._summary else None, known)
@@ -160,9 +161,8 @@ class GitHubForge:
         token). Anybody can write the marker; editing their comment would be refused."""
         marked = [c for c in self._api.list(f"{pr.issue_url}/comments")
                   if SUMMARY_MARKER in (c.get("body") or "")]
-        found = (next((c for c in marked if (c.get("user") or {}).get("type") == "Bot"), None)
-                 or next((c for c in marked if _login(c) in self._reviewers), None))
-        return IssueComment(self._api.requester, {}, found, completed=True) if found else None
+        found = own.first_ours(marked, self._reviewers)
+        return IssueComment(self._api.requester, {}, dict(found), completed=True) if found else None
 
     # -- writes ------------------------------------------------------------------------
 
@@ -292,11 +292,6 @@ class GitHubForge:
         # A complete Commit from what we know: PyGithub would GET it to read its sha.
         return Commit(self._api.requester, {},
                       {"sha": sha, "url": f"{self._api.url}/commits/{sha}"}, completed=True)
-
-
-def _login(comment: Mapping[str, Any]) -> str:
-    user = comment.get("user")
-    return str(user.get("login") or "") if isinstance(user, dict) else ""
 
 
 def _comment(draft: Draft) -> dict[str, Any]:

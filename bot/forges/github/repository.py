@@ -16,6 +16,7 @@ from urllib.parse import quote
 
 from bot.errors import BotError, Exit, NotFound
 from bot.forges import replies, sticky
+from bot.forges.github import own
 from bot.forges.github.api import RETRIES, Api, Settings
 from bot.forges.github.limits import server_wait
 from bot.forges.repository import Access, Issue, Permission, Reaction, issue_edit
@@ -89,12 +90,12 @@ class GitHubRepository:
         url = f"{self._api.url}/issues/{number}/comments"
 
         def find() -> sticky.Sticky[None] | None:
-            # Anybody can write the marker: only a bot account's comment (what a workflow
-            # token writes as) is taken for ours; editing another's would be refused.
-            return next((sticky.Sticky(int(c["id"]), str(c.get("body") or ""), None)
-                         for c in self._api.list(url)
-                         if marker in (c.get("body") or "")
-                         and _mapping(c.get("user")).get("type") == "Bot"), None)
+            # As the summary is found (`own`): the reviewers are read only when no bot's is.
+            marked = [c for c in self._api.list(url) if marker in (c.get("body") or "")]
+            found = None if not marked else (own.first_ours(marked, ())
+                                             or own.first_ours(marked, self._reviewers(number)))
+            return None if found is None else sticky.Sticky(int(found["id"]),
+                                                            str(found.get("body") or ""), None)
 
         def change(current: sticky.Sticky[None], text: str) -> sticky.Sticky[None]:
             self._api.request("PATCH", f"{self._api.url}/issues/comments/{current.id}",
@@ -110,6 +111,13 @@ class GitHubRepository:
             return
         sticky.keep(body, current, sticky.Writes(change, post, find, self._api.sleep,
                                                 server_wait, RETRIES, noun="comment"))
+
+    def _reviewers(self, number: int) -> frozenset[str]:
+        """Who wrote our review comments on pull request `number` (none on an issue)."""
+        try:
+            return own.reviewers(self._api.list(f"{self._api.url}/pulls/{number}/comments"))
+        except NotFound:
+            return frozenset()
 
     def find_issue(self, marker: str, label: str | None = None) -> Issue | None:
         parameters = {"state": "all", "sort": "created", "direction": "asc",
