@@ -1,8 +1,8 @@
 """`reviewbot warm`: the command line of `bot.flows.warm` (lint the default branch's head and
 save the findings cache that the reviews of changes read).
 
-Exit statuses: 0 the cache is saved; 4 a linter could not check its files (what it could is
-saved); 2 bad usage (no REVIEWBOT_CACHE_SECRET, --since not a commit of the repository).
+Exit statuses: 0 the cache is saved; 4 a linter could not check its files, or a file it
+applies to went unchecked (over the size limit; what could be checked is saved); 2 bad usage (no REVIEWBOT_CACHE_SECRET, --since not a commit of the repository).
 """
 
 from __future__ import annotations

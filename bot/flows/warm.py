@@ -31,8 +31,9 @@ class Options:
 
 
 def warm(options: Options) -> int:
-    """0 when every linter checked what it applies to; 4 when one could not (its files then
-    miss the cache and the reviews lint them); the cache is saved either way."""
+    """0 when every linter checked what it applies to; 4 when one could not, or when a file
+    a linter applies to was not given to it (over the size limit: `result.unchecked`); its
+    files then miss the cache and the reviews lint them. The cache is saved either way."""
     if cache.secret() is None:
         raise BotError(f"{cache.SECRET_VARIABLE} is not set: entries saved without it could not "
                        "be verified by the reviews that read them (docs/cache.md)")
@@ -50,4 +51,6 @@ def warm(options: Options) -> int:
     for run in unchecked:
         print(f"reviewbot: {run.name}: {run.message.splitlines()[0] if run.message else run.status}",
               file=sys.stderr)
-    return int(Exit.UNCHECKED if unchecked else Exit.OK)
+    for line in result.unchecked:  # "path: why"
+        print(f"reviewbot: {line}", file=sys.stderr)
+    return int(Exit.UNCHECKED if unchecked or result.unchecked else Exit.OK)

@@ -99,6 +99,18 @@ def test_warm_since_a_commit_lints_only_what_the_push_changed(world: World) -> N
     assert again.stderr.startswith("reviewbot: ") and "'not-a-commit'" in again.stderr
 
 
+def test_warm_fails_closed_when_a_changed_file_went_unchecked(world: World) -> None:
+    """A file a linter should have checked but the bot skipped (over the size limit): the warm
+    run says so and exits 4, as a linter that could not check its files does."""
+    from bot import workspace
+
+    big = "VALUE = 1\n" * (workspace.SIZE_LIMIT // 10 + 1)
+    world.repo.commit({"big.py": big})
+    warmed = world.run("warm")
+    assert warmed.returncode == 4, warmed.stderr
+    assert f"reviewbot: big.py: {workspace.TOO_BIG}" in warmed.stderr.splitlines()
+
+
 def test_warm_without_the_secret_refuses_in_one_line(world: World) -> None:
     done = world.run("warm", secret=None)
     assert done.returncode == 2
@@ -132,16 +144,18 @@ def test_forged_base_entries_move_no_verdict_and_the_run_names_the_cache(world: 
     _change(world)
     claimed = Finding("ruff", "F401", Severity.ERROR, "`sys` imported but unused", "m1.py",
                       Span(2, 8, 2, 11))
-    entries = sorted((world.cache / cache.FORMAT).glob("??/*.json"))
-    for index, entry in enumerate(entries):
-        key = entry.stem
-        payload = json.dumps({"key": key, "findings": codec.encode_findings([claimed])}).encode()
-        mac = entry.read_bytes().partition(b"\n")[0]
-        entry.write_bytes(payload if index % 2 else mac + b"\n" + payload)
+    # ruff keeps its entries in one pack (bot.cache): each line claims the finding, the MAC
+    # line kept from the real pack.
+    (pack,) = (world.cache / cache.FORMAT / "packs").iterdir()
+    mac, _, payload = pack.read_bytes().partition(b"\n")
+    header, _, body = payload.partition(b"\n")
+    claim = json.dumps(codec.encode_findings([claimed]), separators=(",", ":")).encode()
+    pack.write_bytes(mac + b"\n" + header + b"\n" + b"".join(
+        line.split(b" ")[0] + b" " + claim + b"\n" for line in body.splitlines()))
     done = world.analyze()
     assert done.returncode == 0, done.stderr
     assert "1 introduced, 0 changed, 1 preexisting" in done.stderr
-    # The one it read (m1.py's at the base), deleted; the others are never looked at.
+    # The pack it read, refused whole (and deleted).
     assert f"reviewbot: cache {world.cache}: 1 entry did not verify and was ignored" in done.stderr
     assert world.linted() == ["m1.py", "m1.py"]
     verdicts = json.loads((world.cache.parent / "a.json").read_text())
