@@ -54,8 +54,7 @@ def gate(runner: Runner, options: CiOptions, trigger: Trigger) -> int:
     writable_output(options.delivery.sarif, "--sarif")
     writable_output(options.delivery.code_quality, "--code-quality")
     connection = runner.connect(trigger, options.token, dry_run=options.dry_run)
-    if not options.dry_run:
-        refuse_a_fork(runner, connection, trigger)
+    refuse_a_fork(runner, connection, trigger)  # a dry run too: it runs the same code
     checkout = runner.checkout(options.repo)
     git.ensure_commits(checkout, (trigger.head_sha, trigger.base_sha), runner.checkout_hint)
     result = run_review(options.checks.review(checkout, trigger.base_sha, trigger.head_sha))

@@ -203,6 +203,18 @@ def test_a_fork_s_pull_request_is_not_linted_next_to_the_queue_job_s_token(
     assert checks(calls_old) == [(group[1], "failure")] and len(queue_comments(calls_old)) == 1
 
 
+def test_a_dry_run_refuses_a_fork_s_pull_request_as_a_run_does(
+        calls_old: World, capsys: pytest.CaptureFixture[str]) -> None:
+    calls_old.fake.fork = "someone/demo"
+    group = queue(calls_old, AHEAD)
+    calls_old.flags = ("--dry-run",)
+    capsys.readouterr()
+    assert one_job(calls_old, group) == 2
+    out, err = capsys.readouterr()
+    assert "comes from a fork" in err and out == ""
+    assert calls_old.writes() == [] and checks(calls_old) == []
+
+
 def test_a_dry_run_prints_the_check_run_it_would_create_and_writes_nothing(
         calls_old: World, capsys: pytest.CaptureFixture[str]) -> None:
     group = queue(calls_old, AHEAD)
