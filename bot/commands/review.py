@@ -1,23 +1,14 @@
-"""`reviewbot review`: the local mode. Prints findings; the exit status is the gate."""
+"""`reviewbot review`: the local mode (`bot.flows.local`). Prints findings; the exit status is
+the gate."""
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import sys
 from pathlib import Path
 
 from bot import cache as findings_cache
-from bot import config as config_mod
-from bot import git, workspace
 from bot.commands import common
-from bot.errors import BotError
-from bot.pipeline import ReviewOptions, run_review
-from bot.publishing.gate import decide
-from bot.render import progress, report
-
-# `bot.fixes` (--fix, --working-tree) and `bot.render.text` (--format text) are imported where
-# they are used: a JSON review loads neither.
+from bot.flows import local
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -52,54 +43,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(func=run)
 
 
+def options(args: argparse.Namespace) -> local.LocalOptions:
+    return local.LocalOptions(
+        repo=args.repo, base=args.base, head=args.head, working_tree=args.working_tree,
+        checks=common.checks(args), format=args.format, show_preexisting=args.show_preexisting,
+        quiet=args.quiet,
+        cache_dir=None if args.no_cache else (args.cache_dir or findings_cache.default_dir()),
+        sarif=args.sarif,
+        fix=local.Fixing(args.unsafe_fixes, args.force) if args.fix else None)
+
+
 def run(args: argparse.Namespace) -> int:
-    common.writable_output(args.sarif, "--sarif")
-    cache_dir = None if args.no_cache else (args.cache_dir or findings_cache.default_dir())
-    head = args.head
-    if args.working_tree or args.fix:
-        from bot import fixes
-    if args.working_tree:
-        if head != "HEAD":
-            raise BotError("--working-tree reviews the files on disk: it cannot be given with --head")
-        top = git.toplevel(args.repo)
-        # The settings being edited on disk, tracked or not: an invalid file is refused with
-        # its line, not passed over (an untracked one is not part of the snapshot).
-        config_mod.load(top, args.config)
-        # A commit of the tracked files that moves nothing; HEAD itself when nothing changed.
-        head = fixes.snapshot(top) or head
-    if args.fix and args.force and head == "HEAD":
-        # Fix what is on disk: review the working tree, uncommitted changes included.
-        head = fixes.snapshot(git.toplevel(args.repo)) or head
-    # Progress is for a person watching: a log (stderr not a terminal) stays as it was.
-    tell = None if args.quiet or not sys.stderr.isatty() else progress.printer(sys.stderr)
-    opts = ReviewOptions(repo=args.repo, base=args.base, head=head, config=args.config,
-                         only=tuple(args.only) if args.only else None, timeout=args.timeout,
-                         cache_dir=cache_dir, policy=common.policy_override(args), progress=tell)
-    # The developer's own code: the review saves what it computes (bot.cache.session).
-    with findings_cache.session(save=True):
-        result = run_review(opts)
-        if args.fix:
-            fixed = fixes.fix_and_relint(args.repo, result,
-                                         lambda head: run_review(dataclasses.replace(opts, head=head)),
-                                         unsafe=args.unsafe_fixes, force=args.force)
-            sys.stderr.write(fixes.render(fixed))
-            result = fixed.remaining or result
-    gate = decide(result)
-    common.write_sarif(args.sarif, result)
-    if args.format == "json":
-        sys.stdout.write(report.to_json(result))
-    elif args.format == "rdjson":
-        from bot.render import rdjson
-
-        texts = workspace.texts(git.toplevel(args.repo), result.head,
-                                [v.finding.path for v in result.findings])
-        sys.stdout.write(rdjson.to_json(result, lambda path: texts.get(path, []),
-                                        args.show_preexisting))
-    else:
-        from bot.render import text
-
-        texts = workspace.texts(git.toplevel(args.repo), result.head,
-                                [v.finding.path for v in result.findings])
-        sys.stdout.write(text.render(result, lambda path: texts.get(path, []), args.show_preexisting))
-    common.report_gate(gate)
-    return int(gate.exit)
+    return local.review(options(args))

@@ -1,15 +1,15 @@
 """One sweep: read the tracking issue, review the range, attribute, write the issue once.
 
-I/O at the edges: the verdict engine (`review`), the forge (`Repository`, `Pulls`) and git
-(`history`) are passed in or called here; what to say is decided by `attribute`, `state` and
-`render`.
+I/O at the edges: the forge (`Repository`, `Pulls`) is passed in; the review (the pipeline's
+`run_review`, as every flow calls it) and git are called here; what to say is decided by
+`attribute`, `state` and `render`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, Protocol
@@ -27,7 +27,6 @@ from bot.sweep import attribute, codeowners, probes, render, state
 from bot.sweep.state import Regression, State
 
 Kind = Literal["baseline", "quiet", "swept", "rebaselined"]
-Review = Callable[[ReviewOptions], ReviewResult]
 
 
 class Pulls(Protocol):
@@ -55,8 +54,7 @@ class Swept:
     probes: int = 0  # revisions linted to attribute findings on untouched lines
 
 
-def sweep(opts: Options, repository: Repository, pulls: Pulls, review: Review = run_review
-          ) -> Swept:
+def sweep(opts: Options, repository: Repository, pulls: Pulls) -> Swept:
     marker = state.marker_prefix(opts.ref)
     issue = repository.find_issue(marker, opts.label)
     previous = state.decode(issue.body, opts.ref) if issue else None
@@ -75,7 +73,7 @@ def sweep(opts: Options, repository: Repository, pulls: Pulls, review: Review = 
             f"The last swept commit {previous.sha[:12]} is no longer in the history of "
             f"{opts.ref} (a force push rewrote it): a fresh baseline is recorded, and the "
             f"{len(previous.open)} regression(s) open before it are no longer tracked."))
-    return _sweep(opts, repository, pulls, review, issue, previous)
+    return _sweep(opts, repository, pulls, issue, previous)
 
 
 def _create(repository: Repository, opts: Options, marker: str) -> Issue:
@@ -117,20 +115,20 @@ def _in_history(repo: Path, sha: str, head: str) -> bool:
     return git.rev_parse(repo, sha) is not None and git.is_ancestor(repo, sha, head)
 
 
-def _sweep(opts: Options, repository: Repository, pulls: Pulls, review: Review, issue: Issue,
-           previous: State) -> Swept:
+def _sweep(opts: Options, repository: Repository, pulls: Pulls, issue: Issue, previous: State
+           ) -> Swept:
     # What was fixed closes regressions: every tool checks the base (ReviewOptions.fixed).
     base_opts = replace(opts.review, repo=opts.repo, base=previous.sha, head=opts.head,
                         fixed=True)
-    result = review(base_opts)
+    result = run_review(base_opts)
     commits = git.commits_between(opts.repo, previous.sha, opts.head)
     still, fixed = carry(previous.open, result)
-    attributor = _Attributor(opts, pulls, review, base_opts, commits, result)
+    attributor = _Attributor(opts, pulls, base_opts, commits, result)
     known = {r.fingerprint for r in still}
     new = [attributor.regression(v) for v in sorted(result.findings, key=lambda v: v.finding.sort_key())
            if v.scope == "introduced" and v.fingerprint not in known]
     open_ = tuple(still) + tuple(new)
-    environment = _environment(opts, review, base_opts, previous, result)
+    environment = _environment(opts, base_opts, previous, result)
     page = render.Page(opts.ref, opts.head, previous.sha, len(commits), open_, tuple(fixed),
                        environment, _notes(result), opts.change)
     texts = workspace.texts(opts.repo, opts.head, sorted({r.path for r in open_}))
@@ -187,9 +185,9 @@ def _key(f: Finding) -> tuple[str, str, str, int, str]:
 class _Attributor:
     """Blame, else the first commit after which the finding appears; then pull and people."""
 
-    def __init__(self, opts: Options, pulls: Pulls, review: Review, base_opts: ReviewOptions,
+    def __init__(self, opts: Options, pulls: Pulls, base_opts: ReviewOptions,
                  commits: Sequence[str], result: ReviewResult) -> None:
-        self.opts, self.pulls, self.review, self.base_opts = opts, pulls, review, base_opts
+        self.opts, self.pulls, self.base_opts = opts, pulls, base_opts
         self.commits = list(commits)
         self.changed = {c.path: c.changed_lines for c in result.changes}
         self.probed: dict[str, frozenset[probes.Key]] = {opts.head: _introduced(result)}
@@ -223,7 +221,7 @@ class _Attributor:
             known = self.memo.get(base, sha)
             if known is None:
                 self.probes += 1
-                known = _introduced(self.review(replace(self.base_opts, head=sha)))
+                known = _introduced(run_review(replace(self.base_opts, head=sha)))
                 self.memo.put(base, sha, known)
             self.probed[sha] = known
         f = verdict.finding
@@ -241,8 +239,8 @@ def _introduced(result: ReviewResult) -> frozenset[probes.Key]:
                       v.finding.message) for v in result.findings if v.scope == "introduced")
 
 
-def _environment(opts: Options, review: Review, base_opts: ReviewOptions, previous: State,
-                 result: ReviewResult) -> render.Environment:
+def _environment(opts: Options, base_opts: ReviewOptions, previous: State, result: ReviewResult
+                 ) -> render.Environment:
     """What only a new tool version or a new configuration brought.
 
     The verdict engine lints both revisions with the head's configuration and today's tools,
@@ -261,8 +259,8 @@ def _environment(opts: Options, review: Review, base_opts: ReviewOptions, previo
     old = {p: git.blob_id(opts.repo, previous.sha, p) for p in paths}
     with_new = git.tree_commit(opts.repo, opts.head, {}, root)
     with_old = git.tree_commit(opts.repo, opts.head, old, root)
-    before = review(replace(base_opts, base=root, head=with_old))
-    after = review(replace(base_opts, base=root, head=with_new))
+    before = run_review(replace(base_opts, base=root, head=with_old))
+    after = run_review(replace(base_opts, base=root, head=with_new))
     # A regression of new code under a new rule is the code's: it is in the table already.
     seen = {_key(v.finding) for v in before.findings} | {
         _key(v.finding) for v in result.findings if v.scope == "introduced"}

@@ -29,8 +29,9 @@ class Schedule:
     monkeypatch: pytest.MonkeyPatch
     runs: int = 0
 
-    def run(self, *extra: str) -> int:
-        """A scheduled pipeline: the runner's shallow checkout of main, then `reviewbot ci`."""
+    def run(self, *extra: str, command: str = "ci") -> int:
+        """A scheduled pipeline: the runner's shallow checkout of main, then `reviewbot ci`
+        (or another `command`)."""
         self.repo.git("push", "-q", "-f", str(self.origin), "main:main")
         self.runs += 1
         checkout = self.tmp / f"checkout{self.runs}"
@@ -40,7 +41,7 @@ class Schedule:
         for key, value in {"CI_PROJECT_DIR": str(checkout), "CI_COMMIT_SHA": head}.items():
             self.monkeypatch.setenv(key, value)
         self.fake.calls.clear()
-        return cli.main(["ci", *extra])
+        return cli.main([command, *extra])
 
     def issue(self) -> dict[str, object]:
         [found] = self.fake.issues
@@ -121,3 +122,19 @@ def test_dry_run_reads_and_prints_the_writes(schedule: Schedule,
     writes = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert writes and "F401" in json.dumps(writes)
     assert schedule.issue()["state"] == "closed"  # unchanged
+
+
+def test_the_sweep_command_in_a_gitlab_job_keeps_a_gitlab_issue(
+        schedule: Schedule, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`reviewbot sweep` takes the forge from the CI it runs in, as `reviewbot ci` does: in any
+    GitLab pipeline (here one started by hand), the issue is GitLab's."""
+    monkeypatch.setenv("CI_PIPELINE_SOURCE", "web")
+    assert schedule.run("--ref", "main", command="sweep") == 0
+    issue = schedule.issue()
+    assert issue["state"] == "closed" and issue["labels"] == [LABEL]
+    commit_as(schedule.repo, "bob", {"app.py": "import os\n" + APP}, "app: os")
+    assert schedule.run("--ref", "main", "--fail-on-regressions", command="sweep") == 1
+    issue = schedule.issue()
+    assert issue["state"] == "opened" and "F401" in str(issue["description"])
+    assert [(c.method, c.path) for c in schedule.fake.writes()] == [
+        ("PUT", "/projects/42/issues/1")]
