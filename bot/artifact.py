@@ -299,7 +299,7 @@ def _check_part(shard: shard_part.Part) -> None:
             _check_finding(finding, f"shard.{name}[{index}]")
     for index, (_, path) in enumerate(sorted(shard.unbaselined)):
         _path(path, f"shard.unbaselined[{index}]")
-    for name, files in (("base", shard.base_files), ("head", shard.head_files)):
+    for name, files in (("base", shard.evidence.base_files), ("head", shard.evidence.head_files)):
         for path in files:
             _path(path, f"shard.files.{name}[{path[:200]!r}]")
 

@@ -9,18 +9,15 @@ when a shard is missing or given twice, or when whole analyses and parts are mix
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import TypeVar
 
 from bot import artifact, excerpt
-from bot.classify import FileSide, Inputs, classify
-from bot.diff import LineMap
+from bot.classify import Inputs, classify
 from bot.errors import BotError, Exit
-from bot.model import FileChange, ToolRun, ToolStatus
+from bot.evidence import DisagreeError, Evidence
+from bot.model import ToolRun, ToolStatus
 from bot.part import Part
-
-V = TypeVar("V", FileSide, LineMap)
 
 
 def assemble(analyses: Sequence[artifact.Analysis], names: Sequence[str]) -> artifact.Analysis:
@@ -35,22 +32,21 @@ def assemble(analyses: Sequence[artifact.Analysis], names: Sequence[str]) -> art
     shards = [p for p in parts if p is not None]
     _check_set(analyses, shards, names)
     merged = artifact.merge([replace(a, part=None) for a in analyses])
-    base_files = _union([p.base_files for p in shards], names, "files.base")
-    head_files = _union([p.head_files for p in shards], names, "files.head")
-    maps = _union([p.maps for p in shards], names, "maps")
+    try:
+        evidence = Evidence.joined([p.evidence for p in shards], merged.result.changes)
+    except DisagreeError as exc:
+        raise BotError(f"{names[exc.index]}: shard.{exc.kind}[{exc.path!r}] differs from "
+                       f"{names[exc.first]}'s: not parts of one analysis", Exit.USAGE) from exc
     verdicts, fixed, notes = classify(Inputs(
         # A finding two parts both report (a crate's lint seen from a dependent crate's run
         # too) counts once, as one tool's run keeps it once (runner._outcome).
         base=list(dict.fromkeys(f for p in shards for f in p.base)),
         head=list(dict.fromkeys(f for p in shards for f in p.head)),
-        pairs=_pairs(merged.result.changes), maps=maps, base_files=base_files,
-        head_files=head_files, unbaselined=frozenset(u for p in shards for u in p.unbaselined),
-        deleted=frozenset(c.old_path for c in merged.result.changes
-                          if c.status == "deleted" and c.old_path)))
+        evidence=evidence, unbaselined=frozenset(u for p in shards for u in p.unbaselined)))
     result = replace(merged.result, tools=_tools([t for a in analyses for t in a.result.tools]),
                      findings=tuple(verdicts), fixed=tuple(fixed),
                      notes=(*merged.result.notes, *notes))
-    texts = excerpt.needed(result, {p: list(side.lines) for p, side in head_files.items()})
+    texts = excerpt.needed(result, {p: list(side.lines) for p, side in evidence.head_files.items()})
     # The same normal form (order, duplicates) as a whole analysis gets when published.
     return artifact.merge([replace(merged, result=result, texts=texts)])
 
@@ -80,25 +76,6 @@ def _check_set(analyses: Sequence[artifact.Analysis], shards: Sequence[Part],
     if missing:
         raise BotError(f"shard {', '.join(missing)} missing: publish every part of the "
                        "analysis", Exit.USAGE)
-
-
-def _union(each: Sequence[Mapping[str, V]], names: Sequence[str], field: str) -> dict[str, V]:
-    """The parts' files (or line maps) together; a path two parts disagree on is refused."""
-    out: dict[str, V] = {}
-    where: dict[str, str] = {}
-    for mapping, name in zip(each, names, strict=True):
-        for path, value in mapping.items():
-            if out.setdefault(path, value) != value:
-                raise BotError(f"{name}: shard.{field}[{path!r}] differs from {where[path]}'s: "
-                               "not parts of one analysis", Exit.USAGE)
-            where.setdefault(path, name)
-    return out
-
-
-def _pairs(changes: Sequence[FileChange]) -> dict[str, str | None]:
-    """Head path -> base path (None: added), as `workspace.Changes.pairs` gives them."""
-    return {c.path: None if c.status in ("added", "copied") else c.old_path
-            for c in changes if c.status != "deleted"}
 
 
 _WORST: tuple[ToolStatus, ...] = ("missing", "timeout", "failed", "skipped", "ok")

@@ -24,9 +24,10 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from bot import moves
-from bot.diff import ADDED, MODIFIED, UNCHANGED, WS_CHANGED, LineMap, identity_map, norm
+from bot.diff import ADDED, MODIFIED, UNCHANGED, WS_CHANGED, LineMap, norm
+from bot.evidence import Evidence, FileSide
 from bot.model import Finding, Scope, Span, Verdict, Where
-from bot.reflow import REGION_PAIRS, Landing, TokenMap, aligned, token_at
+from bot.reflow import REGION_PAIRS, Landing, TokenMap
 
 if TYPE_CHECKING:  # bot.tokens is imported where a file is first read as tokens
     from bot.tokens import Code, Definition
@@ -83,26 +84,14 @@ def msg_layout_free(message: str) -> str:
 
 
 @dataclass(frozen=True)
-class FileSide:
-    """A file's lines at one revision (EOL kept)."""
-
-    lines: tuple[str, ...]
-
-    def text(self, line: int) -> str:
-        return self.lines[line - 1] if 0 < line <= len(self.lines) else ""
-
-
-@dataclass(frozen=True)
 class Inputs:
+    """The findings of both revisions and the change they sit in (`bot.evidence`)."""
+
     base: Sequence[Finding]
     head: Sequence[Finding]
-    pairs: Mapping[str, str | None]  # head path -> base path (None: added); unlisted = same path
-    maps: Mapping[str, LineMap]  # head path -> line map (unlisted: identical file)
-    base_files: Mapping[str, FileSide]  # base path -> lines
-    head_files: Mapping[str, FileSide]  # head path -> lines
+    evidence: Evidence
     # (tool, path) whose run failed at one side: no baseline, classify nothing silently.
     unbaselined: frozenset[tuple[str, str]] = frozenset()
-    deleted: frozenset[str] = frozenset()  # base paths deleted by the change
 
 
 @dataclass
@@ -416,7 +405,7 @@ WINDOW = 8
 
 
 def _window(a: _Anchored, code: Code) -> tuple[tuple[str, ...], str] | None:
-    k = token_at(code.tokens, code.lines, a.f.line, a.f.column)
+    k = code.token_at(a.f.line, a.f.column)
     if k is None:
         return None
     window = tuple(t.text for t in code.tokens[k:k + WINDOW + 1])
@@ -450,8 +439,7 @@ class _WholeDefinitions:
 
     def __init__(self, code: Code) -> None:
         self.code = code
-        self.texts = {d: tuple(t.text for t in code.tokens[d.start:d.stop])
-                      for d in code.definitions}
+        self.texts = {d: code.texts(d.start, d.stop) for d in code.definitions}
         held = Counter(self.texts.values())
         self.once = {text: d for d, text in self.texts.items() if held[text] == 1}
         names = {d: code.tokens[d.name].text for d in code.definitions if d.name is not None}
@@ -461,7 +449,7 @@ class _WholeDefinitions:
         self.aligned: dict[tuple[Definition, Definition], dict[int, int]] = {}
 
     def token(self, a: _Anchored) -> int | None:
-        return token_at(self.code.tokens, self.code.lines, a.f.line, a.f.column)
+        return self.code.token_at(a.f.line, a.f.column)
 
     def origin(self, token: int, base: _WholeDefinitions) -> int | None:
         """The base token a head token was, through the innermost definition around it that
@@ -482,15 +470,10 @@ class _WholeDefinitions:
                 if len(old) * len(text) > REGION_PAIRS:  # too costly to align: no claim
                     return None
                 if (d, before) not in self.aligned:
-                    self.aligned[(d, before)] = aligned(text, old)
+                    self.aligned[(d, before)] = self.code.aligned(text, old)
                 at = self.aligned[(d, before)].get(token - d.start)
                 return None if at is None else before.start + at
         return None
-
-
-def _names(code: Code) -> list[str]:
-    """The names of a file's definitions, in order."""
-    return [code.tokens[d.name].text for d in code.definitions if d.name is not None]
 
 
 def _maybe_reordered(group: _Group, matched: dict[int, tuple[_Anchored, str]],
@@ -602,163 +585,198 @@ def _fingerprints(items: Iterable[_Anchored]) -> dict[int, str]:
     return out
 
 
-def classify(inputs: Inputs) -> tuple[list[Verdict], list[Verdict], list[str]]:
-    """Returns (head verdicts, fixed verdicts, notes), each sorted deterministically."""
-    reverse = {base: head for head, base in inputs.pairs.items() if base is not None}
-    empty = FileSide(())
-    indexed: dict[tuple[str, str], _Indexed] = {}  # (side, path): one index per file
+@dataclass
+class _State:
+    """One classification: its inputs, what is worked out once per file or file pair (the memo
+    tables, filled at the first pass that needs each entry), the anchored findings and the
+    pairing so far. Every pass is a function of it that adds pairs."""
 
-    def index(side: str, path: str) -> _Indexed:
-        if (side, path) not in indexed:
-            files = inputs.head_files if side == "head" else inputs.base_files
-            indexed[(side, path)] = _indexed(files.get(path, empty))
-        return indexed[(side, path)]
+    inputs: Inputs
+    heads: list[_Anchored] = field(default_factory=list)
+    bases: list[_Anchored] = field(default_factory=list)
+    groups: dict[tuple[str, str, str], _Group] = field(default_factory=dict)
+    matched: dict[int, tuple[_Anchored, str]] = field(default_factory=dict)  # head -> base, pass
+    taken: set[int] = field(default_factory=set)  # the base findings paired
+    indexed: dict[tuple[str, str], _Indexed] = field(default_factory=dict)  # (side, path)
+    line_maps: dict[str, LineMap] = field(default_factory=dict)  # pair key
+    codes: dict[tuple[str, str], Code] = field(default_factory=dict)  # (side, path)
+    wholes: dict[tuple[str, str], _WholeDefinitions] = field(default_factory=dict)
+    token_maps: dict[str, TokenMap | None] = field(default_factory=dict)  # pair key
 
-    groups: dict[tuple[str, str, str], _Group] = {}
+    @property
+    def evidence(self) -> Evidence:
+        return self.inputs.evidence
 
-    line_maps: dict[str, LineMap] = {}
+    def index(self, side: str, path: str) -> _Indexed:
+        if (side, path) not in self.indexed:
+            self.indexed[(side, path)] = _indexed(self.evidence.side(side, path))
+        return self.indexed[(side, path)]
 
-    def lm_of(pair_key: str) -> LineMap:
-        if pair_key not in line_maps:
-            lm = inputs.maps.get(pair_key)
-            line_maps[pair_key] = lm if lm is not None else identity_map(
-                len(inputs.head_files.get(pair_key, empty).lines))
-        return line_maps[pair_key]
+    def lm_of(self, pair_key: str) -> LineMap:
+        if pair_key not in self.line_maps:
+            self.line_maps[pair_key] = self.evidence.line_map(pair_key)
+        return self.line_maps[pair_key]
 
-    def group(tool: str, rule: str, pair_key: str) -> _Group:
+    def group(self, tool: str, rule: str, pair_key: str) -> _Group:
         key = (tool, rule, pair_key)
-        if key not in groups:
-            groups[key] = _Group(lm_of(pair_key), pair_key)
-        return groups[key]
+        if key not in self.groups:
+            self.groups[key] = _Group(self.lm_of(pair_key), pair_key)
+        return self.groups[key]
 
-    codes: dict[tuple[str, str], Code] = {}
-
-    def code(side: str, path: str) -> Code:
+    def code(self, side: str, path: str) -> Code:
         """A file side read as tokens, at the first pass that needs it: most files never do."""
-        if (side, path) not in codes:
+        if (side, path) not in self.codes:
             from bot.tokens import read
 
-            files = inputs.head_files if side == "head" else inputs.base_files
-            codes[(side, path)] = read(path, files.get(path, empty).lines)
-        return codes[(side, path)]
+            self.codes[(side, path)] = read(path, self.evidence.side(side, path).lines)
+        return self.codes[(side, path)]
 
-    wholes: dict[tuple[str, str], _WholeDefinitions] = {}
+    def whole_definitions(self, side: str, path: str) -> _WholeDefinitions:
+        if (side, path) not in self.wholes:
+            self.wholes[(side, path)] = _WholeDefinitions(self.code(side, path))
+        return self.wholes[(side, path)]
 
-    def whole_definitions(side: str, path: str) -> _WholeDefinitions:
-        if (side, path) not in wholes:
-            wholes[(side, path)] = _WholeDefinitions(code(side, path))
-        return wholes[(side, path)]
+    def token_map(self, pair_key: str) -> TokenMap | None:
+        if pair_key not in self.token_maps:
+            base_path = self.evidence.base_path(pair_key)
+            base_side = self.evidence.base_files.get(base_path) if base_path is not None else None
+            head_side = self.evidence.head_files.get(pair_key)
+            self.token_maps[pair_key] = None if base_side is None or head_side is None else TokenMap(
+                self.code("base", base_path or pair_key), self.code("head", pair_key),
+                self.lm_of(pair_key), len(base_side.lines))
+        return self.token_maps[pair_key]
 
-    def reordered(g: _Group, read: bool) -> None:
-        """PR on a group, when it can pair anything: when the files are read as tokens anyway
-        and definitions came, went or changed places (a formatting commit keeps them in order:
-        nothing to check), or when a finding left without a partner has the line of one on
-        the other side (`_maybe_reordered`)."""
-        base_path = inputs.pairs.get(g.pair_key, g.pair_key)
-        if base_path is None or g.pair_key not in inputs.head_files:
-            return
-        if (read and _names(code("base", base_path)) != _names(code("head", g.pair_key))) or (
-                (g.lm.changed_lines() or g.lm.gaps) and _maybe_reordered(g, matched, taken)):
-            _reordered_pass(g, whole_definitions("base", base_path),
-                            whole_definitions("head", g.pair_key), matched, taken)
+    def pair(self, h: _Anchored, b: _Anchored, name: str) -> None:
+        self.matched[id(h)] = (b, name)
+        self.taken.add(id(b))
 
-    token_maps: dict[str, TokenMap | None] = {}
 
-    def token_map(pair_key: str) -> TokenMap | None:
-        if pair_key not in token_maps:
-            base_path = inputs.pairs.get(pair_key, pair_key)
-            base_side = inputs.base_files.get(base_path) if base_path is not None else None
-            head_side = inputs.head_files.get(pair_key)
-            token_maps[pair_key] = None if base_side is None or head_side is None else TokenMap(
-                code("base", base_path or pair_key).tokens, code("head", pair_key).tokens,
-                lm_of(pair_key), len(base_side.lines))
-        return token_maps[pair_key]
+def classify(inputs: Inputs) -> tuple[list[Verdict], list[Verdict], list[str]]:
+    """Returns (head verdicts, fixed verdicts, notes), each sorted deterministically."""
+    state = _State(inputs)
+    _anchor_all(state)
+    for g in list(state.groups.values()):
+        if g.base and g.head:
+            _pair_group(state, g)
+    untraced = _moved_pass(state)
+    _definition_pass(state)
+    verdicts = _head_verdicts(state)
+    fixed, notes = _fixed_verdicts(state)
+    verdicts.sort(key=lambda v: v.finding.sort_key())
+    fixed.sort(key=lambda v: v.finding.sort_key())
+    return verdicts, fixed, notes + _limits_notes(state, untraced)
 
-    heads: list[_Anchored] = []
-    for i, f in enumerate(sorted(inputs.head, key=Finding.sort_key)):
-        a = _anchor(f, index("head", f.path), f.path, f.path)
+
+def _anchor_all(state: _State) -> None:
+    """Every finding anchored in its file and put in its group: a head finding under its own
+    path, a base one under the head path of its file pair (a deleted file's, or one whose
+    path the head gave a new file, under a key no head path can be)."""
+    evidence = state.evidence
+    for i, f in enumerate(sorted(state.inputs.head, key=Finding.sort_key)):
+        a = _anchor(f, state.index("head", f.path), f.path, f.path)
         a.index = i
-        g = group(f.tool, f.rule, f.path)
-        a.status = ADDED if a.file_level and inputs.pairs.get(f.path, f.path) is None else (
+        g = state.group(f.tool, f.rule, f.path)
+        a.status = ADDED if a.file_level and evidence.base_path(f.path) is None else (
             g.lm.head_status(f.line))
         g.head.append(a)
-        heads.append(a)
-    bases: list[_Anchored] = []
-    for i, f in enumerate(sorted(inputs.base, key=Finding.sort_key)):
-        pair_key = reverse.get(f.path, f.path if f.path not in inputs.deleted else f"\0{f.path}")
-        if pair_key in inputs.pairs and inputs.pairs[pair_key] is None:
+        state.heads.append(a)
+    reverse = evidence.reverse()
+    for i, f in enumerate(sorted(state.inputs.base, key=Finding.sort_key)):
+        pair_key = reverse.get(f.path, f.path if f.path not in evidence.deleted else f"\0{f.path}")
+        if pair_key in evidence.pairs and evidence.pairs[pair_key] is None:
             pair_key = f"\0{f.path}"  # the head path is a new file that only shares the name
-        a = _anchor(f, index("base", f.path), f.path, pair_key)
+        a = _anchor(f, state.index("base", f.path), f.path, pair_key)
         a.index = i
-        group(f.tool, f.rule, pair_key).base.append(a)
-        bases.append(a)
+        state.group(f.tool, f.rule, pair_key).base.append(a)
+        state.bases.append(a)
 
-    matched: dict[int, tuple[_Anchored, str]] = {}
-    taken: set[int] = set()
-    for g in groups.values():
-        if not g.base or not g.head:
-            continue
-        tokens = token_map(g.pair_key) if g.lm.changed_lines() and not _lines_suffice(g) else None
-        if tokens is not None:
-            # The line map's pairing of a line a formatter could have made (`foo(`, `)`,
-            # `alpha,`) is a guess: the tokens settle findings there before P1 trusts it.
-            whole = tokens.whole
-            _token_pass(g, tokens, matched, taken, lambda b: b.f.line not in whole)  # noqa: B023
-        for name, key_base, key_head, guard in _PASSES:
-            _run_pass(g, key_base, key_head, guard, name, matched, taken)
-            if name == "P1" and tokens is not None and _unmatched(g, matched, taken):
+
+def _pair_group(state: _State, g: _Group) -> None:
+    """The passes within one group, strongest evidence first (`_PASSES`)."""
+    matched, taken = state.matched, state.taken
+    tokens = state.token_map(g.pair_key) if g.lm.changed_lines() and not _lines_suffice(g) else None
+    if tokens is not None:
+        # The line map's pairing of a line a formatter could have made (`foo(`, `)`,
+        # `alpha,`) is a guess: the tokens settle findings there before P1 trusts it.
+        whole = tokens.whole
+        _token_pass(g, tokens, matched, taken, lambda b: b.f.line not in whole)
+    for name, key_base, key_head, guard in _PASSES:
+        _run_pass(g, key_base, key_head, guard, name, matched, taken)
+        if name == "P1":
+            if tokens is not None and _unmatched(g, matched, taken):
                 _token_pass(g, tokens, matched, taken, lambda b: True)
                 _uncross(g, tokens, matched, taken)
-            if name == "P1":
-                reordered(g, tokens is not None)
-            if name == "P3":
-                _unique_block_pass(g, matched, taken)
-                _unique_scope_pass(g, matched, taken)
-        if g.lm.changed_lines() and _unmatched(g, matched, taken):
-            base_path = inputs.pairs.get(g.pair_key, g.pair_key)
-            if base_path is not None and g.pair_key in inputs.head_files:
-                _window_pass(g, code("base", base_path), code("head", g.pair_key), matched, taken)
-    untraced = _moved_pass(heads, bases, lm_of, lambda side, path: index(side, path).norms,
-                           matched, taken)
-    _definition_pass(heads, bases, code, matched, taken)
+            _reordered(state, g, tokens is not None)
+        if name == "P3":
+            _unique_block_pass(g, matched, taken)
+            _unique_scope_pass(g, matched, taken)
+    if g.lm.changed_lines() and _unmatched(g, matched, taken):
+        base_path = state.evidence.base_path(g.pair_key)
+        if base_path is not None and g.pair_key in state.evidence.head_files:
+            _window_pass(g, state.code("base", base_path), state.code("head", g.pair_key),
+                         matched, taken)
 
-    broken_base = {(b.f.tool, b.pair_key) for b in bases if b.f.rule in SYNTAX_RULES}
-    head_fp = _fingerprints(heads)
-    verdicts: list[Verdict] = []
-    for h in heads:
-        if id(h) in matched:
-            b, name = matched[id(h)]
-            verdicts.append(_verdict_for_pair(h, b, name, head_fp[id(h)]))
-            continue
-        base_path = inputs.pairs.get(h.f.path, h.f.path)
-        lm = group(h.f.tool, h.f.rule, h.f.path).lm
-        where = _where(h, lm, base_path is None, base_path != h.f.path)
-        if base_path is not None and ((h.f.tool, base_path) in inputs.unbaselined
-                                      or (h.f.tool, h.f.path) in inputs.unbaselined
-                                      or (h.f.tool, h.pair_key) in broken_base):
-            scope = Scope.INTRODUCED if where == "diff" else Scope.UNCLASSIFIED
-            verdicts.append(Verdict(h.f, scope, head_fp[id(h)],
-                                    where=where if scope is Scope.INTRODUCED else None,
-                                    reasons=("no-baseline",)))
-            continue
-        verdicts.append(Verdict(h.f, Scope.INTRODUCED, head_fp[id(h)], where=where))
 
-    broken = {(h.f.tool, h.pair_key) for h in heads if h.f.rule in SYNTAX_RULES}
-    notes: list[str] = []
+def _reordered(state: _State, g: _Group, read: bool) -> None:
+    """PR on a group, when it can pair anything: when the files are read as tokens anyway
+    and definitions came, went or changed places (a formatting commit keeps them in order:
+    nothing to check), or when a finding left without a partner has the line of one on
+    the other side (`_maybe_reordered`)."""
+    base_path = state.evidence.base_path(g.pair_key)
+    if base_path is None or g.pair_key not in state.evidence.head_files:
+        return
+    if (read and state.code("base", base_path).names() != state.code("head", g.pair_key).names()) or (
+            (g.lm.changed_lines() or g.lm.gaps) and _maybe_reordered(g, state.matched, state.taken)):
+        _reordered_pass(g, state.whole_definitions("base", base_path),
+                        state.whole_definitions("head", g.pair_key), state.matched, state.taken)
+
+
+def _head_verdicts(state: _State) -> list[Verdict]:
+    broken_base = {(b.f.tool, b.pair_key) for b in state.bases if b.f.rule in SYNTAX_RULES}
+    head_fp = _fingerprints(state.heads)
+    return [_head_verdict(state, h, head_fp[id(h)], broken_base) for h in state.heads]
+
+
+def _head_verdict(state: _State, h: _Anchored, fp: str,
+                  broken_base: set[tuple[str, str]]) -> Verdict:
+    if id(h) in state.matched:
+        b, name = state.matched[id(h)]
+        return _verdict_for_pair(h, b, name, fp)
+    base_path = state.evidence.base_path(h.f.path)
+    where = _where(h, state.lm_of(h.pair_key), base_path is None, base_path != h.f.path)
+    unbaselined = state.inputs.unbaselined
+    if base_path is not None and ((h.f.tool, base_path) in unbaselined
+                                  or (h.f.tool, h.f.path) in unbaselined
+                                  or (h.f.tool, h.pair_key) in broken_base):
+        scope = Scope.INTRODUCED if where == "diff" else Scope.UNCLASSIFIED
+        return Verdict(h.f, scope, fp, where=where if scope is Scope.INTRODUCED else None,
+                       reasons=("no-baseline",))
+    return Verdict(h.f, Scope.INTRODUCED, fp, where=where)
+
+
+def _fixed_verdicts(state: _State) -> tuple[list[Verdict], list[str]]:
+    """The base findings left without a partner, and a note for those that could not be
+    compared (their file does not parse at one revision, or the tool failed on it)."""
+    broken = {(h.f.tool, h.pair_key) for h in state.heads if h.f.rule in SYNTAX_RULES}
     suppressed: dict[tuple[str, str], int] = defaultdict(int)
-    leftovers = [b for b in bases if id(b) not in taken]
+    leftovers = [b for b in state.bases if id(b) not in state.taken]
     base_fp = _fingerprints(leftovers)
     fixed: list[Verdict] = []
     for b in leftovers:
-        if (b.f.tool, b.pair_key) in broken or (b.f.tool, b.f.path) in inputs.unbaselined:
+        if (b.f.tool, b.pair_key) in broken or (b.f.tool, b.f.path) in state.inputs.unbaselined:
             suppressed[(b.f.tool, b.f.path)] += 1
             continue
         fixed.append(Verdict(b.f, Scope.FIXED, base_fp[id(b)]))
-    for (tool, path), n in sorted(suppressed.items()):
-        notes.append(f"{tool}: {n} finding(s) of the merge base in {path} could not be compared "
-                     "(the file does not parse at one revision, or the tool failed on it); "
-                     "not counted as fixed")
-    unaligned = sum(t.skipped for t in token_maps.values() if t is not None)
+    notes = [f"{tool}: {n} finding(s) of the merge base in {path} could not be compared "
+             "(the file does not parse at one revision, or the tool failed on it); "
+             "not counted as fixed" for (tool, path), n in sorted(suppressed.items())]
+    return fixed, notes
+
+
+def _limits_notes(state: _State, untraced: int) -> list[str]:
+    """What the budgets left to the weaker passes."""
+    notes = []
+    unaligned = sum(t.skipped for t in state.token_maps.values() if t is not None)
     if unaligned:
         notes.append(f"{unaligned} rewritten region(s) too large to compare token by token: "
                      "findings there were matched line by line only")
@@ -766,14 +784,10 @@ def classify(inputs: Inputs) -> tuple[list[Verdict], list[Verdict], list[str]]:
         notes.append(f"{untraced} pair(s) of changed files too large to trace line by line: "
                      "findings in code moved between them were matched only through the "
                      "definition around them")
-    verdicts.sort(key=lambda v: v.finding.sort_key())
-    fixed.sort(key=lambda v: v.finding.sort_key())
-    return verdicts, fixed, notes
+    return notes
 
 
-def _moved_pass(heads: Sequence[_Anchored], bases: Sequence[_Anchored],
-                lm_of: Callable[[str], LineMap], norms: Callable[[str, str], tuple[str, ...]],
-                matched: dict[int, tuple[_Anchored, str]], taken: set[int]) -> int:
+def _moved_pass(state: _State) -> int:
     """P7: code moved to another changed file keeps its findings (`bot.moves` says where each
     removed line went). A line carried verbatim pairs like P1 (a lone line only with its exact
     message), a line edited inside the moved block like P2 (same message shape): P7m.
@@ -783,24 +797,12 @@ def _moved_pass(heads: Sequence[_Anchored], bases: Sequence[_Anchored],
     head file and line order. The other copies are introduced, like any copy.
 
     Returns how many file pairs were too large to align."""
-    free_b = [b for b in bases if id(b) not in taken and not b.file_level
-              and b.f.line not in lm_of(b.pair_key).base_to_head]
-    free_h = [h for h in heads if id(h) not in matched and not h.file_level
+    free_b = [b for b in state.bases if id(b) not in state.taken and not b.file_level
+              and b.f.line not in state.lm_of(b.pair_key).base_to_head]
+    free_h = [h for h in state.heads if id(h) not in state.matched and not h.file_level
               and h.status in (ADDED, MODIFIED)]
     if not free_b or not free_h:
         return 0
-    base_path = {b.pair_key: b.side_path for b in free_b}
-    lost = []
-    for key, path in sorted(base_path.items()):
-        kept = lm_of(key).base_to_head
-        texts = norms("base", path)
-        numbers = tuple(n for n in range(1, len(texts) + 1) if n not in kept)
-        lost.append(moves.Lines(key, numbers, tuple(texts[n - 1] for n in numbers)))
-    gained = []
-    for path in sorted({h.f.path for h in free_h}):
-        lm, texts = lm_of(path), norms("head", path)
-        numbers = tuple(n for n in range(1, len(texts) + 1) if lm.head_status(n) in (ADDED, MODIFIED))
-        gained.append(moves.Lines(path, numbers, tuple(texts[n - 1] for n in numbers)))
     by_source: dict[str, list[_Anchored]] = defaultdict(list)
     for b in free_b:
         by_source[b.pair_key].append(b)
@@ -808,7 +810,7 @@ def _moved_pass(heads: Sequence[_Anchored], bases: Sequence[_Anchored],
     for h in free_h:
         at_line[(h.f.tool, h.f.rule, h.f.path, h.f.line)].append(h)
     candidates: list[tuple[tuple[object, ...], _Anchored, _Anchored, str]] = []
-    found, untraced = moves.moves(lost, gained)
+    found, untraced = moves.moves(*_moved_lines(state, free_b, free_h))
     for move in found:
         for b in by_source[move.source]:
             if b.f.line in move.verbatim:
@@ -827,10 +829,28 @@ def _moved_pass(heads: Sequence[_Anchored], bases: Sequence[_Anchored],
                         h.index, b.index)
                 candidates.append((rank, h, b, name))
     for _, h, b, name in sorted(candidates, key=lambda c: c[0]):
-        if id(h) not in matched and id(b) not in taken:
-            matched[id(h)] = (b, name)
-            taken.add(id(b))
+        if id(h) not in state.matched and id(b) not in state.taken:
+            state.pair(h, b, name)
     return untraced
+
+
+def _moved_lines(state: _State, free_b: Sequence[_Anchored], free_h: Sequence[_Anchored]
+                 ) -> tuple[list[moves.Lines], list[moves.Lines]]:
+    """The lines the change removed from the base files of `free_b`, and those it added or
+    edited in the head files of `free_h`, normalised."""
+    base_path = {b.pair_key: b.side_path for b in free_b}
+    lost = []
+    for key, path in sorted(base_path.items()):
+        kept = state.lm_of(key).base_to_head
+        texts = state.index("base", path).norms
+        numbers = tuple(n for n in range(1, len(texts) + 1) if n not in kept)
+        lost.append(moves.Lines(key, numbers, tuple(texts[n - 1] for n in numbers)))
+    gained = []
+    for path in sorted({h.f.path for h in free_h}):
+        lm, texts = state.lm_of(path), state.index("head", path).norms
+        numbers = tuple(n for n in range(1, len(texts) + 1) if lm.head_status(n) in (ADDED, MODIFIED))
+        gained.append(moves.Lines(path, numbers, tuple(texts[n - 1] for n in numbers)))
+    return lost, gained
 
 
 # Two definitions are one moved and edited when this share of their tokens align.
@@ -855,7 +875,7 @@ class _Enclosed:
 
 
 def _enclosed(a: _Anchored, code: Code) -> _Enclosed | None:
-    k = token_at(code.tokens, code.lines, a.f.line, a.f.column)
+    k = code.token_at(a.f.line, a.f.column)
     if k is None:
         return None
     around = [d for d in reversed(code.definitions) if d.start <= k < d.stop
@@ -863,17 +883,10 @@ def _enclosed(a: _Anchored, code: Code) -> _Enclosed | None:
     return _Enclosed(a, code, k, around) if around else None
 
 
-def _signature(code: Code, d: Definition) -> tuple[str, ...]:
-    """A definition's tokens, its own name left out: a renamed function is the same code."""
-    texts = [t.text for t in code.tokens[d.start:d.stop]]
-    if d.name is not None:
-        texts[d.name - d.start] = "\0"
-    return tuple(texts)
+_Target = tuple["Code", "Definition", tuple[str, ...]]  # a head definition and its signature
 
 
-def _definition_pass(heads: Sequence[_Anchored], bases: Sequence[_Anchored],
-                     code: Callable[[str, str], Code],
-                     matched: dict[int, tuple[_Anchored, str]], taken: set[int]) -> None:
+def _definition_pass(state: _State) -> None:
     """PD: a function, method or class moved anywhere (another file, another class), renamed,
     reformatted or lightly edited keeps its findings: the definition around a base finding is
     found among the definitions around the head's unmatched findings, by its tokens with its
@@ -882,29 +895,39 @@ def _definition_pass(heads: Sequence[_Anchored], bases: Sequence[_Anchored],
     same message shape."""
     # Files are read as tokens only for findings that could pair: a change that only adds
     # findings never reads one.
-    left = [b for b in bases if id(b) not in taken and not b.file_level]
+    left = [b for b in state.bases if id(b) not in state.taken and not b.file_level]
     left_rules = {(b.f.tool, b.f.rule) for b in left}
-    free_h = [e for h in heads if id(h) not in matched and not h.file_level
+    free_h = [e for h in state.heads if id(h) not in state.matched and not h.file_level
               and h.status in (ADDED, MODIFIED) and (h.f.tool, h.f.rule) in left_rules
-              and (e := _enclosed(h, code("head", h.f.path))) is not None]
+              and (e := _enclosed(h, state.code("head", h.f.path))) is not None]
     if not free_h:
         return
     rules = {(e.anchored.f.tool, e.anchored.f.rule) for e in free_h}
     free_b = [e for b in left if (b.f.tool, b.f.rule) in rules
-              and (e := _enclosed(b, code("base", b.side_path))) is not None]
+              and (e := _enclosed(b, state.code("base", b.side_path))) is not None]
     if not free_b:
         return
-    targets: dict[tuple[str, int], tuple[Code, Definition, tuple[str, ...]]] = {}
+    targets: dict[tuple[str, int], _Target] = {}
     for e in free_h:
         for d in e.around:
-            targets.setdefault((e.anchored.f.path, d.start), (e.code, d, _signature(e.code, d)))
-    by_signature: dict[tuple[str, ...], list[tuple[str, int]]] = defaultdict(list)
-    for key, (_, _, sig) in sorted(targets.items()):
-        by_signature[sig].append(key)
+            targets.setdefault((e.anchored.f.path, d.start), (e.code, d, e.code.signature(d)))
     at_line: dict[tuple[str, str, str, int], list[_Anchored]] = defaultdict(list)
     for e in free_h:
         h = e.anchored
         at_line[(h.f.tool, h.f.rule, h.f.path, h.f.line)].append(h)
+    for _, h, b in sorted(_definition_candidates(free_b, targets, at_line), key=lambda c: c[0]):
+        if id(h) not in state.matched and id(b) not in state.taken:
+            state.pair(h, b, "PD")
+
+
+def _definition_candidates(free_b: Sequence[_Enclosed], targets: Mapping[tuple[str, int], _Target],
+                           at_line: Mapping[tuple[str, str, str, int], Sequence[_Anchored]]
+                           ) -> list[tuple[tuple[object, ...], _Anchored, _Anchored]]:
+    """Each base finding with the head findings its token arrives on, through the innermost
+    definition around it that has a partner (equal first, else similar within the budget)."""
+    by_signature: dict[tuple[str, ...], list[tuple[str, int]]] = defaultdict(list)
+    for key, (_, _, sig) in sorted(targets.items()):
+        by_signature[sig].append(key)
     budget = DEFINITION_PAIRS
     found: dict[tuple[str, int], list[tuple[tuple[str, int], float]]] = {}
     candidates: list[tuple[tuple[object, ...], _Anchored, _Anchored]] = []
@@ -913,15 +936,15 @@ def _definition_pass(heads: Sequence[_Anchored], bases: Sequence[_Anchored],
         for depth, d in enumerate(e.around):
             source = (b.side_path, d.start)
             if source not in found:
-                sig = _signature(e.code, d)
+                sig = e.code.signature(d)
                 partners = [(key, 1.0) for key in by_signature.get(sig, ())]
                 if not partners:
                     partners, budget = _similar_definitions(
-                        sig, _name(e.code, d), targets, budget)
+                        sig, e.code.name_of(d), targets, budget)
                 found[source] = partners
             for key, ratio in found[source]:
                 target_code, target, target_sig = targets[key]
-                moved = aligned(_signature(e.code, d), target_sig).get(e.token - d.start)
+                moved = e.code.aligned(e.code.signature(d), target_sig).get(e.token - d.start)
                 if moved is None:
                     continue
                 line = target_code.tokens[target.start + moved].line
@@ -931,19 +954,12 @@ def _definition_pass(heads: Sequence[_Anchored], bases: Sequence[_Anchored],
                                             b.f.column != h.f.column, h.index, b.index), h, b))
             if found[source]:
                 break
-    for _, h, b in sorted(candidates, key=lambda c: c[0]):
-        if id(h) not in matched and id(b) not in taken:
-            matched[id(h)] = (b, "PD")
-            taken.add(id(b))
-
-
-def _name(code: Code, d: Definition) -> str | None:
-    return None if d.name is None else code.tokens[d.name].text
+    return candidates
 
 
 def _similar_definitions(sig: tuple[str, ...], name: str | None,
-                         targets: Mapping[tuple[str, int], tuple[Code, Definition, tuple[str, ...]]],
-                         budget: int) -> tuple[list[tuple[tuple[str, int], float]], int]:
+                         targets: Mapping[tuple[str, int], _Target], budget: int
+                         ) -> tuple[list[tuple[tuple[str, int], float]], int]:
     """The definitions at least SIMILAR_DEFINITION alike (renamed ones only when long), with
     the budget left."""
     out = []
@@ -952,7 +968,7 @@ def _similar_definitions(sig: tuple[str, ...], name: str | None,
         shorter, longer = sorted((len(sig), len(other)))
         if shorter < SIMILAR_DEFINITION * longer or budget < len(sig) * len(other):
             continue
-        if shorter < MIN_RENAMED_AND_EDITED and _name(code, d) != name:
+        if shorter < MIN_RENAMED_AND_EDITED and code.name_of(d) != name:
             continue
         budget -= len(sig) * len(other)
         matcher.set_seq1(other)

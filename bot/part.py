@@ -13,14 +13,14 @@ line, status]], "gaps": [head line]}}}`. Decoding checks every field (untrusted 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from bot import codec
-from bot.classify import FileSide
 from bot.diff import ADDED, MODIFIED, UNCHANGED, WS_CHANGED, LineMap
 from bot.errors import CodecError
+from bot.evidence import Evidence, FileSide
 from bot.model import Finding
 from bot.positions import split_lines
 
@@ -39,37 +39,33 @@ class Part:
     base: tuple[Finding, ...]
     head: tuple[Finding, ...]
     unbaselined: frozenset[tuple[str, str]]
-    base_files: Mapping[str, FileSide]
-    head_files: Mapping[str, FileSide]
-    maps: Mapping[str, LineMap]
+    # The files and line maps of these findings. Its pairing is not carried: the artifact's
+    # file changes say it, and the publisher pairs the parts' evidence by them (bot.assemble).
+    evidence: Evidence
 
 
 def of(index: int, count: int, plan: str, base: Sequence[Finding], head: Sequence[Finding],
-       unbaselined: frozenset[tuple[str, str]], pairs: Mapping[str, str | None],
-       base_files: Mapping[str, FileSide], head_files: Mapping[str, FileSide],
-       maps: Mapping[str, LineMap]) -> Part:
-    """A part carrying, of the change's files, those the classifier reads for these findings:
-    each finding's file pair, both revisions, and the pair's line map."""
-    reverse = {b: h for h, b in pairs.items() if b is not None}
-    heads = {f.path for f in head} | {reverse.get(f.path, f.path) for f in base}
-    bases = {f.path for f in base} | {b for h in heads if (b := pairs.get(h, h)) is not None}
+       unbaselined: frozenset[tuple[str, str]], evidence: Evidence) -> Part:
+    """A part carrying, of the change's evidence, what the classifier reads for these findings
+    (`Evidence.carrying`), its pairing left to the artifact's file changes."""
+    carried = evidence.carrying((f.path for f in head), (f.path for f in base))
     return Part(index, count, plan, tuple(base), tuple(head), unbaselined,
-                {p: base_files[p] for p in sorted(bases) if p in base_files},
-                {p: head_files[p] for p in sorted(heads) if p in head_files},
-                {p: maps[p] for p in sorted(heads) if p in maps})
+                Evidence(maps=carried.maps, base_files=carried.base_files,
+                         head_files=carried.head_files))
 
 
 # --- writing --------------------------------------------------------------------------------
 
 def encode(part: Part) -> dict[str, Any]:
+    evidence = part.evidence
     return {
         "index": part.index, "count": part.count, "plan": part.plan,
         "base": codec.encode_findings(sorted(part.base, key=Finding.sort_key)),
         "head": codec.encode_findings(sorted(part.head, key=Finding.sort_key)),
         "unbaselined": [list(pair) for pair in sorted(part.unbaselined)],
-        "files": {"base": {p: "".join(s.lines) for p, s in sorted(part.base_files.items())},
-                  "head": {p: "".join(s.lines) for p, s in sorted(part.head_files.items())}},
-        "maps": {p: _encode_map(lm) for p, lm in sorted(part.maps.items())},
+        "files": {"base": {p: "".join(s.lines) for p, s in sorted(evidence.base_files.items())},
+                  "head": {p: "".join(s.lines) for p, s in sorted(evidence.head_files.items())}},
+        "maps": {p: _encode_map(lm) for p, lm in sorted(evidence.maps.items())},
     }
 
 
@@ -105,7 +101,7 @@ def decode(raw: object, path: str, max_lines: int) -> Part:
     unbaselined = frozenset(_pair(item, where) for item, where in obj.items("unbaselined"))
     return Part(index, count, plan, codec.decode_findings(obj.raw["base"], obj.at("base")),
                 codec.decode_findings(obj.raw["head"], obj.at("head")), unbaselined,
-                base_files, head_files, maps)
+                Evidence(maps=maps, base_files=base_files, head_files=head_files))
 
 
 def _bounded(value: object, field: str, top: int) -> int:

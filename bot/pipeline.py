@@ -10,16 +10,16 @@ import hashlib
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
 from bot import config as config_mod
 from bot import git, guard, shards, workspace
 from bot.analyzer import Analyzer, Outcome, Resolution, Target
-from bot.classify import FileSide, Inputs, classify
-from bot.diff import LineMap, identity_map
+from bot.classify import Inputs, classify
 from bot.errors import BotError
+from bot.evidence import Evidence
 from bot.linters.registry import CONFIG_FILES, LINTERS
 from bot.linters.registry import declared as declared_linters
 from bot.linters.runner import folders
@@ -62,6 +62,7 @@ class Gathered:
 
     rev: workspace.Revisions
     changes: workspace.Changes
+    evidence: Evidence  # the change's, with the files tools reported beyond it
     runs: tuple[ToolRun, ...]
     base: tuple[Finding, ...]
     head: tuple[Finding, ...]
@@ -71,13 +72,7 @@ class Gathered:
     plan: str = ""  # the shard plan's fingerprint (bot.shards.plan_id); empty when unsharded
 
     def inputs(self) -> Inputs:
-        changes = self.changes
-        return Inputs(
-            base=self.base, head=self.head, pairs=changes.pairs(), maps=changes.maps,
-            base_files=changes.base_files, head_files=changes.head_files,
-            unbaselined=self.unbaselined,
-            deleted=frozenset(p.old_path for p in changes.patches
-                              if p.status == "deleted" and p.old_path))
+        return Inputs(self.base, self.head, self.evidence, self.unbaselined)
 
 
 def registry() -> dict[str, Analyzer]:
@@ -165,8 +160,9 @@ def _safe_collect(analyzer: Analyzer, target: Target, resolution: Resolution) ->
                        failed_paths=frozenset(target.paths))
 
 
-def run_review(opts: ReviewOptions) -> ReviewResult:
-    return conclude(gather(opts))
+def run_review(opts: ReviewOptions, begun: Begun | None = None) -> ReviewResult:
+    """The review of `opts`; `begun`: its revisions and settings, when the caller has them."""
+    return conclude(gather(opts, begun or begin(opts)))
 
 
 def conclude(gathered: Gathered) -> ReviewResult:
@@ -190,13 +186,14 @@ def _shard_plan(opts: ReviewOptions, applicable: Sequence[Analyzer], changes: wo
     # A file pair goes to one shard whole: under its head path (its base path if deleted). The
     # tools are asked about both paths, so a file renamed to a name no tool takes still has
     # its base checked (its findings there are fixed).
-    key_of = {base: head for head, base in changes.pairs().items() if base is not None}
+    evidence = changes.evidence
+    key_of = evidence.reverse()
     paths = sorted({*changes.head_paths(), *changes.base_paths()})
     view = DiskView(head_root)
     shares = {a.name: [tuple(dict.fromkeys(key_of.get(p, p) for p in share))
                        for share in a.shares(view, paths)] for a in applicable}
     sizes = {p: sum(len(line) for line in side.lines)
-             for files in (changes.base_files, changes.head_files) for p, side in files.items()}
+             for files in (evidence.base_files, evidence.head_files) for p, side in files.items()}
     plan = shards.assign(shards.groups(shares, {a.name: a.defers_to for a in applicable}, sizes),
                          opts.shard.count)
     settings = [opts.shard.count, sorted(opts.only or ()), opts.timeout,
@@ -224,16 +221,34 @@ def _bot_version() -> str:
         return ""
 
 
-def gather(opts: ReviewOptions) -> Gathered:
+@dataclass(frozen=True)
+class Begun:
+    """Where a review starts: its revisions resolved and its settings read, once, by whoever
+    starts it (a flow that needs the settings itself hands these down)."""
+
+    rev: workspace.Revisions
+    settings: config_mod.Reviewed
+
+
+def begin(opts: ReviewOptions) -> Begun:
+    """The revisions of `opts` and the settings between them (`config.for_review`)."""
     rev = workspace.resolve(opts.repo, opts.base, opts.head)
-    analyzers = dict(opts.analyzers) if opts.analyzers is not None else registry()
+    known = tool_names(_analyzers(opts))
+    return Begun(rev, config_mod.for_review(rev.repo, rev.merge_base, rev.head, opts.config, known))
+
+
+def _analyzers(opts: ReviewOptions) -> dict[str, Analyzer]:
+    return dict(opts.analyzers) if opts.analyzers is not None else registry()
+
+
+def _chosen(opts: ReviewOptions, begun: Begun) -> dict[str, Analyzer]:
+    """The tools this review may run: the known ones and the repository's own (declared
+    linters, rules), less those switched off or left out by --only."""
+    analyzers = _analyzers(opts)
     known = tool_names(analyzers)
-    settings = config_mod.for_review(rev.repo, rev.merge_base, rev.head, opts.config, known)
-    cfg = settings.config
+    cfg, rev = begun.settings.config, begun.rev
     analyzers.update(declared_linters(cfg.declared))  # the repository's own, from the head
     check_only(opts.only, known | set(analyzers))
-    timeout = opts.timeout or cfg.timeout
-    changes = workspace.read_changes(rev)
     if cfg.rules:
         # Imported here: tree-sitter and the grammars load only for repositories with rules.
         from bot.structural.analyzer import RulesAnalyzer
@@ -241,127 +256,167 @@ def gather(opts: ReviewOptions) -> Gathered:
         rules_tool = RulesAnalyzer.from_settings(
             cfg.rules, lambda path: git.show(rev.repo, rev.head, path))
         analyzers[rules_tool.name] = rules_tool
-    analyzers = {n: a for n, a in analyzers.items()
-                 if n not in cfg.disabled and (opts.only is None or n in opts.only)}
+    return {n: a for n, a in analyzers.items()
+            if n not in cfg.disabled and (opts.only is None or n in opts.only)}
+
+
+@dataclass
+class ToolRuns:
+    """The runs of one review's tools: each found and given its targets at both revisions
+    (`prepare`), run, and what it found and failed on recorded (`record`)."""
+
+    opts: ReviewOptions
+    rev: workspace.Revisions
+    trees: workspace.Checkouts
+    changes: workspace.Changes
+    mine: dict[str, frozenset[str]] | None  # the files each tool checks in this shard
+    timeout: float
+    # A tool run in the user's checkout must leave it as it was (bot.guard).
+    watch: guard.Watch
+    whole_anyway: bool = False  # the whole base is made anyway (see `run`)
+    # What each tool run so far checked, per revision (Target.checked).
+    checked: dict[Side, dict[str, frozenset[str]]] = field(
+        default_factory=lambda: {"base": {}, "head": {}})
+    done: dict[str, ToolRun] = field(default_factory=dict)
+    base: list[Finding] = field(default_factory=list)
+    head: list[Finding] = field(default_factory=list)
+    unbaselined: set[tuple[str, str]] = field(default_factory=set)
+    extra_paths: set[str] = field(default_factory=set)  # reported beyond the change's files
+
+    def run(self, applicable: Sequence[Analyzer]) -> list[ToolRun]:
+        """Each of this shard's tools at both revisions, in order of their names."""
+        own_work = [a for a in applicable
+                    if self.mine is None or self.mine.get(a.name, frozenset())]  # else another's
+        # The whole base is made anyway for a tool that needs the project when it is made
+        # up front or nothing is cached: the tools that read one file at a time use it too,
+        # rather than a tree of the changed files' folders beside it.
+        self.whole_anyway = any(not a.lazy_checkout for a in own_work) or (
+            self.opts.cache_dir is None and any(not a.file_scoped for a in own_work))
+        # Tools that neither write into the checkout nor read another's results start at once,
+        # each run of theirs waiting for a core (proc.tool_slot); the others follow, in turn.
+        names = {a.name for a in own_work}
+        wave = [a for a in own_work if a.read_only and not set(a.defers_to) & names]
+        if len(wave) > 1:
+            self._together(wave)
+        for analyzer in own_work:
+            if analyzer.name not in self.done:
+                self._alone(analyzer)
+        return [self.done[a.name] for a in own_work]
+
+    def _together(self, wave: Sequence[Analyzer]) -> None:
+        ready = [p for a in wave if (p := self.prepare(a)) is not None]
+        ended: dict[str, float] = {}
+        results = guard.around_all(self.watch, [(r.analyzer.name, r.head.paths) for r in ready],
+                                   lambda: _collect_all(ready, ended))
+        for r, (base_o, head_o) in zip(ready, results, strict=True):
+            self.done[r.analyzer.name] = self.record(r, base_o, head_o, ended[r.analyzer.name])
+
+    def _alone(self, analyzer: Analyzer) -> None:
+        step = self.prepare(analyzer)
+        if step is None:
+            return
+        base_o, head_o = guard.around(
+            self.watch, analyzer.name, step.head.paths,
+            lambda: _collect(step.analyzer, step.resolution, step.base, step.head))
+        self.done[analyzer.name] = self.record(step, base_o, head_o, time.monotonic())
+
+    def prepare(self, analyzer: Analyzer) -> _Prepared | None:
+        """The tool found and its targets made; None: it cannot run (`done` says why)."""
+        opts, trees = self.opts, self.trees
+        started = time.monotonic()
+        if opts.progress is not None:
+            opts.progress(analyzer.name, None)
+        resolution, probed = guard.probing(self.watch, analyzer.name,
+                                           partial(analyzer.resolve, trees.head_root, opts.cache_dir))
+        if probed:
+            self.done[analyzer.name] = _timed(ToolRun(analyzer.name, resolution.version, "failed",
+                                                      probed, ("head",)), started, opts)
+            return None
+        if resolution.executable is None:
+            hint = resolution.install_hint  # none: the message says what to do
+            self.done[analyzer.name] = _timed(ToolRun(
+                analyzer.name, None, "missing", f"{resolution.message}; install it with: {hint}"
+                if hint else resolution.message), started, opts)
+            return None
+        head_t, base_t = self._targets(analyzer)
+        return _Prepared(analyzer, resolution, base_t, head_t, started)
+
+    def _targets(self, analyzer: Analyzer) -> tuple[Target, Target]:
+        """The tool's targets at the head and at the base (this shard's files only)."""
+        opts, rev, trees, changes = self.opts, self.rev, self.trees, self.changes
+        own = None if self.mine is None else self.mine.get(analyzer.name, frozenset())
+        head_paths, base_paths = changes.head_paths(), changes.base_paths()
+        head_t = Target(trees.head_root, rev.head,
+                        tuple(p for p in head_paths if own is None or p in own), "head",
+                        timeout=self.timeout, cache_dir=opts.cache_dir, repo=rev.repo,
+                        changed=tuple(sorted(set(head_paths) | set(base_paths))),
+                        installed=trees.installed, checked=dict(self.checked["head"]),
+                        fixed=opts.fixed)
+        pair_of = changes.evidence.reverse()
+        mine_base = tuple(p for p in base_paths if own is None or pair_of.get(p, p) in own)
+        if analyzer.lazy_checkout:
+            # Made only if something misses the cache (see Target.ready); for a tool that
+            # reads one file at a time, only the changed files' folders (bot.partial).
+            small = analyzer.file_scoped and not self.whole_anyway
+            return head_t, replace(head_t, root=trees.files_root if small else trees.base_root,
+                                   rev=rev.merge_base, paths=mine_base, side="base",
+                                   prepare=trees.files_base if small else trees.base,
+                                   view=trees.base_view, checked=dict(self.checked["base"]))
+        return head_t, replace(head_t, root=trees.base(), rev=rev.merge_base, paths=mine_base,
+                               side="base", checked=dict(self.checked["base"]))
+
+    def record(self, ready: _Prepared, base_o: Outcome, head_o: Outcome, ended: float) -> ToolRun:
+        name = ready.analyzer.name
+        self.base.extend(base_o.findings)
+        self.head.extend(head_o.findings)
+        self.extra_paths |= base_o.extra_paths | head_o.extra_paths
+        unread = base_o.unread_paths | head_o.unread_paths
+        sides: list[tuple[Side, Target, Outcome]] = [("base", ready.base, base_o),
+                                                     ("head", ready.head, head_o)]
+        for side, target, o in sides:
+            if o.status == "ok":
+                self.checked[side][name] = frozenset(target.paths) - o.failed_paths - unread
+        names = {name} | {f.tool for f in (*base_o.findings, *head_o.findings)}
+        for o in (base_o, head_o):
+            self.unbaselined |= {(n, p) for p in o.failed_paths for n in names}
+        return _timed(_merge_status(name, head_o.version or ready.resolution.version,
+                                    base_o, head_o), ready.started, self.opts, ended)
+
+
+def gather(opts: ReviewOptions, begun: Begun) -> Gathered:
+    """Every tool at both revisions of `begun` (whose settings are read already), before any
+    verdict."""
+    rev, settings = begun.rev, begun.settings
+    cfg = settings.config
+    analyzers = _chosen(opts, begun)
+    changes = workspace.read_changes(rev)
     notes = [f"{path}: not analysed ({why})" for path, why in sorted(changes.skipped.items())]
     notes += settings.notes
-    head_paths, base_paths = changes.head_paths(), changes.base_paths()
     # Each changed path once (a modified file is a path at both revisions).
-    changed = tuple(sorted(set(head_paths) | set(base_paths)))
-    runs: list[ToolRun] = []
-    base_findings: list[Finding] = []
-    head_findings: list[Finding] = []
-    unbaselined: set[tuple[str, str]] = set()
-    extra_paths: set[str] = set()
+    changed = tuple(sorted(set(changes.head_paths()) | set(changes.base_paths())))
     touched = sorted({path for p in changes.patches for path in (p.old_path, p.new_path) if path})
     with workspace.checkouts(rev, _config_files(analyzers, changed), touched) as trees:
-        head_root = trees.head_root
         applicable = [a for _, a in sorted(analyzers.items())
-                      if a.applies(head_root, changed)]
+                      if a.applies(trees.head_root, changed)]
         # Tools that never write into the files they check let the base share the head's.
         trees.read_only = all(a.read_only for a in applicable)
         if not applicable and not changes.patches:
             notes.append("no changes between the merge base and the head")
         elif not applicable:
             notes.append(HINT_NOTHING)
-        mine, plan = _shard_plan(opts, applicable, changes, head_root)
-        pair_of = {base: head for head, base in changes.pairs().items() if base is not None}
-        # What each tool run so far checked, per revision (Target.checked).
-        checked: dict[Side, dict[str, frozenset[str]]] = {"base": {}, "head": {}}
-        # A tool run in the user's checkout must leave it as it was (bot.guard).
-        watch = (guard.Watch(rev.repo, trees.head_status) if head_root == rev.repo
+        mine, plan = _shard_plan(opts, applicable, changes, trees.head_root)
+        watch = (guard.Watch(rev.repo, trees.head_status) if trees.head_root == rev.repo
                  else guard.Watch(None))
-        done: dict[str, ToolRun] = {}
-
-        def prepare(analyzer: Analyzer) -> _Prepared | None:
-            """The tool found and its targets made; None: it cannot run (`done` says why)."""
-            own = None if mine is None else mine.get(analyzer.name, frozenset())
-            started = time.monotonic()
-            if opts.progress is not None:
-                opts.progress(analyzer.name, None)
-            resolution, probed = guard.probing(watch, analyzer.name,
-                                               partial(analyzer.resolve, head_root, opts.cache_dir))
-            if probed:
-                done[analyzer.name] = _timed(ToolRun(analyzer.name, resolution.version, "failed",
-                                                     probed, ("head",)), started, opts)
-                return None
-            if resolution.executable is None:
-                hint = resolution.install_hint  # none: the message says what to do
-                done[analyzer.name] = _timed(ToolRun(
-                    analyzer.name, None, "missing", f"{resolution.message}; install it with: {hint}"
-                    if hint else resolution.message), started, opts)
-                return None
-            head_t = Target(head_root, rev.head,
-                            tuple(p for p in head_paths if own is None or p in own), "head",
-                            timeout=timeout, cache_dir=opts.cache_dir, repo=rev.repo,
-                            changed=changed, installed=trees.installed,
-                            checked=dict(checked["head"]), fixed=opts.fixed)
-            mine_base = tuple(p for p in base_paths if own is None or pair_of.get(p, p) in own)
-            if analyzer.lazy_checkout:
-                # Made only if something misses the cache (see Target.ready); for a tool that
-                # reads one file at a time, only the changed files' folders (bot.partial).
-                small = analyzer.file_scoped and not whole_anyway
-                base_t = replace(head_t, root=trees.files_root if small else trees.base_root,
-                                 rev=rev.merge_base, paths=mine_base, side="base",
-                                 prepare=trees.files_base if small else trees.base,
-                                 view=trees.base_view, checked=dict(checked["base"]))
-            else:
-                base_t = replace(head_t, root=trees.base(), rev=rev.merge_base,
-                                 paths=mine_base, side="base", checked=dict(checked["base"]))
-            return _Prepared(analyzer, resolution, base_t, head_t, started)
-
-        def record(ready: _Prepared, base_o: Outcome, head_o: Outcome, ended: float) -> ToolRun:
-            nonlocal extra_paths, unbaselined
-            analyzer = ready.analyzer
-            base_findings.extend(base_o.findings)
-            head_findings.extend(head_o.findings)
-            extra_paths |= base_o.extra_paths | head_o.extra_paths
-            unread = base_o.unread_paths | head_o.unread_paths
-            sides: list[tuple[Side, Target, Outcome]] = [("base", ready.base, base_o),
-                                                         ("head", ready.head, head_o)]
-            for side, target, o in sides:
-                if o.status == "ok":
-                    checked[side][analyzer.name] = frozenset(target.paths) - o.failed_paths - unread
-            names = {analyzer.name} | {f.tool for f in (*base_o.findings, *head_o.findings)}
-            for o in (base_o, head_o):
-                unbaselined |= {(n, p) for p in o.failed_paths for n in names}
-            return _timed(_merge_status(analyzer.name, head_o.version or ready.resolution.version,
-                                        base_o, head_o), ready.started, opts, ended)
-
-        own_work = [a for a in applicable
-                    if mine is None or mine.get(a.name, frozenset())]  # else another shard's
-        # The whole base is made anyway for a tool that needs the project when it is made
-        # up front or nothing is cached: the tools that read one file at a time use it too,
-        # rather than a tree of the changed files' folders beside it.
-        whole_anyway = any(not a.lazy_checkout for a in own_work) or (
-            opts.cache_dir is None and any(not a.file_scoped for a in own_work))
-        # Tools that neither write into the checkout nor read another's results start at once,
-        # each run of theirs waiting for a core (proc.tool_slot); the others follow, in turn.
-        names = {a.name for a in own_work}
-        wave = [a for a in own_work if a.read_only and not set(a.defers_to) & names]
-        if len(wave) > 1:
-            ready = [p for a in wave if (p := prepare(a)) is not None]
-            ended: dict[str, float] = {}
-            results = guard.around_all(watch, [(r.analyzer.name, r.head.paths) for r in ready],
-                                       lambda: _collect_all(ready, ended))
-            for r, (base_o, head_o) in zip(ready, results, strict=True):
-                done[r.analyzer.name] = record(r, base_o, head_o, ended[r.analyzer.name])
-        for analyzer in own_work:
-            if analyzer.name in done:
-                continue
-            step = prepare(analyzer)
-            if step is None:
-                continue
-            base_o, head_o = guard.around(
-                watch, analyzer.name, step.head.paths,
-                lambda: _collect(step.analyzer, step.resolution, step.base, step.head))  # noqa: B023 (run now)
-            done[analyzer.name] = record(step, base_o, head_o, time.monotonic())
-        runs += [done[a.name] for a in own_work]
-    _load_extra(rev, sorted(extra_paths - set(changes.head_files) - set(changes.base_files)),
-                changes.base_files, changes.head_files, changes.maps)
+        runs = ToolRuns(opts, rev, trees, changes, mine, opts.timeout or cfg.timeout, watch)
+        done = runs.run(applicable)
+    evidence = changes.evidence
+    extra = sorted(runs.extra_paths - set(evidence.head_files) - set(evidence.base_files))
+    if extra:  # files a tool reported beyond the change (importers of changed code)
+        evidence = evidence.with_unchanged(workspace.load_files(rev.repo, rev.merge_base, extra),
+                                           workspace.load_files(rev.repo, rev.head, extra))
     policy = cfg.policy if opts.policy is None else opts.policy(cfg.policy)
-    return Gathered(rev, changes, tuple(runs), tuple(base_findings), tuple(head_findings),
-                    frozenset(unbaselined), tuple(notes), policy, plan)
+    return Gathered(rev, changes, evidence, tuple(done), tuple(runs.base), tuple(runs.head),
+                    frozenset(runs.unbaselined), tuple(notes), policy, plan)
 
 
 def _timed(run: ToolRun, started: float, opts: ReviewOptions, ended: float | None = None
@@ -371,15 +426,3 @@ def _timed(run: ToolRun, started: float, opts: ReviewOptions, ended: float | Non
     if opts.progress is not None:
         opts.progress(run.name, timed)
     return timed
-
-
-def _load_extra(rev: workspace.Revisions, paths: Sequence[str], base_files: dict[str, FileSide],
-                head_files: dict[str, FileSide], maps: dict[str, LineMap]) -> None:
-    """Files a tool reported beyond the diff (importers of changed code): unchanged pairs."""
-    if not paths:
-        return
-    base_files.update(workspace.load_files(rev.repo, rev.merge_base, paths))
-    head = workspace.load_files(rev.repo, rev.head, paths)
-    head_files.update(head)
-    for path, side in head.items():
-        maps.setdefault(path, identity_map(len(side.lines)))

@@ -10,7 +10,6 @@ expression it split, keeps every token, so a finding on one keeps its place.
 from __future__ import annotations
 
 import bisect
-import difflib
 import itertools
 from collections import Counter
 from collections.abc import Sequence
@@ -20,7 +19,7 @@ from typing import TYPE_CHECKING
 from bot.diff import LineMap
 
 if TYPE_CHECKING:  # only annotations here: bot.tokens loads where a file is read as tokens
-    from bot.tokens import Token
+    from bot.tokens import Code, Token
 
 # Token pairs compared per rewritten region at most: past it the region is left to the
 # line-based passes (a region of equal tokens, the formatter's case, costs no comparison).
@@ -39,11 +38,12 @@ class Landing:
 class TokenMap:
     """Base positions to head positions, through the tokens of each rewritten region."""
 
-    def __init__(self, base: Sequence[Token], head: Sequence[Token], lm: LineMap,
-                 base_count: int) -> None:
+    def __init__(self, base_code: Code, head_code: Code, lm: LineMap, base_count: int) -> None:
+        self.code = base_code
+        base, head = base_code.tokens, head_code.tokens
         self.base = base
-        self._base_lines = [t.line for t in base]
-        self._head_lines = [t.line for t in head]
+        self._base_lines = base_code.lines
+        self._head_lines = head_code.lines
         self.partner: dict[int, Token] = {}  # base token index -> head token
         self.skipped = 0  # regions too large to align
         # The line map's pairing of a line is trusted as a region's edge only where a formatter
@@ -73,11 +73,11 @@ class TokenMap:
         if a != b and len(a) * len(b) > REGION_PAIRS:
             self.skipped += 1
             return
-        self.partner.update((start + i, head[j]) for i, j in aligned(a, b).items())
+        self.partner.update((start + i, head[j]) for i, j in self.code.aligned(a, b).items())
 
     def land(self, line: int, column: int) -> Landing | None:
         """The head position of a base position in a rewritten region, or None."""
-        under = token_at(self.base, self._base_lines, line, column)
+        under = self.code.token_at(line, column)
         if under is None:
             return None
         token = self.base[under]
@@ -120,28 +120,3 @@ def statement_lines(tokens: Sequence[Token]) -> tuple[set[int], set[int]]:
     worded = {n for n in whole if any(c.isalnum() for w in texts[n] for c in w)}
     count = Counter("\0".join(words) for words in texts.values())
     return worded, {n for n in worded if count["\0".join(texts[n])] == 1}
-
-
-def token_at(tokens: Sequence[Token], lines: Sequence[int], line: int, column: int) -> int | None:
-    """The index of the token under a position: the one covering it, else the nearest before
-    it on its line, else the first after; on a line no token starts on, the token spanning it.
-    `lines` holds each token's line (sorted, as tokens are)."""
-    lo, hi = bisect.bisect_left(lines, line), bisect.bisect_right(lines, line)
-    if lo == hi:
-        if lo > 0 and tokens[lo - 1].end_line >= line:
-            return lo - 1
-        return None
-    for k in range(lo, hi):
-        token = tokens[k]
-        if token.column <= column and (column < token.end_column or token.end_line > line):
-            return k
-    before = [k for k in range(lo, hi) if tokens[k].column <= column]
-    return before[-1] if before else lo
-
-
-def aligned(a: Sequence[str], b: Sequence[str]) -> dict[int, int]:
-    """Index pairs of equal tokens of two sequences (all of them when the two are equal)."""
-    if a == b:
-        return {k: k for k in range(len(a))}
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    return {i + k: j + k for i, j, n in matcher.get_matching_blocks() for k in range(n)}

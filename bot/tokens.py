@@ -10,6 +10,8 @@ bundles), or from a plain lexer for files no grammar covers.
 
 from __future__ import annotations
 
+import bisect
+import difflib
 import functools
 import re
 from collections.abc import Sequence
@@ -69,6 +71,50 @@ class Code:
     def lines(self) -> list[int]:
         """Each token's line, for bisecting (sorted, as the tokens are)."""
         return [t.line for t in self.tokens]
+
+    def token_at(self, line: int, column: int) -> int | None:
+        """The index of the token under a position: the one covering it, else the nearest
+        before it on its line, else the first after; on a line no token starts on, the token
+        spanning it."""
+        tokens, lines = self.tokens, self.lines
+        lo, hi = bisect.bisect_left(lines, line), bisect.bisect_right(lines, line)
+        if lo == hi:
+            if lo > 0 and tokens[lo - 1].end_line >= line:
+                return lo - 1
+            return None
+        for k in range(lo, hi):
+            token = tokens[k]
+            if token.column <= column and (column < token.end_column or token.end_line > line):
+                return k
+        before = [k for k in range(lo, hi) if tokens[k].column <= column]
+        return before[-1] if before else lo
+
+    def texts(self, start: int, stop: int) -> tuple[str, ...]:
+        return tuple(t.text for t in self.tokens[start:stop])
+
+    def name_of(self, d: Definition) -> str | None:
+        return None if d.name is None else self.tokens[d.name].text
+
+    def names(self) -> list[str]:
+        """The names of the definitions, in order."""
+        return [self.tokens[d.name].text for d in self.definitions if d.name is not None]
+
+    def signature(self, d: Definition) -> tuple[str, ...]:
+        """A definition's tokens, its own name left out: a renamed function is the same code."""
+        texts = [t.text for t in self.tokens[d.start:d.stop]]
+        if d.name is not None:
+            texts[d.name - d.start] = "\0"
+        return tuple(texts)
+
+    # On the value rather than in the module: its callers hold a `Code` already, and the
+    # module is imported only where a file is read as tokens (bot.classify).
+    @staticmethod
+    def aligned(a: Sequence[str], b: Sequence[str]) -> dict[int, int]:
+        """Index pairs of equal tokens of two sequences (all of them when the two are equal)."""
+        if a == b:
+            return {k: k for k in range(len(a))}
+        matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+        return {i + k: j + k for i, j, n in matcher.get_matching_blocks() for k in range(n)}
 
 
 def grammar_for(path: str) -> str | None:

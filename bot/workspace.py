@@ -20,9 +20,9 @@ from pathlib import Path, PurePosixPath
 
 from bot import cancel, deps, git, gitcreds, linked, partial, scratch, trees
 from bot.cache import default_dir, file_blob
-from bot.classify import FileSide
 from bot.diff import UNCHANGED, FilePatch, LineMap, hunk_lines, line_map, parse_patch
 from bot.errors import BotError, CannotLink
+from bot.evidence import Evidence, FileSide
 from bot.model import FileChange, FileStatus
 from bot.positions import split_lines
 
@@ -54,9 +54,8 @@ class Revisions:
 @dataclass
 class Changes:
     patches: list[FilePatch]
-    base_files: dict[str, FileSide] = field(default_factory=dict)
-    head_files: dict[str, FileSide] = field(default_factory=dict)
-    maps: dict[str, LineMap] = field(default_factory=dict)
+    # What the classifier reads of the change (made last, once the files are read).
+    evidence: Evidence = field(default_factory=Evidence)
     skipped: dict[str, str] = field(default_factory=dict)  # path -> why it is not analysed
     # Skipped paths a tool should have checked (over SIZE_LIMIT): the change is unchecked there.
     unchecked: set[str] = field(default_factory=set)
@@ -69,14 +68,10 @@ class Changes:
         return sorted(p.old_path for p in self.patches
                       if p.old_path and p.status != "copied" and p.old_path not in self.skipped)
 
-    def pairs(self) -> dict[str, str | None]:
-        return {p.new_path: (None if p.status in ("added", "copied") else p.old_path)
-                for p in self.patches if p.new_path}
-
     def file_changes(self) -> tuple[FileChange, ...]:
         out = []
         for p in self.patches:
-            lm = self.maps.get(p.path) if p.new_path else None
+            lm = self.evidence.maps.get(p.path) if p.new_path else None
             hunks = hunk_lines(lm) if lm else frozenset()
             out.append(FileChange(
                 p.path, p.old_path, p.status, lm.changed_lines() if lm else frozenset(), hunks,
@@ -216,55 +211,66 @@ def read_changes(rev: Revisions) -> Changes:
             changes.unchecked.add(p.path)
     if big:
         changes.patches = sorted([*changes.patches, *big], key=lambda p: p.path)
-    specs: list[str] = []
+    blobs = _blobs(rev, raw, [p for p in changes.patches if p.path not in changes.skipped], by_id)
+    base_files: dict[str, FileSide] = {}
+    head_files: dict[str, FileSide] = {}
+    maps: dict[str, LineMap] = {}
     for p in changes.patches:
         if p.path in changes.skipped:
-            continue
-        specs.append(f"{rev.merge_base}:{p.old_path}" if p.old_path else "")
-        specs.append(f"{rev.head}:{p.new_path}" if p.new_path else "")
-    wanted = [s for s in specs if s]
-    # Read by blob id where the raw diff gave one: git then walks neither tree once per file.
-    spec_ids = {f"{rev.merge_base}:{r.old_path}": r.old_blob for r in raw if r.old_blob} | {
-        f"{rev.head}:{r.new_path}": r.new_blob for r in raw if r.new_blob}
-    blobs = {s: by_id[spec_ids[s]] for s in wanted if spec_ids.get(s) in by_id}
-    rest = [s for s in wanted if s not in blobs]  # none the raw diff named (never expected)
-    blobs |= dict(zip(rest, git.cat_blobs(rev.repo, [spec_ids.get(s, s) for s in rest]), strict=True))
-    for p in changes.patches:
-        if p.path in changes.skipped:
-            continue
-        if p.binary:
-            changes.skipped[p.path] = "binary file"
-            continue
-        if p.symlink:
-            changes.skipped[p.path] = "symbolic link"
-            continue
-        if p.submodule:
-            changes.skipped[p.path] = SUBMODULE
             continue
         base_blob = blobs.get(f"{rev.merge_base}:{p.old_path}") if p.old_path else None
         head_blob = blobs.get(f"{rev.head}:{p.new_path}") if p.new_path else None
-        if b"\0" in (base_blob or b"")[:8000] or b"\0" in (head_blob or b"")[:8000]:
-            changes.skipped[p.path] = "binary file"
-            continue
-        if _lfs_pointer(base_blob) or _lfs_pointer(head_blob):
-            changes.skipped[p.path] = LFS_POINTER
-            continue
-        base_lines = _split(_decode(base_blob)) if p.old_path and base_blob is not None else None
-        head_lines = _split(_decode(head_blob)) if p.new_path and head_blob is not None else None
-        shown = head_lines if p.new_path else base_lines
-        machine_made = _machine_made(p.path, shown) if shown else None
-        if machine_made:
-            changes.skipped[p.path] = machine_made
+        why = _not_analysed(p, base_blob, head_blob)
+        if why is None:  # read as text only now: a binary blob may be megabytes
+            base_lines = _split(_decode(base_blob)) if p.old_path and base_blob is not None else None
+            head_lines = _split(_decode(head_blob)) if p.new_path and head_blob is not None else None
+            why = _machine_made(p.path, (head_lines if p.new_path else base_lines) or ())
+        if why:
+            changes.skipped[p.path] = why
             continue
         if p.old_path and base_lines is not None:
-            changes.base_files[p.old_path] = FileSide(base_lines)
+            base_files[p.old_path] = FileSide(base_lines)
         if p.new_path and head_lines is not None:
-            changes.head_files[p.new_path] = FileSide(head_lines)
+            head_files[p.new_path] = FileSide(head_lines)
         if p.new_path:
-            base_n = len(changes.base_files[p.old_path].lines) if p.old_path in changes.base_files else 0
-            changes.maps[p.new_path] = line_map(p, base_n, len(changes.head_files[p.new_path].lines)
-                                                if p.new_path in changes.head_files else 0)
+            base_n = len(base_files[p.old_path].lines) if p.old_path in base_files else 0
+            maps[p.new_path] = line_map(p, base_n, len(head_files[p.new_path].lines)
+                                        if p.new_path in head_files else 0)
+    changes.evidence = Evidence.of(changes.patches, maps, base_files, head_files)
     return changes
+
+
+def _blobs(rev: Revisions, raw: Sequence[git.RawChange], patches: Sequence[FilePatch],
+           by_id: dict[str, bytes | None]) -> dict[str, bytes | None]:
+    """Each side of each patch, by `rev:path`: from `by_id` where the raw diff named its blob
+    (git then walks neither tree once per file), else read now (never expected)."""
+    specs: list[str] = []
+    for p in patches:
+        specs.append(f"{rev.merge_base}:{p.old_path}" if p.old_path else "")
+        specs.append(f"{rev.head}:{p.new_path}" if p.new_path else "")
+    wanted = [s for s in specs if s]
+    spec_ids = {f"{rev.merge_base}:{r.old_path}": r.old_blob for r in raw if r.old_blob} | {
+        f"{rev.head}:{r.new_path}": r.new_blob for r in raw if r.new_blob}
+    blobs = {s: by_id[spec_ids[s]] for s in wanted if spec_ids.get(s) in by_id}
+    rest = [s for s in wanted if s not in blobs]
+    blobs |= dict(zip(rest, git.cat_blobs(rev.repo, [spec_ids.get(s, s) for s in rest]), strict=True))
+    return blobs
+
+
+def _not_analysed(p: FilePatch, base_blob: bytes | None, head_blob: bytes | None) -> str | None:
+    """Why a changed file is left out of the review whatever its text (binary, a link, a
+    submodule, a Git LFS pointer), or None."""
+    if p.binary:
+        return "binary file"
+    if p.symlink:
+        return "symbolic link"
+    if p.submodule:
+        return SUBMODULE
+    if b"\0" in (base_blob or b"")[:8000] or b"\0" in (head_blob or b"")[:8000]:
+        return "binary file"
+    if _lfs_pointer(base_blob) or _lfs_pointer(head_blob):
+        return LFS_POINTER
+    return None
 
 
 def _machine_made(path: str, lines: Sequence[str]) -> str | None:

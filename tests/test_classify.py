@@ -18,8 +18,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.classify import FileSide, Inputs, classify, is_file_level
+from bot.classify import Inputs, classify, is_file_level
 from bot.diff import ADDED, FilePatch, LineMap, line_map, parse_patch
+from bot.evidence import Evidence, FileSide
 from bot.model import Finding, Severity, Span, Verdict
 from tests.conftest import GitRepo, require_tool
 from tests.test_scenarios import FILE_LEVEL_CONFIG, review, start, table
@@ -70,10 +71,10 @@ def build(base_files: Mapping[str, str], head_files: Mapping[str, str], base: Se
     for path, text in head_files.items():
         base_path = pairs.get(path, path)
         maps[path] = added_map(text, path) if base_path is None else lmap(base_files[base_path], text, path)
-    return Inputs(base=list(base), head=list(head), pairs=pairs, maps=maps,
-                  base_files={p: FileSide(lines(t)) for p, t in base_files.items()},
-                  head_files={p: FileSide(lines(t)) for p, t in head_files.items()},
-                  unbaselined=frozenset(unbaselined), deleted=frozenset(deleted))
+    return Inputs(base=list(base), head=list(head), evidence=Evidence(
+        pairs=pairs, maps=maps, base_files={p: FileSide(lines(t)) for p, t in base_files.items()},
+        head_files={p: FileSide(lines(t)) for p, t in head_files.items()},
+        deleted=frozenset(deleted)), unbaselined=frozenset(unbaselined))
 
 
 Row = tuple[str, str, int, str, str | None]
@@ -429,7 +430,7 @@ def test_the_new_copy_is_on_a_line_the_diff_added() -> None:
     inputs = build({"a.py": base}, {"a.py": head}, found[:2], found)
     verdicts, fixed, _ = classify(inputs)
     (new,) = [v for v in verdicts if v.scope == "introduced"]
-    assert inputs.maps["a.py"].head_status(new.finding.line) == ADDED
+    assert inputs.evidence.maps["a.py"].head_status(new.finding.line) == ADDED
     assert [v.scope for v in verdicts].count("preexisting") == 2 and not fixed
 
 
@@ -750,10 +751,12 @@ def moving_scenarios(draw: st.DrawFn) -> tuple[Inputs, Inputs]:
         rng.shuffle(out)
         return out
 
+    ev = inputs.evidence
     twin = replace(inputs, base=shuffled(inputs.base), head=shuffled(inputs.head),
-                   pairs=dict(shuffled(inputs.pairs.items())), maps=dict(shuffled(inputs.maps.items())),
-                   base_files=dict(shuffled(inputs.base_files.items())),
-                   head_files=dict(shuffled(inputs.head_files.items())))
+                   evidence=replace(ev, pairs=dict(shuffled(ev.pairs.items())),
+                                    maps=dict(shuffled(ev.maps.items())),
+                                    base_files=dict(shuffled(ev.base_files.items())),
+                                    head_files=dict(shuffled(ev.head_files.items()))))
     return inputs, twin
 
 

@@ -21,7 +21,7 @@ WRAPPED = "def f(\n    a,\n    b=[],\n    c=None,\n):\n    return a\n"
 
 def test_a_token_of_a_wrapped_signature_lands_on_its_new_line() -> None:
     base, head = "def f(a, b=[], c=None):\n    return a\n", WRAPPED
-    tm = TokenMap(read("a.py", lines(base)).tokens, read("a.py", lines(head)).tokens, lmap(base, head),
+    tm = TokenMap(read("a.py", lines(base)), read("a.py", lines(head)), lmap(base, head),
                   len(lines(base)))
     assert tm.land(1, 12) == Landing(3, 7, True)  # the `[` of `b=[]`
     assert tm.land(1, 18) == Landing(4, 7, True)  # `None`
@@ -31,7 +31,7 @@ def test_a_lone_bracket_line_does_not_cut_a_region() -> None:
     """`}` pairs with any other `}`: such a pairing must not split one rewritten statement."""
     base = "function g() {\n  if (x) { y() }\n  let z = { a: 1, b: 2 }\n}\n"
     head = "function g() {\n  if (x) {\n    y()\n  }\n  let z = {\n    a: 1,\n    b: 2,\n  }\n}\n"
-    tm = TokenMap(read("a.js", lines(base)).tokens, read("a.js", lines(head)).tokens,
+    tm = TokenMap(read("a.js", lines(base)), read("a.js", lines(head)),
                   lmap(base, head, "a.js"), len(lines(base)))
     assert tm.land(3, 7) == Landing(5, 7, True)  # `z`
     assert tm.land(3, 19) == Landing(7, 5, True)  # `b`
@@ -39,7 +39,7 @@ def test_a_lone_bracket_line_does_not_cut_a_region() -> None:
 
 def test_an_edited_token_lands_through_its_neighbour_inexactly() -> None:
     base, head = "x = compute(alpha, beta)\n", "x = compute(\n    alpha,\n    gamma,\n)\n"
-    tm = TokenMap(read("a.py", lines(base)).tokens, read("a.py", lines(head)).tokens, lmap(base, head),
+    tm = TokenMap(read("a.py", lines(base)), read("a.py", lines(head)), lmap(base, head),
                   len(lines(base)))
     landing = tm.land(1, 20)
     assert landing is not None and not landing.exact
@@ -48,7 +48,7 @@ def test_an_edited_token_lands_through_its_neighbour_inexactly() -> None:
 def test_a_region_past_the_budget_is_left_to_the_line_passes(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("bot.reflow.REGION_PAIRS", 1)
     base, head = "x = compute(alpha, beta)\n", "x = compute(\n    alpha,\n    gamma,\n)\n"
-    tm = TokenMap(read("a.py", lines(base)).tokens, read("a.py", lines(head)).tokens, lmap(base, head),
+    tm = TokenMap(read("a.py", lines(base)), read("a.py", lines(head)), lmap(base, head),
                   len(lines(base)))
     assert tm.skipped == 1 and tm.land(1, 13) is None
 

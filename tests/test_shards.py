@@ -17,7 +17,7 @@ import pytest
 from bot import artifact, shards
 from bot import part as shard_part
 from bot.errors import ArtifactError
-from bot.pipeline import ReviewOptions, conclude, gather
+from bot.pipeline import ReviewOptions, begin, conclude, gather
 from bot.shards import Group, Shard
 from tests.conftest import GitRepo, require_tool
 from tests.test_artifact import _leaves, reader_and_schema_agree
@@ -69,14 +69,13 @@ def part_doc(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     repo.branch("feature")
     repo.commit({"a.py": "import os\nimport sys\n\n\nx = 2\n", "old.py": None,
                  "new.py": "import re\n\n\ndef f():\n    y = 1\n    return 1\n", "gone.py": None})
-    gathered = gather(ReviewOptions(repo=repo.path, base="main", shard=Shard(1, 1)))
+    opts = ReviewOptions(repo=repo.path, base="main", shard=Shard(1, 1))
+    gathered = gather(opts, begin(opts))
     result = conclude(replace(gathered, base=(), head=()))
     analysis = replace(artifact.build(result, {}, repository="octo/demo", number=7,
                                       base_sha=result.merge_base, target_ref="main"),
                        part=shard_part.of(1, 1, gathered.plan, gathered.base, gathered.head,
-                                          gathered.unbaselined, gathered.changes.pairs(),
-                                          gathered.changes.base_files,
-                                          gathered.changes.head_files, gathered.changes.maps))
+                                          gathered.unbaselined, gathered.evidence))
     doc: dict[str, object] = json.loads(artifact.dump(analysis))
     assert artifact.load(artifact.dump(analysis)) == analysis
     return doc
@@ -140,17 +139,15 @@ def _assembled(repo: GitRepo, count: int, tmp_path: Path, only: tuple[str, ...]
 
     analyses, held = [], []
     for index in range(1, count + 1):
-        gathered = gather(ReviewOptions(repo=repo.path, base="main", only=only,
-                                        cache_dir=tmp_path / f"c{count}-{index}",
-                                        shard=Shard(index, count)))
+        opts = ReviewOptions(repo=repo.path, base="main", only=only,
+                             cache_dir=tmp_path / f"c{count}-{index}", shard=Shard(index, count))
+        gathered = gather(opts, begin(opts))
         result = conclude(replace(gathered, base=(), head=()))
-        changes = gathered.changes
         analyses.append(replace(
             artifact.build(result, {}, repository=None, number=None, base_sha=result.merge_base,
                            target_ref="main"),
             part=shard_part.of(index, count, gathered.plan, gathered.base, gathered.head,
-                               gathered.unbaselined, changes.pairs(), changes.base_files,
-                               changes.head_files, changes.maps)))
+                               gathered.unbaselined, gathered.evidence)))
         held.append({f.path for f in (*gathered.base, *gathered.head)})
     merged = assemble(analyses, [f"part-{i}" for i in range(1, count + 1)])
     return _verdicts(merged.result), held

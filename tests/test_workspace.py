@@ -265,7 +265,7 @@ def test_a_changed_file_over_the_size_limit_is_not_checked_and_says_so(repo: Git
     assert [(p.old_path, p.new_path, p.status) for p in changes.patches] == [
         ("a.py", "a.py", "modified"), ("big.py", "big.py", "modified"), (None, "blob.bin", "added"),
         ("moved.py", "renamed.py", "renamed")]
-    assert changes.head_paths() == ["a.py"] and set(changes.head_files) == {"a.py"}
+    assert changes.head_paths() == ["a.py"] and set(changes.evidence.head_files) == {"a.py"}
     result = run_review(ReviewOptions(repo=repo.path, base="main", cache_dir=tmp_path / "c",
                                       analyzers={"ruff": LinterAnalyzer(RUFF)}))
     assert result.unchecked == ("big.py: over the 10 MB size limit",

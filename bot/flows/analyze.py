@@ -33,7 +33,7 @@ from bot.flows.session import fetch_change, log
 from bot.forges.base import Range
 from bot.model import ReviewResult, Scope, Trigger
 from bot.options import Checks
-from bot.pipeline import Gathered, ReviewOptions, conclude, gather
+from bot.pipeline import Gathered, ReviewOptions, begin, conclude, gather
 from bot.publishing.outputs import writable_output, writing
 
 # scheme://[user@]host[:port]/PATH or scp-like user@host:PATH; local paths name no repository.
@@ -70,10 +70,11 @@ def analyze(runner: Runner, options: Options) -> int:
     change = _change(runner, options)
     if change is None:
         return int(Exit.OK)
-    gathered = gather(ReviewOptions(repo=change.repo, base=change.base, head=change.head,
-                                    config=options.checks.config, timeout=options.checks.timeout,
-                                    only=options.checks.only, shard=options.shard,
-                                    cache_dir=findings_cache.default_dir()))
+    review = ReviewOptions(repo=change.repo, base=change.base, head=change.head,
+                           config=options.checks.config, timeout=options.checks.timeout,
+                           only=options.checks.only, shard=options.shard,
+                           cache_dir=findings_cache.default_dir())
+    gathered = gather(review, begin(review))
     if options.shard is None:
         result = conclude(gathered)
         texts = workspace.texts(change.repo, result.head,
@@ -131,10 +132,8 @@ def _next(change: Change, result: ReviewResult, options: Options) -> Next | None
 
 
 def _part(gathered: Gathered, shard: shards.Shard) -> shard_part.Part:
-    changes = gathered.changes
     return shard_part.of(shard.index, shard.count, gathered.plan, gathered.base, gathered.head,
-                         gathered.unbaselined, changes.pairs(), changes.base_files,
-                         changes.head_files, changes.maps)
+                         gathered.unbaselined, gathered.evidence)
 
 
 def _change(runner: Runner, options: Options) -> Change | None:

@@ -26,7 +26,7 @@ from bot.conversation.parse import Command
 from bot.conversation.parse import commands as parse_commands
 from bot.model import ReviewResult, Trigger
 from bot.options import Checks
-from bot.pipeline import conclude, gather
+from bot.pipeline import run_review
 
 STAND_IN = commits.Identity("reviewbot", "reviewbot@invalid")  # never pushed
 
@@ -61,5 +61,5 @@ def review_next(repo: Path, base: str, result: ReviewResult, kind: Literal["appl
         tree = git.tree_with(repo, result.head, entries, Path(scratch) / "index")
     stand_in = git.commit_tree(repo, tree, result.head, f"reviewbot: the tree of plan {plan.id}",
                                STAND_IN.name, STAND_IN.email)
-    reviewed = conclude(gather(checks.review(repo, base, stand_in)))
+    reviewed = run_review(checks.review(repo, base, stand_in))
     return Next(kind, plan.id, tree, reviewed)

@@ -19,8 +19,9 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from bot.classify import FileSide, Inputs
+from bot.classify import Inputs
 from bot.diff import FilePatch, LineMap, line_map, parse_patch
+from bot.evidence import FileSide
 from bot.linters.ruff import _finding as ruff_finding
 from bot.model import Finding, Severity, Span
 from tests.conftest import require_tool
@@ -204,7 +205,8 @@ def inputs(base_files: Mapping[str, str], head_files: Mapping[str, str], real: b
         return built
     maps = {}
     for path, text in head_files.items():
-        base_path = built.pairs.get(path, path)
+        base_path = built.evidence.base_path(path)
         maps[path] = added_map(text, path) if base_path is None else git_line_map(
             base_files[base_path], text)
-    return replace(built, maps=maps, base_files={p: FileSide(lines(t)) for p, t in base_files.items()})
+    return replace(built, evidence=replace(
+        built.evidence, maps=maps, base_files={p: FileSide(lines(t)) for p, t in base_files.items()}))

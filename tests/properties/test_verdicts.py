@@ -78,7 +78,8 @@ def test_a_pure_shift_of_lines_changes_no_verdict(
     moved = build({"a.py": above + base_text}, {"a.py": above + head_text},
                   [shifted(x, by) for x in base_found], [shifted(x, by) for x in head_found])
     moved_verdicts, moved_fixed, _ = classify(
-        replace(moved, maps={"a.py": shifted_map(inputs.maps["a.py"], by)}))
+        replace(moved, evidence=replace(
+            moved.evidence, maps={"a.py": shifted_map(inputs.evidence.maps["a.py"], by)})))
     assert Counter((v.finding, v.scope, v.where) for v in moved_verdicts) == Counter(
         (shifted(v.finding, by), v.scope, v.where) for v in verdicts)
     assert len(moved_fixed) == len(fixed)
