@@ -2,7 +2,7 @@
 
 Neutral and small: the caller sends, a `judge` classifies what came back (done, wait N
 seconds and send again, or raise), and the loop keeps count. What counts as retryable, and
-for how long to wait, is the forge's own rule (GitHub's are in `github/limits.py`).
+for how long to wait, is the forge's own rule (rate-limit answers are read in `limits.py`).
 """
 
 from __future__ import annotations

@@ -25,11 +25,9 @@ import httpx
 
 from bot.errors import BotError, Exit, HTTPError, NotFound, ReadOnly, Refused, Uncertain
 from bot.forges.backoff import Failed, Sent, Wait, retry
+from bot.forges.limits import LONGEST, header, rate_limited, rate_wait, server_wait
 
 RETRIES = 4
-SERVER_WAIT = 1.0
-RATE_WAIT = 10.0  # a 429 that names no time
-LONGEST = 300.0  # a rate-limit wait longer than this fails the run instead of stalling it
 Query = Mapping[str, str | int | bool | Sequence[str]]
 
 
@@ -80,47 +78,9 @@ class Sender(Protocol):
 Judge = Callable[[Request, "Sent[httpx.Response] | Failed", float], Wait | None]
 
 
-def header(headers: Mapping[str, str] | None, name: str) -> str | None:
-    wanted = name.lower()
-    for key, value in (headers or {}).items():
-        if key.lower() == wanted:
-            return value
-    return None
-
-
 def segment(text: str) -> str:
     """One path segment of user text (a login, a label name), quoted."""
     return quote(text, safe="")
-
-
-def server_wait(attempt: int) -> float:
-    """Exponential backoff for 5xx and timeouts on requests that are safe to repeat."""
-    return float(SERVER_WAIT * 2**attempt)
-
-
-def rate_wait(headers: Mapping[str, str], attempt: int, now: float) -> float:
-    """Seconds to wait after a rate-limited answer: Retry-After (seconds), else the reset
-    time of X-RateLimit-Reset or RateLimit-Reset (a Unix time), else a backoff."""
-    retry_after = header(headers, "retry-after")
-    if retry_after is not None:
-        try:
-            return max(0.0, float(retry_after))
-        except ValueError:
-            pass
-    for name in ("x-ratelimit-reset", "ratelimit-reset"):
-        reset = header(headers, name)
-        if reset is not None:
-            try:
-                return max(0.0, float(reset) - now) + 1.0
-            except ValueError:
-                pass
-    return float(RATE_WAIT * 2**attempt)
-
-
-def rate_limited(response: httpx.Response) -> bool:
-    if response.status_code == 429:
-        return True
-    return response.status_code == 403 and header(response.headers, "x-ratelimit-remaining") == "0"
 
 
 def message_of(response: httpx.Response) -> str:
@@ -152,7 +112,7 @@ def judge(request: Request, outcome: Sent[httpx.Response] | Failed, now: float, 
     if status < 400:
         return None
     message = message_of(response)
-    if rate_limited(response):
+    if rate_limited(status, response.headers, message):
         wait = rate_wait(response.headers, outcome.attempt, now)
         if wait > max_wait:
             raise BotError(f"{forge} rate-limited {what} for {wait:.0f}s, longer than "

@@ -53,7 +53,8 @@ from bot.forges.base import (
 )
 from bot.forges.gitea.api import Api, Settings
 from bot.forges.gitea.limits import DESCRIPTION_LIMIT, DIALECT, RESOLVE_SINCE
-from bot.forges.transport import Request, server_wait
+from bot.forges.limits import server_wait
+from bot.forges.transport import Request
 from bot.publishing.placement import Dialect
 from bot.render.markdown import SUMMARY_MARKER, clip, parse_marker
 

@@ -19,8 +19,9 @@ from bot.errors import BotError, Exit, NotFound
 from bot.forges import replies, sticky
 from bot.forges.gitea.api import Api, Settings
 from bot.forges.gitea.limits import ACTIONS_USERS
+from bot.forges.limits import server_wait
 from bot.forges.repository import Access, Issue, Permission, Reaction, Repository, issue_edit
-from bot.forges.transport import segment, server_wait
+from bot.forges.transport import segment
 
 NOTE_RETRIES = 3  # as the summary's (bot.forges.gitea.change)
 # Gitea's reaction names (its default [ui] REACTIONS) for the protocol's.

@@ -24,7 +24,7 @@ from github.Requester import Requester
 from bot.errors import BotError, Exit, NotFound, ReadOnly, Refused, Uncertain
 from bot.forges.backoff import Failed, Sent, Wait, retry
 from bot.forges.github.graphql import GraphQL
-from bot.forges.github.limits import rate_limit_wait, server_wait
+from bot.forges.limits import SECONDARY_WAIT, rate_limit_wait, server_wait
 
 T = TypeVar("T")
 API_VERSION = "2022-11-28"
@@ -86,7 +86,8 @@ class Api:
         exc, attempt = failed.error, failed.attempt
         if isinstance(exc, GithubException):
             message = _message(exc)
-            wait = rate_limit_wait(exc.status, exc.headers, message, attempt, self.clock())
+            wait = rate_limit_wait(exc.status, exc.headers, message, attempt, self.clock(),
+                                   fallback=SECONDARY_WAIT)
             if wait is not None and wait <= self.settings.max_wait:
                 # not processed: safe to send again, writes included
                 return Wait(wait, f"rate limited ({message})")

@@ -22,8 +22,8 @@ from bot.forges import sticky
 from bot.forges.base import Annotation, Draft, Posted, Rejected, State, StatusReport
 from bot.forges.github import own
 from bot.forges.github.api import PER_PAGE, RETRIES, Api, Settings
-from bot.forges.github.limits import server_wait
 from bot.forges.hunks import head_lines
+from bot.forges.limits import server_wait
 from bot.model import Severity
 from bot.publishing.placement import Dialect
 from bot.render.markdown import SUMMARY_MARKER, clip, parse_marker

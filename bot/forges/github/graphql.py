@@ -1,7 +1,7 @@
 """A small GitHub GraphQL client over httpx: what REST cannot do (review threads).
 
 Only idempotent operations go through it (queries, resolve/unresolve a thread), so a 5xx or
-a timeout is retried; rate limits are waited out (GitHub's rules, `github_limits.py`, in the
+a timeout is retried; rate limits are waited out (the rules of `bot/forges/limits.py`, in the
 one retry loop, `backoff.py`); mutations are spaced like REST writes.
 """
 
@@ -15,7 +15,7 @@ import httpx
 
 from bot.errors import GraphQLError
 from bot.forges.backoff import Failed, Sent, Wait, retry
-from bot.forges.github.limits import rate_limit_wait, server_wait
+from bot.forges.limits import SECONDARY_WAIT, rate_limit_wait, server_wait
 
 RETRIES = 3
 
@@ -67,9 +67,10 @@ class GraphQL:
         if response.status_code >= 500:
             return server_wait(attempt)
         wait = rate_limit_wait(response.status_code, response.headers, response.text, attempt,
-                               self._clock())
+                               self._clock(), fallback=SECONDARY_WAIT)
         if wait is None and response.status_code == 200 and '"RATE_LIMITED"' in response.text:
-            wait = rate_limit_wait(429, response.headers, "rate limit", attempt, self._clock())
+            wait = rate_limit_wait(429, response.headers, "rate limit", attempt, self._clock(),
+                                   fallback=SECONDARY_WAIT)
         return None if wait is None else min(wait, self._max_wait)
 
     def _data(self, response: httpx.Response) -> dict[str, Any]:

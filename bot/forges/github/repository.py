@@ -18,7 +18,7 @@ from bot.errors import BotError, Exit, NotFound
 from bot.forges import replies, sticky
 from bot.forges.github import own
 from bot.forges.github.api import RETRIES, Api, Settings
-from bot.forges.github.limits import server_wait
+from bot.forges.limits import server_wait
 from bot.forges.repository import Access, Issue, Permission, Reaction, issue_edit
 
 # The finest grant first: `user.permissions` names maintain and triage, which the legacy

@@ -28,9 +28,9 @@ from bot.errors import BotError, Exit, NotFound, ReadOnly, Refused, Uncertain
 from bot.forges import replies, sticky
 from bot.forges.backoff import Failed, Sent, Wait, retry
 from bot.forges.base import Draft, Posted, Rejected, State, StatusReport
-from bot.forges.gitlab.limits import rate_limit_wait, server_wait
 from bot.forges.gitlab.notes import Version, defuse, position
 from bot.forges.hunks import head_lines
+from bot.forges.limits import LONGEST, rate_wait, server_wait
 from bot.forges.repository import Access, Issue, Permission, Reaction
 from bot.publishing.placement import Dialect
 from bot.render.markdown import SUMMARY_MARKER, clip, parse_marker
@@ -184,7 +184,8 @@ class _Client:
             code = error.response_code or 0
             message = f"{code}: {error.error_message}"
             if code == 429:
-                return Wait(rate_limit_wait(self._headers, attempt, self._clock()), message)
+                return Wait(min(LONGEST, rate_wait(self._headers, attempt, self._clock())),
+                            message)
             if code >= 500:
                 if not repeatable:
                     raise Uncertain(f"GitLab answered a write with {message}")
