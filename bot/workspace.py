@@ -411,17 +411,30 @@ class Checkouts:
                 above = partial.folders_above([*self.changed, *self.config_files])
                 todo = partial.plan(git.folder_entries(repo, base_rev, sorted(above)),
                                     self.changed, self.config_files)
-                self.files_how = "partial"
                 try:
-                    partial.materialize(repo, self.head_root, self.files_root, todo,
-                                        self.scratch / "files.index")
-                except CannotLink:
+                    how = self._files_tree(todo)
+                    _carry_config(self.head_root, self.files_root, self.config_files)
+                    deps.link(repo, self.files_root, self.dependencies)
+                except BaseException:  # nothing half made is handed out: the next call retries
+                    if self.files_root in self.made:
+                        git.worktree_remove(repo, self.files_root)
+                        self.made.remove(self.files_root)
                     shutil.rmtree(self.files_root, ignore_errors=True)
-                    self.files_how = "checkout"
-                    self._add(self.files_root, base_rev)
-                _carry_config(self.head_root, self.files_root, self.config_files)
-                deps.link(repo, self.files_root, self.dependencies)
+                    raise
+                self.files_how = how  # made: set only now
         return self.files_root
+
+    def _files_tree(self, todo: partial.Plan) -> str:
+        """Make the files' base: "partial", or "checkout" where the head's checkout lacks a
+        folder to share."""
+        try:
+            partial.materialize(self.rev.repo, self.head_root, self.files_root, todo,
+                                self.scratch / "files.index")
+            return "partial"
+        except CannotLink:
+            shutil.rmtree(self.files_root, ignore_errors=True)
+            self._add(self.files_root, self.rev.merge_base)
+            return "checkout"
 
     def _add(self, where: Path, rev: str, checkout: bool = True) -> None:
         """A worktree at `where`, listed for `close` before git starts making it."""

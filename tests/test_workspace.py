@@ -450,3 +450,29 @@ def test_a_whole_base_made_anyway_serves_the_file_scoped_tools_too(
     counted.clear()
     run_review(ReviewOptions(repo=repo.path, base="main", analyzers=tools, cache_dir=tmp_path))
     assert sorted(counted) == ["base", "files"]
+
+
+def test_a_files_base_that_failed_is_made_again_on_the_next_call(
+        repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """git refused the files-only base (a full disk): the call fails, and the next one makes
+    it rather than hand back a folder that was never made."""
+    from bot.errors import BotError
+
+    rev = _feature(repo)
+    real = partial.materialize
+    refusals = [BotError("git checkout-index: No space left on device")]
+
+    def refusing(repo_path: Path, head_root: Path, where: Path, todo: partial.Plan,
+                 index: Path) -> None:
+        (where / ".").mkdir(exist_ok=True)  # refused part way: something was made
+        if refusals:
+            raise refusals.pop()
+        real(repo_path, head_root, where, todo, index)
+
+    monkeypatch.setattr(partial, "materialize", refusing)
+    with workspace.checkouts(rev, [], ["a.py"]) as trees:
+        with pytest.raises(BotError, match="No space left"):
+            trees.files_base()
+        assert trees.files_how == ""
+        assert (trees.files_base() / "a.py").read_text() == "x = 1\n"
+        assert trees.files_how == "partial"
