@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
@@ -422,11 +422,31 @@ def load(repo_root: Path, explicit: Path | None = None, tools: Collection[str] =
     return Config()
 
 
+def read(blob: Callable[[str], bytes | None], where: str, tools: Collection[str] = ()) -> Config:
+    """The settings at one revision: the first of `FILE_NAMES` that `blob` finds (its bytes,
+    None when absent), the defaults when there is none. `where` names the revision in errors
+    ("at 1a2b3c4d5e6f"). The one reader of the settings at a revision, from git (`read_at`) or
+    from a forge's API (the publish flow, which has no checkout)."""
+    for name in FILE_NAMES:
+        found = blob(name)
+        if found is not None:
+            return parse(_text(found, name, where), name, tools, where)
+    return Config()
+
+
 def read_at(repo: Path, rev: str, tools: Collection[str] = ()) -> Config:
-    """The settings as committed at `rev` (the first of `FILE_NAMES` there; the working tree
-    never counts), the defaults when there is none."""
-    [found] = _at(repo, (rev,), FILE_NAMES)
-    return parse(found[1], found[0], tools, f"at {git.short(rev)}") if found else Config()
+    """The settings as committed at `rev` (the working tree never counts)."""
+    # Every name in one git process: most repositories have none of them.
+    blobs = dict(zip(FILE_NAMES, git.cat_blobs(repo, [f"{rev}:{n}" for n in FILE_NAMES]),
+                     strict=True))
+    return read(blobs.__getitem__, f"at {git.short(rev)}", tools)
+
+
+def _text(blob: bytes, name: str, where: str) -> str:
+    try:
+        return blob.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BotError(f"{name} {where} is not UTF-8 text") from exc
 
 
 def _read_explicit(path: Path) -> str:
@@ -450,13 +470,7 @@ def _at(repo: Path, revs: Sequence[str], names: Collection[str]) -> list[tuple[s
         mine = blobs[i * len(names):(i + 1) * len(names)]
         name, blob = next(((n, b) for n, b in zip(names, mine, strict=True) if b is not None),
                           ("", None))
-        if blob is None:
-            out.append(None)
-            continue
-        try:
-            out.append((name, blob.decode("utf-8")))
-        except UnicodeDecodeError as exc:
-            raise BotError(f"{name} at {git.short(rev)} is not UTF-8 text") from exc
+        out.append(None if blob is None else (name, _text(blob, name, f"at {git.short(rev)}")))
     return out
 
 

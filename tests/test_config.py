@@ -3,6 +3,7 @@ revision it belongs to (the gate's policy from the merge base, the rest from the
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -181,6 +182,28 @@ def test_read_at_reads_the_file_committed_at_a_revision(repo: GitRepo) -> None:
     binary = repo.commit({".reviewbot.yml": b"\xff\n"})
     with pytest.raises(BotError, match=rf"\.reviewbot\.yml at {binary[:12]} is not UTF-8 text"):
         config.read_at(repo.path, binary)
+
+
+def test_read_takes_the_first_file_a_source_has_and_asks_no_further() -> None:
+    """The reader behind read_at and the publish flow's (a forge's API): the first of
+    FILE_NAMES found, named in errors with `where`, refused whole when it is not UTF-8."""
+    asked: list[str] = []
+
+    def forge(files: dict[str, bytes]) -> Callable[[str], bytes | None]:
+        def read_file(name: str) -> bytes | None:
+            asked.append(name)
+            return files.get(name)
+        return read_file
+
+    assert config.read(forge({}), "on the default branch") == config.Config()
+    assert asked == [".reviewbot.yml", ".reviewbot.yaml"]
+    asked.clear()
+    both = {".reviewbot.yml": b"timeout: 5\n", ".reviewbot.yaml": b"timeout: 6\n"}
+    assert config.read(forge(both), "at 1a2b").timeout == 5 and asked == [".reviewbot.yml"]
+    with pytest.raises(BotError, match=r"^\.reviewbot\.yaml:1:10 on the default branch: timeout"):
+        config.read(forge({".reviewbot.yaml": b"timeout: fast\n"}), "on the default branch")
+    with pytest.raises(BotError, match=r"^\.reviewbot\.yml on the default branch is not UTF-8"):
+        config.read(forge({".reviewbot.yml": b"fail-level: \xff\n"}), "on the default branch")
 
 
 def test_regex_patterns_are_checked() -> None:
