@@ -202,12 +202,8 @@ def _act(runner: Runner, options: Options, trigger: Trigger, token: str,
 
 def settings_from(repository: Repository, ref: str | None = None) -> config.Config:
     """`.reviewbot.yml` as the forge serves it at `ref` (default: the default branch)."""
-    where = f"at {ref[:12]}" if ref else "on the default branch"
-    for name in config.FILE_NAMES:
-        blob = repository.read_file(name, ref)
-        if blob is not None:
-            return config.parse(blob.decode("utf-8", errors="replace"), name, revision=where)
-    return config.Config()
+    return config.read(lambda name: repository.read_file(name, ref),
+                       f"at {ref[:12]}" if ref else "on the default branch")
 
 
 def expand(paths: Sequence[Path]) -> list[Path]:
