@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from bot.model import FileStatus
 
@@ -103,68 +103,72 @@ def _diff_git_paths(header: bytes) -> tuple[str, str]:
 
 
 def _parse_file(block: list[bytes]) -> FilePatch:
+    first = next((i for i in range(1, len(block)) if _HUNK.match(block[i])), len(block))
+    return replace(_header(block[:first]), hunks=_hunks(block[first:]))
+
+
+_MODE_LINES = (b"new file mode", b"deleted file mode", b"new mode", b"index ")
+
+
+def _header(block: list[bytes]) -> FilePatch:
+    """A file's patch as its header lines (`diff --git` up to its first hunk) describe it."""
     old_path, new_path = _diff_git_paths(block[0])
     status: FileStatus = "modified"
     similarity: int | None = None
-    binary = False
-    symlink = submodule = False
+    binary = symlink = submodule = False
+    for line in block[1:]:
+        mode = line.rstrip(b"\n")
+        symlink = symlink or (mode.endswith(b" 120000") and line.startswith(_MODE_LINES))
+        submodule = submodule or (mode.endswith(b" 160000") and line.startswith(_MODE_LINES))
+        if line.startswith(b"new file mode"):
+            status = "added"
+        elif line.startswith(b"deleted file mode"):
+            status = "deleted"
+        elif line.startswith(b"rename from "):
+            status, old_path = "renamed", unquote_path(line[12:].rstrip(b"\n"))
+        elif line.startswith(b"rename to "):
+            new_path = unquote_path(line[10:].rstrip(b"\n"))
+        elif line.startswith(b"copy from "):
+            status, old_path = "copied", unquote_path(line[10:].rstrip(b"\n"))
+        elif line.startswith(b"copy to "):
+            new_path = unquote_path(line[8:].rstrip(b"\n"))
+        elif line.startswith(b"similarity index "):
+            similarity = int(line[17:].strip().rstrip(b"%"))
+        elif line.startswith(b"Binary files ") or line.startswith(b"GIT binary patch"):
+            binary = True
+        elif line.startswith(b"--- "):
+            old_path = _header_path(line, "a/") or old_path
+        elif line.startswith(b"+++ "):
+            new_path = _header_path(line, "b/") or new_path
+    return FilePatch(None if status == "added" else old_path,
+                     None if status == "deleted" else new_path,
+                     status, (), binary, similarity, symlink, submodule)
+
+
+def _hunks(lines: list[bytes]) -> tuple[Hunk, ...]:
+    """The hunks of a file's patch, from its first `@@` line on."""
     hunks: list[Hunk] = []
-    current: list[object] | None = None
+    current: tuple[int, int, int, int] | None = None
     olds: list[str] = []
     news: list[str] = []
-
-    def close() -> None:
-        if current is not None:
-            os_, oc, ns, nc = (int(x) for x in current)  # type: ignore[call-overload]
-            hunks.append(Hunk(os_, oc, ns, nc, tuple(olds), tuple(news)))
-
-    for line in block[1:]:
-        if current is None:
-            if line.rstrip(b"\n").endswith(b" 120000") and line.startswith(
-                    (b"new file mode", b"deleted file mode", b"new mode", b"index ")):
-                symlink = True
-            if line.rstrip(b"\n").endswith(b" 160000") and line.startswith(
-                    (b"new file mode", b"deleted file mode", b"new mode", b"index ")):
-                submodule = True
-            if line.startswith(b"new file mode"):
-                status = "added"
-            elif line.startswith(b"deleted file mode"):
-                status = "deleted"
-            elif line.startswith(b"rename from "):
-                status, old_path = "renamed", unquote_path(line[12:].rstrip(b"\n"))
-            elif line.startswith(b"rename to "):
-                new_path = unquote_path(line[10:].rstrip(b"\n"))
-            elif line.startswith(b"copy from "):
-                status, old_path = "copied", unquote_path(line[10:].rstrip(b"\n"))
-            elif line.startswith(b"copy to "):
-                new_path = unquote_path(line[8:].rstrip(b"\n"))
-            elif line.startswith(b"similarity index "):
-                similarity = int(line[17:].strip().rstrip(b"%"))
-            elif line.startswith(b"Binary files ") or line.startswith(b"GIT binary patch"):
-                binary = True
-            elif line.startswith(b"--- "):
-                old_path = _header_path(line, "a/") or old_path
-            elif line.startswith(b"+++ "):
-                new_path = _header_path(line, "b/") or new_path
+    for line in lines:
         match = _HUNK.match(line)
         if match:
-            close()
-            olds, news = [], []
+            if current is not None:
+                hunks.append(Hunk(*current, tuple(olds), tuple(news)))
             os_, oc, ns, nc = match.groups()
-            current = [int(os_), int(oc) if oc is not None else 1,
-                       int(ns), int(nc) if nc is not None else 1]
+            current = (int(os_), int(oc) if oc is not None else 1,
+                       int(ns), int(nc) if nc is not None else 1)
+            olds, news = [], []
         elif current is not None:
             text = line.decode("utf-8", "replace").rstrip("\n")
             if line.startswith(b"-"):
                 olds.append(text[1:])
             elif line.startswith(b"+"):
                 news.append(text[1:])
-    close()
-    return FilePatch(
-        None if status == "added" else old_path,
-        None if status == "deleted" else new_path,
-        status, tuple(hunks), binary, similarity, symlink, submodule,
-    )
+    if current is not None:
+        hunks.append(Hunk(*current, tuple(olds), tuple(news)))
+    return tuple(hunks)
 
 
 def parse_patch(patch: bytes) -> list[FilePatch]:
