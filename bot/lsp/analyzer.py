@@ -107,6 +107,9 @@ class LspAnalyzer(Analyzer):
         budget = Budget.of(target.timeout, spec.ready_timeout, stop=stop)
         out = _Collected(self.name, spec, target)
         for project, rels, importing, _ in _plan(spec, target).sessions:
+            if stop is not None and stop.is_set():  # no longer wanted: start no more servers
+                out.fail(SessionError("timeout", STOPPED), rels + importing)
+                continue
             launch = servers.launch(spec, repo, resolution.executable, project)
             try:
                 out.take(session.run(launch, target.root, project, rels + importing, budget),
@@ -188,8 +191,12 @@ class LspAnalyzer(Analyzer):
         server's time is given back, and the review waits no longer than for the head."""
         stop = threading.Event()
         with ThreadPoolExecutor(max_workers=1) as pool:
-            base_f = pool.submit(self.collect, base, resolution, stop)
-            head_o = self.collect(head, resolution)
+            base_f = pool.submit(self._guarded, base, resolution, stop)
+            try:
+                head_o = self._guarded(head, resolution)
+            except BaseException:  # interrupted: the base's server must not outlive the review
+                stop.set()
+                raise
             if head_o.status == "ok" and not head_o.findings and not head_o.failed_paths:
                 stop.set()
                 base_f.result()  # its server stopped and gone, whatever it had found
@@ -197,6 +204,20 @@ class LspAnalyzer(Analyzer):
                         replace(head_o, note=_join(head_o.note, BASE_LEFT_OUT)))
             return base_f.result(), head_o
 
+
+    def _guarded(self, target: Target, resolution: Resolution,
+                 stop: threading.Event | None = None) -> Outcome:
+        """`collect`, with a bug in it a failed outcome rather than an exception: one revision's
+        must not lose the other's result (as bot.pipeline guards each tool)."""
+        try:
+            return self.collect(target, resolution, stop)
+        except Exception as exc:
+            return Outcome(self.name, "failed", message=f"{type(exc).__name__}: {exc}",
+                           failed_paths=frozenset(target.paths))
+
+
+# A session not started because its result was no longer wanted (its outcome is not used).
+STOPPED = "not started: the result was no longer wanted"
 
 # Said on the tool's row when the head had nothing to classify (see README, "fixed").
 BASE_LEFT_OUT = ("the base was not checked: no finding at the head to classify "

@@ -142,3 +142,50 @@ def test_edits_the_server_asks_for_are_refused(py_repo: GitRepo) -> None:
     answers = {v.finding.message for v in result.findings if v.finding.rule == "EDIT"}
     assert answers == {'{"applied": false, "failureReason": "reviewbot never edits the files '
                        'it reviews"}'}
+
+
+def test_a_session_no_longer_wanted_starts_no_server(repo: GitRepo, no_orphans: list[int]) -> None:
+    """`stop` set before (or between) a revision's sessions: the sessions left start nothing,
+    and their files are said not checked, never clean."""
+    repo.commit({"p/pyrightconfig.json": "{}\n", "p/a.py": "x = 1\n",
+                 "q/pyrightconfig.json": "{}\n", "q/b.py": "y = 2\n"})
+    server = fake("ok")
+    stop = threading.Event()
+    stop.set()
+    target = Target(repo.path, "HEAD", ("p/a.py", "q/b.py"), "base", timeout=30)
+    outcome = server.collect(target, server.resolve(repo.path), stop)
+    assert no_orphans == []  # no server started
+    assert outcome.status == "timeout" and outcome.findings == ()
+    assert outcome.failed_paths == {"p/a.py", "q/b.py"}
+
+
+def test_the_head_first_pair_survives_a_broken_side(
+        py_repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One revision's collect raising (a bug in an adapter) must neither lose the other's
+    result nor leave the base's server running: each side is guarded as the pipeline guards
+    a tool (bot.pipeline._safe_collect)."""
+    server = fake("ok")
+    real = LspAnalyzer.collect
+
+    def broken_at(side: str) -> object:
+        def collect(self: LspAnalyzer, target: Target, resolution: object,
+                    stop: threading.Event | None = None) -> object:
+            if target.side == side:
+                raise RuntimeError(f"broken at the {side}")
+            return real(self, target, resolution, stop)  # type: ignore[arg-type]
+        return collect
+
+    base = Target(py_repo.path, "main", ("a.py",), "base", timeout=30)
+    head = Target(py_repo.path, "HEAD", ("a.py",), "head", timeout=30)
+    resolution = server.resolve(py_repo.path)
+    monkeypatch.setattr(LspAnalyzer, "collect", broken_at("base"))
+    base_o, head_o = server._head_first(base, head, resolution)
+    assert base_o.status == "failed" and "RuntimeError: broken at the base" in base_o.message
+    assert base_o.failed_paths == {"a.py"}
+    assert head_o.status == "ok" and head_o.findings  # the fake reports F0 on every file
+    monkeypatch.setattr(LspAnalyzer, "collect", broken_at("head"))
+    started = time.monotonic()
+    base_o, head_o = server._head_first(base, head, resolution)
+    assert head_o.status == "failed" and "RuntimeError: broken at the head" in head_o.message
+    assert head_o.failed_paths == {"a.py"}
+    assert time.monotonic() - started < 20
