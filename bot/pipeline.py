@@ -71,9 +71,6 @@ class Gathered:
     policy: GatePolicy
     plan: str = ""  # the shard plan's fingerprint (bot.shards.plan_id); empty when unsharded
 
-    def inputs(self) -> Inputs:
-        return Inputs(self.base, self.head, self.evidence, self.unbaselined)
-
 
 def registry() -> dict[str, Analyzer]:
     """Every linter and language server the bot knows, by tool name."""
@@ -162,12 +159,14 @@ def _safe_collect(analyzer: Analyzer, target: Target, resolution: Resolution) ->
 
 def run_review(opts: ReviewOptions, begun: Begun | None = None) -> ReviewResult:
     """The review of `opts`; `begun`: its revisions and settings, when the caller has them."""
-    return conclude(gather(opts, begun or begin(opts)))
+    begun = begun or begin(opts)
+    return conclude(gather(opts, begun))
 
 
 def conclude(gathered: Gathered) -> ReviewResult:
     """The verdicts of everything gathered, as the review's result."""
-    verdicts, fixed, class_notes = classify(gathered.inputs())
+    verdicts, fixed, class_notes = classify(Inputs(gathered.base, gathered.head,
+                                                   gathered.evidence, gathered.unbaselined))
     rev, changes = gathered.rev, gathered.changes
     return ReviewResult(
         base_ref=rev.base_ref, merge_base=rev.merge_base, head=rev.head, tools=gathered.runs,
@@ -183,6 +182,8 @@ def _shard_plan(opts: ReviewOptions, applicable: Sequence[Analyzer], changes: wo
     """The files each tool checks in this shard (None: every file), and the plan's id."""
     if opts.shard is None:
         return None, ""
+    settings = [opts.shard.count, sorted(opts.only or ()), opts.timeout,
+                [a.name for a in applicable], _settings_digest(opts.config), _bot_version()]
     # A file pair goes to one shard whole: under its head path (its base path if deleted). The
     # tools are asked about both paths, so a file renamed to a name no tool takes still has
     # its base checked (its findings there are fixed).
@@ -196,8 +197,6 @@ def _shard_plan(opts: ReviewOptions, applicable: Sequence[Analyzer], changes: wo
              for files in (evidence.base_files, evidence.head_files) for p, side in files.items()}
     plan = shards.assign(shards.groups(shares, {a.name: a.defers_to for a in applicable}, sizes),
                          opts.shard.count)
-    settings = [opts.shard.count, sorted(opts.only or ()), opts.timeout,
-                [a.name for a in applicable], _settings_digest(opts.config), _bot_version()]
     return shards.mine(plan, opts.shard), shards.plan_id(plan, settings)
 
 
