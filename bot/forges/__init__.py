@@ -1,0 +1,48 @@
+"""The forges: the only code that talks to GitHub, GitLab or Gitea (and Forgejo). One package
+per forge (`github/`, `gitlab/`, `gitea/`); the flows see only the protocols and values of
+`base.py` and `repository.py`, never an SDK object or a URL.
+
+What a new forge provides
+-------------------------
+A forge is one package here and one runner under `bot/ci/`. The package provides:
+
+- `change.py`: the change's side, an object that satisfies `base.Forge` (load the change and
+  our earlier comments by their hidden markers, the lines the forge's diff takes comments on,
+  post one review, edit, delete, resolve, the sticky summary, the status report) and its
+  markdown `Dialect` (how suggestions are fenced, how long a body may be);
+- `host.py`: `base.Host` for the same change (where its head is now and when it moved, the
+  bot's own summary body, the forge's names for roles, who added a label, the apply commit's
+  default author);
+- `repository.py`: `repository.Repository` (replies made once, reactions, the
+  collaborator-permission check, labels, notes found by marker, tracking issues, a file at a
+  ref), and `base.Pulls` (the change a commit came in with);
+- a `push_env(token, server)`: the credentials for one git process, never written to a
+  config file.
+
+Every member is required: a forge that cannot do something does a documented no-op (and
+says so where a user would look for it). Values in and out are the frozen dataclasses of
+`base.py` and `repository.py`.
+
+The seams it builds on, shared by every forge:
+
+- `transport.py`: one JSON request in, one response out over httpx, retried by `judge` (a
+  rate-limited request is waited out, a write whose answer was lost is `Uncertain`, a 403 on
+  a write is `ReadOnly`); a forge supplies its base URL, headers and a judge that wraps the
+  shared one. An SDK-backed forge keeps its SDK behind its own `call` with the same rules
+  (`backoff.retry`, the SDK's own retries off);
+- `limits.py`: the one reading of Retry-After and rate-limit headers, and the backoffs;
+- `backoff.py`: the one retry loop;
+- `sticky.py` and `replies.py`: a summary or note edited in place and made exactly once, a
+  reply made once, whatever answers are lost;
+- `meanwhile.py`: a comment deleted between the read and the write;
+- `hunks.py`: the head lines of a unified diff's hunks (what `diff_lines` answers);
+- the dry run: every write is recorded, not sent (`transport.Recording` for an httpx forge;
+  `Connection.recorded` is the list the publishing step prints), and the repository side is
+  wrapped by `dryrun.RepositoryDryRun`.
+
+Its runner under `bot/ci/` (`ci.base.Runner`) reads the CI's event into a `Trigger` and
+builds the `base.Connection` (`connect`): the repository, the change's `Forge` and `Host`,
+`Pulls`, `push_env`, and on a dry run the recorded writes. The fakes under `tests/forges/`
+check every request a test sends against the forge's published API description; a new forge
+brings its fake and its description with it.
+"""

@@ -28,7 +28,6 @@ What Gitea does, and what is done about it:
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 import time
@@ -41,7 +40,7 @@ import httpx
 
 from bot.diff import parse_patch
 from bot.errors import BotError, Exit, NotFound, ReadOnly, Refused
-from bot.forges import sticky
+from bot.forges import meanwhile, sticky
 from bot.forges.base import (
     Draft,
     Forge,
@@ -285,8 +284,8 @@ class GiteaChange:
         self._deleted.add(comment.id)
         review = self._reviews.get(ours.review, set())
         if review and review <= self._deleted:
-            with contextlib.suppress(NotFound):  # already gone: what was wanted
-                self._api.write("DELETE", f"{self._pull}/reviews/{ours.review}", idempotent=True)
+            meanwhile.delete(lambda: self._api.write(
+                "DELETE", f"{self._pull}/reviews/{ours.review}", idempotent=True))
             return
         # Its review holds comments to keep: the duplicate stops being ours (no marker).
         self._set_body(comment.id, DUPLICATE)

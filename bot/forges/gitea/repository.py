@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 
 from bot.errors import BotError, Exit, NotFound
-from bot.forges import replies, sticky
+from bot.forges import meanwhile, replies, sticky
 from bot.forges.gitea.api import Api, Settings
 from bot.forges.gitea.limits import ACTIONS_USERS
 from bot.forges.limits import server_wait
@@ -81,11 +81,9 @@ class GiteaRepository:
 
     def react(self, number: int, comment_id: int, reaction: Reaction) -> None:
         # Gitea answers 200 with the existing reaction when it is there already: repeatable.
-        try:
-            self._api.write("POST", f"{self._api.repo}/issues/comments/{comment_id}/reactions",
-                            {"content": REACTIONS[reaction]}, idempotent=True)
-        except NotFound:  # its author deleted it: there is nothing to react to, the run goes on
-            print(f"reviewbot: comment {comment_id} was deleted meanwhile; no {reaction} reaction")
+        meanwhile.react("comment", comment_id, f"{reaction} reaction", lambda: self._api.write(
+            "POST", f"{self._api.repo}/issues/comments/{comment_id}/reactions",
+            {"content": REACTIONS[reaction]}, idempotent=True))
 
     def access(self, login: str) -> Access:
         me = str(self._api.me().get("login") or "")

@@ -5,7 +5,6 @@ repository side (replies, reactions, permissions, labels, issues) is `github_rep
 
 from __future__ import annotations
 
-import contextlib
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -18,7 +17,7 @@ from github.PullRequest import PullRequest
 from github.PullRequestComment import PullRequestComment
 
 from bot.errors import GraphQLError, NotFound, ReadOnly, Refused, Uncertain
-from bot.forges import sticky
+from bot.forges import meanwhile, sticky
 from bot.forges.base import Annotation, Draft, Posted, Rejected, State, StatusReport
 from bot.forges.github import own
 from bot.forges.github.api import PER_PAGE, RETRIES, Api, Settings
@@ -204,17 +203,15 @@ class GitHubForge:
         target = self._review_comments.get(comment.id)
         if target is None:
             return
-        try:
-            self._api.call(lambda: target.edit(body), write=True, idempotent=True)
-        except NotFound:
-            print(f"reviewbot: comment {comment.id} was deleted meanwhile; not edited")
+        meanwhile.edit("comment", comment.id,
+                       lambda: self._api.call(lambda: target.edit(body), write=True,
+                                              idempotent=True))
 
     def delete(self, comment: Posted) -> None:
         target = self._review_comments.get(comment.id)
         if target is None:
             return
-        with contextlib.suppress(NotFound):  # already gone: what was wanted
-            self._api.call(target.delete, write=True, idempotent=True)
+        meanwhile.delete(lambda: self._api.call(target.delete, write=True, idempotent=True))
 
     def resolve(self, comment: Posted, resolved: bool) -> None:
         if comment.thread is None:

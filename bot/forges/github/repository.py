@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import quote
 
 from bot.errors import BotError, Exit, NotFound
-from bot.forges import replies, sticky
+from bot.forges import meanwhile, replies, sticky
 from bot.forges.github import own
 from bot.forges.github.api import RETRIES, Api, Settings
 from bot.forges.limits import server_wait
@@ -49,11 +49,9 @@ class GitHubRepository:
 
     def react(self, number: int, comment_id: int, reaction: Reaction) -> None:
         # GitHub answers 200 with the existing reaction when it is there already: repeatable.
-        try:
-            self._api.request("POST", f"{self._api.url}/issues/comments/{comment_id}/reactions",
-                              body={"content": reaction}, idempotent=True)
-        except NotFound:  # its author deleted it: there is nothing to react to, the run goes on
-            print(f"reviewbot: comment {comment_id} was deleted meanwhile; no {reaction} reaction")
+        meanwhile.react("comment", comment_id, f"{reaction} reaction", lambda: self._api.request(
+            "POST", f"{self._api.url}/issues/comments/{comment_id}/reactions",
+            body={"content": reaction}, idempotent=True))
 
     def access(self, login: str) -> Access:
         try:

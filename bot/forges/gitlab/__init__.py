@@ -1,1 +1,2 @@
-"""GitLab: the merge request side (`change`), the repository side, its limits and notes."""
+"""GitLab: the merge request side and the repository side (`change`), the conversation host
+(`host`), notes and their positions (`notes`), commits to merge requests (`merge_requests`)."""

@@ -14,7 +14,6 @@ of sending it.
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -25,7 +24,7 @@ import gitlab
 import requests
 
 from bot.errors import BotError, Exit, NotFound, ReadOnly, Refused, Uncertain
-from bot.forges import replies, sticky
+from bot.forges import meanwhile, replies, sticky
 from bot.forges.backoff import Failed, Sent, Wait, retry
 from bot.forges.base import Draft, Posted, Rejected, State, StatusReport
 from bot.forges.gitlab.notes import Version, defuse, position
@@ -323,20 +322,17 @@ class GitLabForge(_Client):
         thread = self._threads.get(comment.id)
         if thread is None:
             return
-        try:
-            self._write("PUT", f"{self._mr}/discussions/{thread.discussion}/notes/{thread.note}",
-                        data={"body": defuse(body)}, idempotent=True)
-        except NotFound:
-            print(f"reviewbot: note {comment.id} was deleted meanwhile; not edited")
+        meanwhile.edit("note", comment.id, lambda: self._write(
+            "PUT", f"{self._mr}/discussions/{thread.discussion}/notes/{thread.note}",
+            data={"body": defuse(body)}, idempotent=True))
 
     def delete(self, comment: Posted) -> None:
         thread = self._threads.get(comment.id)
         if thread is None:
             return
-        with contextlib.suppress(NotFound):  # already gone: what was wanted
-            self._write("DELETE",
-                        f"{self._mr}/discussions/{thread.discussion}/notes/{thread.note}",
-                        idempotent=True)
+        meanwhile.delete(lambda: self._write(
+            "DELETE", f"{self._mr}/discussions/{thread.discussion}/notes/{thread.note}",
+            idempotent=True))
 
     def resolve(self, comment: Posted, resolved: bool) -> None:
         if comment.thread is None:
