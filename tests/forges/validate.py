@@ -405,3 +405,14 @@ def _typed(kind: str, value: str) -> bool:
     if kind == "boolean":
         return value in ("true", "false")
     return True
+
+
+def fix_holds(document: Any, fix: dict[str, Any]) -> bool:
+    """Whether one fix of a subset's `*fixes.json` (see `scripts/cut-swagger-subset.py`) is in
+    `document`: what it adds or replaces is there, what it removes is not."""
+    *parents, last = [p.replace("~1", "/").replace("~0", "~") for p in fix["path"][1:].split("/")]
+    for part in parents:
+        document = document[int(part)] if isinstance(document, list) else document[part]
+    if fix["op"] == "remove":
+        return last not in document
+    return bool(document.get(last) == fix["value"])
