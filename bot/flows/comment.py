@@ -26,6 +26,7 @@ from bot.conversation.parse import Command, Parsed, Problem, help_text
 from bot.conversation.parse import commands as parse_commands
 from bot.conversation.state import Ignored, Staged, without_ignored
 from bot.errors import BotError, Exit
+from bot.flows.actor import Skip, acting
 from bot.flows.deliver import staged
 from bot.flows.session import Session, Workplace, log, start
 from bot.forges.repository import Access
@@ -40,8 +41,9 @@ def comment(runner: Runner, options: CiOptions, trigger: Trigger,
     """The comment's commands; `at` where they work (default: the CI's checkout, which is the
     default branch, and its settings)."""
     assert trigger.number is not None and trigger.comment_id is not None
-    if trigger.actor_is_bot or not trigger.actor:
-        log(f"a comment by the bot account {trigger.actor or '(unknown)'}: ignored")
+    actor = acting(trigger, "a comment", "commands are not run")
+    if isinstance(actor, Skip):
+        log(actor.line)
         return int(Exit.OK)
     if at is None:
         checkout = runner.checkout(options.repo)
@@ -52,9 +54,6 @@ def comment(runner: Runner, options: CiOptions, trigger: Trigger,
     if not parsed:
         log(f"comment {trigger.comment_id} holds no command")
         return int(Exit.OK)
-    if not trigger.open:
-        log(f"pull request #{trigger.number} is closed; commands are not run")
-        return int(Exit.OK)
     session = start(runner, options, trigger, at)
     number, comment = trigger.number, trigger.comment_id
 
@@ -62,7 +61,7 @@ def comment(runner: Runner, options: CiOptions, trigger: Trigger,
         session.repo.react(number, comment, "-1")
         session.say(session.who_may(access, "run reviewbot commands"))
 
-    if not session.admitted(trigger.actor, refuse):
+    if not session.admitted(actor, refuse):
         return int(Exit.OK)
     session.repo.react(trigger.number, trigger.comment_id, "eyes")
     try:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from bot import config, git
 from bot.ci.base import Runner
 from bot.errors import Exit
+from bot.flows.actor import Skip, acting
 from bot.flows.comment import reply_outcome
 from bot.flows.session import Workplace, log, start
 from bot.forges.repository import Access
@@ -41,19 +42,17 @@ def label(runner: Runner, options: CiOptions, trigger: Trigger,
         log(f"label {', '.join(map(repr, added))} is not the apply label {cfg.apply_label!r}: "
             "nothing to do")
         return int(Exit.OK)
-    if trigger.actor_is_bot or not trigger.actor:
-        log(f"the label was added by the bot account {trigger.actor or '(unknown)'}: ignored")
-        return int(Exit.OK)
-    if not trigger.open:
-        log(f"pull request #{trigger.number} is closed; the label is not acted on")
+    actor = acting(trigger, "the label was added", "the label is not acted on")
+    if isinstance(actor, Skip):
+        log(actor.line)
         return int(Exit.OK)
     session = start(runner, options, trigger, at)
     number = trigger.number
     by = session.pr.labeled_by
-    if by is not None and by.get(cfg.apply_label) != trigger.actor:
+    if by is not None and by.get(cfg.apply_label) != actor:
         # The event names no label: this change was to another one, and the apply label is
         # its adder's request (acted on in that run), not this sender's.
-        log(f"the label {cfg.apply_label!r} was not added by {trigger.actor} "
+        log(f"the label {cfg.apply_label!r} was not added by {actor} "
             f"({'added by ' + by[cfg.apply_label] if cfg.apply_label in by else 'not on it'}): "
             "nothing to do")
         return int(Exit.OK)
@@ -62,7 +61,7 @@ def label(runner: Runner, options: CiOptions, trigger: Trigger,
         session.repo.remove_label(number, cfg.apply_label)
         session.say(session.who_may(access, f"have the label `{cfg.apply_label}` acted on"))
 
-    if not session.admitted(trigger.actor, refuse):
+    if not session.admitted(actor, refuse):
         return int(Exit.OK)
     done = f"The label `{cfg.apply_label}` was removed."
     if session.pr.head != trigger.head_sha:
@@ -77,7 +76,7 @@ def label(runner: Runner, options: CiOptions, trigger: Trigger,
         session.say(f"Nothing to apply: the summary shows no staged plan at "
                     f"{session.pr.head[:12]}. {done}")
         return int(Exit.OK)
-    outcome = session.apply("apply", trigger.actor)
+    outcome = session.apply("apply", actor)
     session.repo.remove_label(trigger.number, cfg.apply_label)
     reply_outcome(session, outcome, f"{done}", "apply")
     if outcome.status in ("pushed", "differs"):
