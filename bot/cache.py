@@ -23,7 +23,8 @@ per run and written once per collect (`flush`), sealed and refused as a whole li
 
 Who saves: a run that runs a pull request's code only reads the folder, and keeps what it
 computes in memory (`session(save=False)`); `reviewbot warm`, the local review and the sweep
-save. docs/cache.md says how the CI examples carry the folder from run to run. Reads refresh the mtime and
+save (`session(save=True)`). A run that enters no session saves nothing. docs/cache.md says
+how the CI examples carry the folder from run to run. Reads refresh the mtime and
 `prune` evicts the least recently used entries once the folder exceeds its size bound; it
 measures the folder at most once every `PRUNE_EVERY` seconds (a stamp file's mtime), since the
 measuring stats every entry and would otherwise cost each review time in the cache's size.
@@ -146,7 +147,8 @@ class _Pack:
 
 @dataclass
 class _Policy:
-    save: bool = True
+    # Outside a `session` nothing is saved: only a command that says it is trusted saves.
+    save: bool = False
     # Results this process keeps for itself: (folder, label, key) -> payload. Used when the run
     # may not save, or when there is no secret to seal entries with.
     memory: dict[tuple[str, str, str], bytes] = field(default_factory=dict)

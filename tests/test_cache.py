@@ -10,6 +10,7 @@ import sys
 import textwrap
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,9 +27,12 @@ SECRET = "a secret only the bot holds"
 
 
 @pytest.fixture(autouse=True)
-def _secret(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Entries reach the disk only with the secret (see the tests at the end for without)."""
+def _secret(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Entries reach the disk only with the secret (see the tests at the end for without), and
+    in a run that says it may save (a trusted one: the tests of who saves enter their own)."""
     monkeypatch.setenv(cache.SECRET_VARIABLE, SECRET)
+    with cache.session(save=True, stream=io.StringIO()):
+        yield
 
 
 FINDING = Finding("ruff", "F401", Severity.ERROR, "`os` imported but unused", "a.py", Span(1, 8, 1, 10),
@@ -497,3 +501,29 @@ def test_a_pack_written_by_another_run_is_read_again_and_merged(tmp_path: Path) 
     with cache.session(save=True):
         store = cache.FindingsCache(tmp_path, pack="p" * 64)
         assert [store.get(k * 64) for k in "abc"] == [(FINDING,), (), (FINDING,)]
+
+
+def test_a_run_that_did_not_say_it_may_save_saves_nothing(tmp_path: Path) -> None:
+    """Outside any `session`, the default is the untrusted one: a command that forgot to say
+    who it is (a slash command running a pull request's code) writes nothing to the folder."""
+    probe = textwrap.dedent("""
+        import sys
+        from pathlib import Path
+        from bot import cache
+        from bot.model import Finding, Severity, Span
+        found = Finding("ruff", "F401", Severity.ERROR, "m", "a.py", Span(1, 1, 1, 2))
+        store = cache.FindingsCache(Path(sys.argv[1]))
+        store.put("a" * 64, [found])
+        store.remember_version("stamp", "1.0")
+        packed = cache.FindingsCache(Path(sys.argv[1]), pack="p" * 64)
+        packed.put("b" * 64, [found])
+        packed.flush()
+        assert store.get("a" * 64) == (found,) and packed.get("b" * 64) == (found,)
+        print(store.writes + packed.writes)
+    """)
+    env = {**os.environ, cache.SECRET_VARIABLE: SECRET,
+           "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    done = subprocess.run([sys.executable, "-c", probe, str(tmp_path / "c")], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "0\n" and not (tmp_path / "c").exists()

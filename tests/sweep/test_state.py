@@ -72,24 +72,25 @@ def test_probes_kept_on_disk_and_a_damaged_entry_is_a_miss(tmp_path, monkeypatch
     from bot.sweep.probes import Probes
 
     monkeypatch.setenv(cache.SECRET_VARIABLE, "s")  # sealed on disk only with the secret
-    keys = frozenset({("fp", "ruff", "F821", "u.py", "Undefined name `X`")})
-    kept = Probes(tmp_path, "salt")
-    assert kept.get("b", "c") is None
-    kept.put("b", "c", keys)
-    assert Probes(tmp_path, "salt").get("b", "c") == keys
-    assert Probes(tmp_path, "other tools").get("b", "c") is None
-    entries = list((tmp_path / "sweep-probes-v1").iterdir())
-    assert entries
-    for entry in entries:  # a forged entry (no MAC), then a sealed one of the wrong shape
-        entry.write_text('[["fp", "ruff", "F821", "u.py", "Undefined name `X`"]]')
-    assert Probes(tmp_path, "salt").get("b", "c") is None and not any(e.exists() for e in entries)
-    kept.store.write("sweep-probes-v1", entries[0].stem, entries[0],
-                     b'[["only", "four", "items", "here"]]')
-    assert Probes(tmp_path, "salt").get("b", "c") is None
-    monkeypatch.delenv(cache.SECRET_VARIABLE)
-    kept.put("b", "c", keys)  # sealed with the secret: unreadable without it
-    assert Probes(tmp_path, "salt").get("b", "c") is None
-    assert Probes(None, "salt").get("b", "c") is None
+    with cache.session(save=True):  # the sweep's own run saves (bot.commands.sweep)
+        keys = frozenset({("fp", "ruff", "F821", "u.py", "Undefined name `X`")})
+        kept = Probes(tmp_path, "salt")
+        assert kept.get("b", "c") is None
+        kept.put("b", "c", keys)
+        assert Probes(tmp_path, "salt").get("b", "c") == keys
+        assert Probes(tmp_path, "other tools").get("b", "c") is None
+        entries = list((tmp_path / "sweep-probes-v1").iterdir())
+        assert entries
+        for entry in entries:  # a forged entry (no MAC), then a sealed one of the wrong shape
+            entry.write_text('[["fp", "ruff", "F821", "u.py", "Undefined name `X`"]]')
+        assert Probes(tmp_path, "salt").get("b", "c") is None and not any(e.exists() for e in entries)
+        kept.store.write("sweep-probes-v1", entries[0].stem, entries[0],
+                         b'[["only", "four", "items", "here"]]')
+        assert Probes(tmp_path, "salt").get("b", "c") is None
+        monkeypatch.delenv(cache.SECRET_VARIABLE)
+        kept.put("b", "c", keys)  # sealed with the secret: unreadable without it
+        assert Probes(tmp_path, "salt").get("b", "c") is None
+        assert Probes(None, "salt").get("b", "c") is None
 
 
 def test_many_regressions_with_long_messages_fit_in_one_issue_body() -> None:
