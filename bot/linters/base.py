@@ -152,6 +152,9 @@ class LinterSpec:
     # True for a tool whose run costs less than writing its entries one file each (ruff): its
     # entries are kept in one pack, read once and written once per run (bot.cache).
     cache_packed: bool = False
+    # True for a tool whose process can take hundreds of MB (ESLint, golangci-lint, clippy,
+    # mypy on a thousand files): its runs take the one heavy slot (bot.linters.runner).
+    memory_heavy: bool = False
 
     def wants(self, path: str) -> bool:
         if PurePosixPath(path).suffix.lower() in self.extensions:

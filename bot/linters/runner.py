@@ -5,8 +5,10 @@ and one run for both revisions where the tool allows it.
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Literal
@@ -153,7 +155,7 @@ class LinterAnalyzer(Analyzer):
         """Run one invocation: its result (the caller closes it), or why it gave none."""
         argv = spec.command(exe, unit, target)
         try:
-            with proc.tool_slot():
+            with _heavy_slot(spec), proc.tool_slot():
                 result = proc.run(argv, cwd=target.root / unit.cwd, timeout=target.timeout,
                                   env=spec.env, spill=True)
         except Timeout as exc:
@@ -465,6 +467,21 @@ class LinterAnalyzer(Analyzer):
             side.run.findings.extend(found)
             self._store(found, mine, side.keys, side.cache, side.run.failed)
         return Attempt("ok")
+
+
+# One run at a time of the tools that can take hundreds of MB: two at once (ESLint beside
+# golangci-lint, or golangci-lint at both revisions) were a 1,000-file review's peak of 642 MB
+# (docs/performance.md). Taken before a core (proc.tool_slot), always in that order.
+_HEAVY = threading.BoundedSemaphore(1)
+
+
+@contextlib.contextmanager
+def _heavy_slot(spec: LinterSpec) -> Iterator[None]:
+    if not spec.memory_heavy:
+        yield
+        return
+    with _HEAVY:
+        yield
 
 
 def folders(paths: Sequence[str]) -> list[str]:
