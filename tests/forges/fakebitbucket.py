@@ -18,7 +18,8 @@ list with `deleted: true`; only a top-level comment is resolved, once (409 the s
 only its author edits a comment; a report's annotations go with it when it is replaced or
 deleted, and a report holds 1000 at most; a custom pipeline runs only if the repository's
 `bitbucket-pipelines.yml` defines it (`custom_pipelines`); issues exist only where the
-tracker is on (`has_issues`).
+tracker is on (`has_issues`); only a caller with admin permission on the repository reads
+the others' permissions (the operation's description says so).
 """
 
 from __future__ import annotations
@@ -230,6 +231,10 @@ class FakeBitbucket:
         if permission:
             if f"{permission.group(1)}/{permission.group(2)}" != REPOSITORY:
                 return 404, _error("Repository not found"), {}
+            if self.permissions.get(user["account_id"]) != "admin":
+                # "Only users with admin permission for the repository may access this resource."
+                return 403, _error("Your credentials lack one or more required privilege "
+                                   "scopes."), {}
             return self._permissions(query)
         prefix = f"/repositories/{REPOSITORY}"
         if not path.startswith(prefix + "/"):

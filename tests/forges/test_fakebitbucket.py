@@ -212,10 +212,13 @@ def test_a_custom_pipeline_runs_with_the_comment_s_variables(fake: FakeBitbucket
     fake.errors.clear()
 
 
-def test_permissions_are_read_per_user(fake: FakeBitbucket) -> None:
+def test_permissions_are_read_per_user_by_an_admin_only(fake: FakeBitbucket) -> None:
     fake.permissions[HUMAN["account_id"]] = "read"
-    answer = send(fake, "GET", "/workspaces/octo/permissions/repositories/demo",
-                  q=f'user.account_id="{HUMAN["account_id"]}"')
+    where = "/workspaces/octo/permissions/repositories/demo"
+    alice = f'user.account_id="{HUMAN["account_id"]}"'
+    assert send(fake, "GET", where, q=alice).status_code == 403  # the bot may only write
+    fake.permissions[BOT["account_id"]] = "admin"
+    answer = send(fake, "GET", where, q=alice)
     assert [(p["user"]["nickname"], p["permission"]) for p in answer.json()["values"]] == [
         ("alice", "read")]
     assert send(fake, "GET", "/user", token="alice-token").json()["account_id"] == \
