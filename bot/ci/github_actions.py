@@ -280,7 +280,7 @@ def connect(env: Mapping[str, str], name: str, token: str, number: int | None, *
     # Here, not at the top: reading a trigger (`analyze`) must not load PyGithub.
     from bot.forges.dryrun import NoPulls, RepositoryDryRun
     from bot.forges.github.api import Settings
-    from bot.forges.github.change import DryRun, GitHubForge
+    from bot.forges.github.change import GitHubForge
     from bot.forges.github.commits import GitHubCommits
     from bot.forges.github.host import GitHubHost, push_env
     from bot.forges.github.repository import GitHubRepository
@@ -291,15 +291,13 @@ def connect(env: Mapping[str, str], name: str, token: str, number: int | None, *
     reads = bool(token and name)
     repository: Repository = GitHubRepository(api.settings, api=api)
     pulls: Pulls = GitHubCommits(api)
-    change = GitHubForge(api.settings, api=api) if number is not None else None
-    forge: Forge | None = change
+    forge: Forge | None = GitHubForge(api.settings, api=api) if number is not None else None
     recorded: list[dict[str, Any]] | None = None
     if dry_run:
         repository = RepositoryDryRun(repository if reads else None)
         pulls = pulls if reads else NoPulls()
-        if number is not None:
-            dry = DryRun(name, number, head or "", reads=change if reads else None)
-            forge, recorded = dry, dry.requests
+        recording = api.record_writes(head=head or "", reads=reads)
+        recorded = recording.requests if number is not None else None
     host = GitHubHost(api, number, reads=reads) if number is not None else None
     return Connection(name, repository, pulls, "#", forge, host,
                       push_env(token, env.get("GITHUB_SERVER_URL") or ""), recorded,

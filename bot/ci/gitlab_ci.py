@@ -421,11 +421,9 @@ class GitLabCI:
         forge = open_forge(ForgeSettings(api_url=url, token=token, project=project,
                                          iid=trigger.number,
                                          target_url=self._env.get("CI_JOB_URL") or None))
-        if dry_run:
-            forge.record_writes()
+        recorded = forge.record_writes().requests if dry_run else None
         return Connection(name, repository, MergeRequests(gitlab_repository), "!", forge,
-                          GitLabHost(forge, name, server), push_env(token, server),
-                          forge.requests if dry_run else None)
+                          GitLabHost(forge, name, server), push_env(token, server), recorded)
 
     def clone_url(self, repository: str) -> str:
         return clone_url(self._env, repository)

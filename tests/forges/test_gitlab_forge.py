@@ -154,14 +154,14 @@ def test_a_kept_read_serves_the_next_load_only_until_a_write(fake: FakeGitLab,
 
 def test_recorded_writes_are_not_sent(fake: FakeGitLab, sleeps: Sleeps) -> None:
     f = forge(fake, sleeps)
-    f.record_writes()
+    recorded = f.record_writes().requests
     state = f.load()
     assert f.post(state.head, "", [note("one", 2)]) == []
     f.summary(state, "/close\nsummary <!-- reviewbot:summary -->")
     f.check(StatusReport("reviewbot", state.head, "failure", "failing", ""))
     assert [c for c in fake.calls if c.method != "GET"] == []
-    assert [(r["method"], r["path"].rsplit("/", 1)[-1]) for r in f.requests] == [
+    assert [(r["method"], r["path"].rsplit("/", 1)[-1]) for r in recorded] == [
         ("POST", "discussions"), ("POST", "notes"), ("POST", state.head)]
-    assert f.requests[0]["body"]["position"]["new_line"] == 2
-    assert f.requests[1]["body"]["body"].startswith("&#47;close")  # defused as it would be sent
-    assert f.requests[2]["body"]["state"] == "failed"
+    assert recorded[0]["body"]["position"]["new_line"] == 2
+    assert recorded[1]["body"]["body"].startswith("&#47;close")  # defused as it would be sent
+    assert recorded[2]["body"]["state"] == "failed"

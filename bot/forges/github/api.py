@@ -24,7 +24,9 @@ from github.Requester import Requester
 from bot.errors import BotError, Exit, NotFound, ReadOnly, Refused, Uncertain
 from bot.forges.backoff import Failed, Sent, Wait, retry
 from bot.forges.github.graphql import GraphQL
+from bot.forges.github.recording import record
 from bot.forges.limits import SECONDARY_WAIT, rate_limit_wait, server_wait
+from bot.forges.transport import Recording
 
 T = TypeVar("T")
 API_VERSION = "2022-11-28"
@@ -64,6 +66,15 @@ class Api:
         self.gql = GraphQL(settings.graphql_url, settings.token, timeout=settings.timeout,
                            write_spacing=settings.write_spacing, max_wait=settings.max_wait,
                            sleep=sleep, clock=clock)
+
+    def record_writes(self, *, head: str, reads: bool) -> Recording:
+        """A dry run: from now on writes (REST and GraphQL) are recorded in the returned
+        `Recording.requests`, not sent; reads go to GitHub when `reads`, else they find a
+        fresh pull request at `head` (`recording.py`)."""
+        recording = record(self.requester, self.settings.api_url, self.url,
+                           self.settings.number, head=head, reads=reads)
+        self.gql.mutations = recording
+        return recording
 
     @property
     def requester(self) -> Requester:

@@ -1,6 +1,7 @@
-"""GitHub's pull request side through PyGithub (REST) and `graphql.py` (threads), its markdown
-dialect, and a dry run. The connection and its retry rules are `github_api.py`; the
-repository side (replies, reactions, permissions, labels, issues) is `github_repository.py`.
+"""GitHub's pull request side through PyGithub (REST) and `graphql.py` (threads), and its
+markdown dialect. The connection and its retry rules are `api.py`; the repository side
+(replies, reactions, permissions, labels, issues) is `repository.py`. A dry run is this same
+code with its writes recorded (`recording.py`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from bot.model import Severity
 from bot.publishing.placement import Dialect
 from bot.render.markdown import SUMMARY_MARKER, clip, parse_marker
 
-__all__ = ["DIALECT", "DryRun", "GitHubForge", "NotFound", "Refused", "Settings"]
+__all__ = ["DIALECT", "GitHubForge", "NotFound", "Refused", "Settings"]
 
 ANNOTATIONS_PER_REQUEST = 50  # Checks API maxItems
 CHECK_TEXT_LIMIT = 65_535
@@ -149,10 +150,6 @@ class GitHubForge:
             print(f"reviewbot: could not read review threads ({exc.message}); "
                   "fixed findings keep their threads open this run")
             return out, False
-
-    def summary_text(self) -> str | None:
-        """The body of our summary comment as `load` found it; None when there is none."""
-        return (self._summary.body or "") if self._summary is not None else None
 
     def _find_summary(self, pr: PullRequest) -> IssueComment | None:
         """Our sticky summary: a comment with the marker written by a bot account (what a
@@ -311,75 +308,6 @@ def _batches(annotations: Sequence[Annotation]) -> list[Sequence[Annotation]]:
 
 def _output(report: StatusReport) -> dict[str, Any]:
     return {"title": clip(report.title, 255), "summary": clip(report.summary, CHECK_TEXT_LIMIT)}
-
-
-class DryRun:
-    """A Forge that sends nothing and records the exact requests a run would send.
-
-    Without `reads` it reads nothing either (no token needed), so it shows a first run on a
-    fresh PR. With `reads`, the pull request's own forge, it reads the pull request as it is
-    (our comments, their threads, the summary, GitHub's diff), so it records what a run would
-    send now: edits, resolutions and the summary's edit included.
-    """
-
-    dialect = DIALECT
-
-    def __init__(self, repository: str, number: int, head: str,
-                 reads: GitHubForge | None = None) -> None:
-        self._prefix = f"/repos/{repository}"
-        self._number = number
-        self._head = head
-        self._reads = reads
-        self.requests: list[dict[str, Any]] = []
-
-    def _record(self, method: str, path: str, body: dict[str, Any]) -> None:
-        self.requests.append({"method": method, "path": self._prefix + path, "body": body})
-
-    def load(self) -> State:
-        return self._reads.load() if self._reads is not None else State(self._head, True)
-
-    def diff_lines(self) -> Mapping[str, frozenset[int]]:
-        if self._reads is None:
-            return {}  # reads nothing: GitHub's view of the diff is unknown here
-        return self._reads.diff_lines()
-
-    def post(self, commit: str, body: str, drafts: Sequence[Draft]) -> list[Rejected]:
-        lines = [_comment(d) for d in drafts if d.line is not None]
-        if lines:
-            self._record("POST", f"/pulls/{self._number}/reviews",
-                         {"commit_id": commit, "body": body, "event": "COMMENT", "comments": lines})
-        for d in (d for d in drafts if d.line is None):
-            self._record("POST", f"/pulls/{self._number}/comments",
-                         {"body": d.body, "commit_id": commit, "path": d.path, "subject_type": "file"})
-        return []
-
-    def edit(self, comment: Posted, body: str) -> None:
-        self._record("PATCH", f"/pulls/comments/{comment.id}", {"body": body})
-
-    def delete(self, comment: Posted) -> None:
-        self._record("DELETE", f"/pulls/comments/{comment.id}", {})
-
-    def resolve(self, comment: Posted, resolved: bool) -> None:
-        self.requests.append({"method": "POST", "path": "/graphql", "body": {
-            "query": RESOLVE if resolved else UNRESOLVE, "variables": {"id": comment.thread}}})
-
-    def summary(self, state: State, body: str) -> None:
-        if state.summary_id is None:
-            self._record("POST", f"/issues/{self._number}/comments", {"body": body})
-        elif self._reads is None or self._reads.summary_text() != body:  # as `GitHubForge`
-            self._record("PATCH", f"/issues/comments/{state.summary_id}", {"body": body})
-
-    def check(self, report: StatusReport) -> bool:
-        batches = _batches(report.annotations)
-        output = _output(report)
-        self._record("POST", "/check-runs", {
-            "name": report.name, "head_sha": report.head, "status": "completed",
-            "conclusion": report.conclusion,
-            "output": {**output, "annotations": [_annotation(a) for a in batches[0]]}})
-        for batch in batches[1:]:
-            self._record("PATCH", "/check-runs/{check_run_id}", {
-                "output": {**output, "annotations": [_annotation(a) for a in batch]}})
-        return True
 
 
 def _sticky(comment: IssueComment | None) -> sticky.Sticky[IssueComment] | None:

@@ -16,6 +16,7 @@ import httpx
 from bot.errors import GraphQLError
 from bot.forges.backoff import Failed, Sent, Wait, retry
 from bot.forges.limits import SECONDARY_WAIT, rate_limit_wait, server_wait
+from bot.forges.transport import Request, Sender
 
 RETRIES = 3
 
@@ -33,6 +34,8 @@ class GraphQL:
         self._clock = clock
         self._last_write = 0.0
         self.requests = 0
+        # A dry run: mutations go here (recorded, not sent) instead of to GitHub.
+        self.mutations: Sender | None = None
 
     def close(self) -> None:
         self._client.close()
@@ -40,6 +43,10 @@ class GraphQL:
     def run(self, document: str, variables: Mapping[str, Any], *, mutation: bool = False
             ) -> dict[str, Any]:
         """The `data` of a successful response; raises GraphQLError after the retries."""
+        if mutation and self.mutations is not None:
+            self.mutations.send(Request("POST", "/graphql", body={
+                "query": document, "variables": dict(variables)}))
+            return {}
         if mutation:
             self._pace()
 

@@ -8,8 +8,8 @@ Retries are ours: python-gitlab's own would send a POST again after a 5xx (a dup
 note), so each request is sent with them off and goes through `backoff.retry`. A write that
 may have taken effect raises `Uncertain`, and the publish flow re-reads before writing again.
 
-A dry run (`record_writes()`) reads as usual and records each write in `requests` instead
-of sending it.
+A dry run (`record_writes()`) reads as usual and records each write (`transport.Recording`,
+the one recording layer of every forge) instead of sending it.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from bot.forges.gitlab.notes import Version, defuse, position
 from bot.forges.hunks import head_lines
 from bot.forges.limits import LONGEST, rate_wait, server_wait
 from bot.forges.repository import Access, Issue, Permission, Reaction
+from bot.forges.transport import Recording, Request
 from bot.publishing.placement import Dialect
 from bot.render.markdown import SUMMARY_MARKER, clip, parse_marker
 
@@ -110,8 +111,7 @@ class _Client:
     def __init__(self, api_url: str, token: str, project: str, timeout: float,
                  sleep: Callable[[float], None], clock: Callable[[], float]) -> None:
         self._sleep, self._clock = sleep, clock
-        self._dry_run = False
-        self.requests: list[dict[str, Any]] = []  # a dry run's writes, in order
+        self._recording: Recording | None = None  # a dry run's writes, in order
         server = api_url.rstrip("/").removesuffix("/api/v4")
         self._gl = gitlab.Gitlab(server, private_token=token, timeout=timeout,
                                  retry_transient_errors=False, keep_base_url=True)
@@ -120,9 +120,11 @@ class _Client:
         self._project = f"/projects/{quote(project, safe='')}"
         self._me: int | None = None
 
-    def record_writes(self) -> None:
-        """A dry run: from now on each write is recorded in `requests`, not sent."""
-        self._dry_run = True
+    def record_writes(self) -> Recording:
+        """A dry run: from now on each write is recorded in the returned `Recording.requests`,
+        not sent (and answered with nothing: GitLab's answer is not known)."""
+        self._recording = Recording(lambda request: None)
+        return self._recording
 
     def me(self) -> int:
         """The token's user: the bot's own account."""
@@ -152,11 +154,9 @@ class _Client:
                data: Mapping[str, Any] | None = None, query: Mapping[str, str] | None = None,
                idempotent: bool = False) -> Any:
         """Send one write (a dry run records it instead and answers None)."""
-        if self._dry_run:
-            self.requests.append({"method": method, "path": path,
-                                  **({"query": dict(query)} if query else {}),
-                                  **({"body": dict(data)} if data is not None else {})})
-            return None
+        if self._recording is not None:
+            return self._recording.send(Request(method, path, dict(query or {}),
+                                                dict(data) if data is not None else None)).json()
         post, params = dict(data) if data is not None else None, dict(query or {})
         if method == "DELETE":
             return self._call(lambda: self._gl.http_delete(path, **_OFF), write=True,
