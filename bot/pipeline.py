@@ -229,9 +229,12 @@ class Begun:
     settings: config_mod.Reviewed
 
 
-def begin(opts: ReviewOptions) -> Begun:
-    """The revisions of `opts` and the settings between them (`config.for_review`)."""
+def begin(opts: ReviewOptions, settings: config_mod.Reviewed | None = None) -> Begun:
+    """The revisions of `opts` and the settings between them (`config.for_review`), or
+    `settings` when the caller read them already (several reviews of one run)."""
     rev = workspace.resolve(opts.repo, opts.base, opts.head)
+    if settings is not None:
+        return Begun(rev, settings)
     known = tool_names(_analyzers(opts))
     return Begun(rev, config_mod.for_review(rev.repo, rev.merge_base, rev.head, opts.config, known))
 
