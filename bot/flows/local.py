@@ -18,7 +18,7 @@ from bot import config, git, workspace
 from bot.errors import BotError
 from bot.model import ReviewResult
 from bot.options import Checks
-from bot.pipeline import ReviewOptions, run_review
+from bot.pipeline import ReviewOptions, begin, run_review
 from bot.publishing.gate import decide
 from bot.publishing.outputs import report_gate, writable_output, write_sarif
 from bot.render import progress, report
@@ -56,9 +56,10 @@ def review(options: LocalOptions, out: TextIO | None = None, err: TextIO | None 
     opts = _review_options(options, _head(options), err)
     # The developer's own code: the review saves what it computes (bot.cache.session).
     with findings_cache.session(save=True):
-        result = run_review(opts)
+        begun = begin(opts)  # the revisions and the settings, read once
+        result = run_review(opts, begun)
         if options.fix is not None:
-            result = _fixed(options.fix, opts, result, err)
+            result = _fixed(options.fix, opts, begun.settings, result, err)
     gate = decide(result)
     write_sarif(options.sarif, result)
     out.write(render(result, options))
@@ -93,14 +94,18 @@ def _review_options(options: LocalOptions, head: str, err: TextIO) -> ReviewOpti
                          policy=checks.policy(), progress=tell)
 
 
-def _fixed(fixing: Fixing, opts: ReviewOptions, result: ReviewResult, err: TextIO
-           ) -> ReviewResult:
-    """The review after the fixes: the same review of a snapshot holding them."""
+def _fixed(fixing: Fixing, opts: ReviewOptions, settings: config.Reviewed, result: ReviewResult,
+           err: TextIO) -> ReviewResult:
+    """The review after the fixes: the same review, with the same settings, of a snapshot
+    holding them (the fixes leave the settings as they were)."""
     from bot import fixes
 
-    fixed = fixes.fix_and_relint(opts.repo, result,
-                                 lambda head: run_review(dataclasses.replace(opts, head=head)),
-                                 unsafe=fixing.unsafe, force=fixing.force)
+    def relint(head: str) -> ReviewResult:
+        again = dataclasses.replace(opts, head=head)
+        return run_review(again, begin(again, settings))
+
+    fixed = fixes.fix_and_relint(opts.repo, result, relint, unsafe=fixing.unsafe,
+                                 force=fixing.force)
     err.write(fixes.render(fixed))
     return fixed.remaining or result
 

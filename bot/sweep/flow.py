@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Literal, Protocol
 
@@ -21,7 +21,7 @@ from bot.forges.base import PullRef
 from bot.forges.repository import Issue, Repository
 from bot.linters.registry import CONFIG_FILES
 from bot.model import Finding, ReviewResult, Verdict
-from bot.pipeline import ReviewOptions, run_review
+from bot.pipeline import ReviewOptions, begin, run_review
 from bot.render.markdown import BODY_LIMIT
 from bot.sweep import attribute, codeowners, probes, render, state
 from bot.sweep.state import Regression, State
@@ -120,10 +120,11 @@ def _sweep(opts: Options, repository: Repository, pulls: Pulls, issue: Issue, pr
     # What was fixed closes regressions: every tool checks the base (ReviewOptions.fixed).
     base_opts = replace(opts.review, repo=opts.repo, base=previous.sha, head=opts.head,
                         fixed=True)
-    result = run_review(base_opts)
+    begun = begin(base_opts)  # the settings, read once: the probes take them too
+    result = run_review(base_opts, begun)
     commits = git.commits_between(opts.repo, previous.sha, opts.head)
     still, fixed = carry(previous.open, result)
-    attributor = _Attributor(opts, pulls, base_opts, commits, result)
+    attributor = _Attributor(opts, pulls, base_opts, begun.settings, commits, result)
     known = {r.fingerprint for r in still}
     new = [attributor.regression(v) for v in sorted(result.findings, key=lambda v: v.finding.sort_key())
            if v.scope == "introduced" and v.fingerprint not in known]
@@ -186,13 +187,15 @@ class _Attributor:
     """Blame, else the first commit after which the finding appears; then pull and people."""
 
     def __init__(self, opts: Options, pulls: Pulls, base_opts: ReviewOptions,
-                 commits: Sequence[str], result: ReviewResult) -> None:
-        self.opts, self.pulls, self.base_opts = opts, pulls, base_opts
+                 settings: config_mod.Reviewed, commits: Sequence[str], result: ReviewResult
+                 ) -> None:
+        self.opts, self.pulls, self.base_opts, self.settings = opts, pulls, base_opts, settings
         self.commits = list(commits)
         self.changed = {c.path: c.changed_lines for c in result.changes}
         self.probed: dict[str, frozenset[probes.Key]] = {opts.head: _introduced(result)}
+        # A probe's verdicts depend on the settings it is handed (the head's) too.
         salt = json.dumps([str(base_opts.config), base_opts.only, sorted(
-            (t.name, t.version or "") for t in result.tools)])
+            (t.name, t.version or "") for t in result.tools), _identity(settings.config)])
         self.memo = probes.Probes(base_opts.cache_dir, salt)
         self.pull_cache: dict[str, PullRef | None] = {}
         blob = next((git.show(opts.repo, opts.head, p) for p in codeowners.LOCATIONS
@@ -221,7 +224,8 @@ class _Attributor:
             known = self.memo.get(base, sha)
             if known is None:
                 self.probes += 1
-                known = _introduced(run_review(replace(self.base_opts, head=sha)))
+                probe = replace(self.base_opts, head=sha)
+                known = _introduced(run_review(probe, begin(probe, self.settings)))
                 self.memo.put(base, sha, known)
             self.probed[sha] = known
         f = verdict.finding
@@ -232,6 +236,12 @@ class _Attributor:
         if sha not in self.pull_cache:
             self.pull_cache[sha] = self.pulls.pull_of(sha)
         return self.pull_cache[sha]
+
+
+def _identity(settings: config_mod.Config) -> str:
+    """The settings as text that is the same in every process (sets sorted)."""
+    return json.dumps(asdict(settings), sort_keys=True, default=lambda value: sorted(
+        map(str, value)) if isinstance(value, frozenset | set) else str(value))
 
 
 def _introduced(result: ReviewResult) -> frozenset[probes.Key]:

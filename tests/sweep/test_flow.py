@@ -7,9 +7,11 @@ from __future__ import annotations
 import re
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from bot import config
 from bot.errors import Uncertain
 from bot.sweep import state
 from tests.forges.fakegithub import Fault
@@ -194,6 +196,29 @@ def test_the_same_range_again_lints_no_commit_of_it(sweeper: Sweeper) -> None:
     sweeper.fake.s.issues[number]["body"] = baseline  # as if the update had been lost
     again = sweeper()
     assert again.probes == 0 and again.open == first.open
+
+
+def test_the_settings_are_read_once_per_sweep_not_per_probe(
+        sweeper: Sweeper, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sweep's review reads .reviewbot.yml and hands it to the reviews that attribute its
+    findings (the head's settings, as the verdicts were made with)."""
+    base_repo(sweeper)
+    sweeper()
+    for n in range(6):
+        commit_as(sweeper.repo, f"dev{n}", {f"m{n}.py": f"V{n} = {n}\n"}, f"m{n}")
+    commit_as(sweeper.repo, "carol", {"util.py": UTIL.replace("LIMIT = 10\n", "")}, "util")
+    reads: list[str] = []
+    real = config.for_review
+
+    def counted(repo: Path, merge_base: str, head: str, *args: Any, **kwargs: Any
+                ) -> config.Reviewed:
+        reads.append(head)
+        return real(repo, merge_base, head, *args, **kwargs)
+
+    monkeypatch.setattr(config, "for_review", counted)
+    swept = sweeper()
+    assert [r.rule for r in swept.open] == ["F821"] and swept.probes >= 1
+    assert reads == [sweeper.repo.git("rev-parse", "HEAD")]
 
 
 def test_a_shallow_checkout_is_deepened_not_taken_for_a_force_push(sweeper: Sweeper,
