@@ -26,6 +26,7 @@ from bot.apply import sources
 from bot.apply.sources import Group, StagedRewrite
 from bot.model import Edit, ReviewResult
 from bot.positions import LineIndex, TextEdit, conflicts
+from bot.render.markdown import code
 
 __all__ = ["WORKFLOWS", "Plan", "StagedRewrite", "build", "plan_for", "plan_id", "render",
            "workflow_files"]
@@ -152,15 +153,6 @@ def plan_for(checkout: Path, result: ReviewResult, staged: Sequence[StagedRewrit
 
 # -- the summary's part (pure) ----------------------------------------------------------------
 
-def _code(text: str) -> str:
-    """`text` as a Markdown code span, whatever backticks it holds."""
-    fence = "`"
-    while fence in text:
-        fence += "`"
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
-
-
 def render(plan: Plan, *, label: str = DEFAULT_LABEL, command: str = "/apply",
            max_files: int = 20) -> str:
     """The plan as the review summary shows it: edit count, files, `plan <id>`, how to apply."""
@@ -170,17 +162,17 @@ def render(plan: Plan, *, label: str = DEFAULT_LABEL, command: str = "/apply",
     out = [f"**Staged plan** `plan {plan.id}`: {n} edit{'' if n == 1 else 's'} "
            f"in {f} file{'' if f == 1 else 's'} at `{plan.head[:12]}`", ""]
     shown = plan.files[:max_files]
-    out += [f"- {_code(p)}: {sum(1 for e in plan.edits if e.path == p)}" for p in shown]
+    out += [f"- {code(p)}: {sum(1 for e in plan.edits if e.path == p)}" for p in shown]
     if f > len(shown):
         out.append(f"- and {f - len(shown)} more")
     out += ["", "<details><summary>Sources</summary>", ""]
-    out += [f"- {_code(line)}" for line in plan.sources]
+    out += [f"- {code(line)}" for line in plan.sources]
     out += ["", "</details>", ""]
     blocked = workflow_files(plan)
     if blocked:
-        out.append(f"This plan changes {', '.join(_code(p) for p in blocked)}: files under "
+        out.append(f"This plan changes {', '.join(code(p) for p in blocked)}: files under "
                    f"`{WORKFLOWS}` are never changed by the bot, so applying it will be refused.")
     else:
-        out.append(f"To commit it as one commit on this branch, add the label {_code(label)} "
-                   f"or comment {_code(command)}.")
+        out.append(f"To commit it as one commit on this branch, add the label {code(label)} "
+                   f"or comment {code(command)}.")
     return "\n".join(out)

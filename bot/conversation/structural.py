@@ -16,7 +16,7 @@ from bot.apply.verify import parse_problem
 from bot.errors import BotError, Exit
 from bot.model import Edit, Finding, Severity
 from bot.positions import apply_span_edits, split_lines
-from bot.render.markdown import frame
+from bot.render.markdown import code, frame
 from bot.render.suggestion import block
 from bot.structural.lang import Lang, for_path, get
 from bot.structural.pattern import Pattern, compile_pattern
@@ -124,8 +124,4 @@ def _applied(text: str, edits: Sequence[Edit]) -> str:
 
 
 def _code(text: str) -> str:
-    fence = "`"
-    while fence in text:
-        fence += "`"
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{' '.join(text.split())[:300]}{pad}{fence}"
+    return code(" ".join(text.split())[:300])
