@@ -222,6 +222,10 @@ def test_an_item_is_a_file_at_a_commit(fake: FakeAzure) -> None:
     assert item.json()["content"] == HEAD and item.json()["path"] == "/m.py"
     gone = send(fake, "GET", "/git/repositories/demo/items", **{**at, "path": "/nope.py"})
     assert gone.status_code == 404
+    # without `path` it is another operation (Items_List, kept in `paths`), not in the cut
+    listing = send(fake, "GET", "/git/repositories/demo/items", scopePath="/")
+    assert listing.status_code == 400 and "no such operation" in fake.errors[0]
+    fake.errors.clear()
 
 
 def test_a_sweep_is_a_work_item_patched_in_json_patch(fake: FakeAzure) -> None:
