@@ -98,6 +98,14 @@ class Runner(Protocol):
 
 
 
+def event_range(trigger: Trigger) -> Range | None:
+    """The change's base and head as its event names them; None when it names no commit (a
+    comment): then the forge is asked."""
+    if not (trigger.base_sha and trigger.head_sha):
+        return None
+    return Range(trigger.base_sha, trigger.head_sha, trigger.open)
+
+
 def answered(trigger: Trigger, repository: str | None, number: int | None, head: str) -> Trigger:
     """`trigger`, the event an analysis artifact (of `repository`, change `number`, at `head`)
     must answer: a review, a comment's commands, a label on that change, or the gate of a merge

@@ -18,10 +18,9 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from bot import git
 from bot.ci import github_actions, variables
 from bot.ci import payload as payload_file
-from bot.ci.base import answered
+from bot.ci.base import answered, event_range
 from bot.ci.variables import PROJECT, REF, SHA, USER
 from bot.errors import BotError, Exit
 from bot.forges.base import Annotation, Connection, Range
@@ -70,10 +69,7 @@ def parse(name: str, payload: Any, env: Mapping[str, str] | None = None) -> Trig
     env = env or {}
     if not isinstance(payload, dict):
         raise BotError(f"malformed {name} event: the payload is not an object", Exit.USAGE)
-    if name == "pull_request_target":
-        raise BotError("`reviewbot` refuses pull_request_target: it runs the pull request's "
-                       "linters, which must not see a write token; " + WORKFLOW_HINT,
-                       Exit.USAGE)
+    payload_file.refuse_target(name, WORKFLOW_HINT)
     if name == "pull_request":
         return _pull_request(payload)
     if name == "issue_comment":
@@ -228,16 +224,13 @@ class GiteaActions:
         return from_env(self._env)
 
     def checkout(self, given: Path | None) -> Path:
-        workspace = variables.optional(self._env, "GITHUB_WORKSPACE", variables.ABSOLUTE)
-        return git.toplevel(given or Path(workspace or "."))
+        return github_actions.checkout(self._env, given)
 
     def in_change_event(self) -> bool:
-        return self._env.get("GITHUB_EVENT_NAME") in github_actions.PR_EVENTS
+        return github_actions.in_change_event(self._env)
 
     def analysed_range(self, trigger: Trigger) -> Range | None:
-        if not (trigger.base_sha and trigger.head_sha):  # a comment names no commit
-            return None
-        return Range(trigger.base_sha, trigger.head_sha, trigger.open)
+        return event_range(trigger)
 
     def exposed_token(self) -> str | None:
         return PUBLISH_TOKEN if self._env.get(PUBLISH_TOKEN) else None

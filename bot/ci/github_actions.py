@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from bot import filecommands, git
 from bot.ci import merge_group, variables
 from bot.ci import payload as payload_file
-from bot.ci.base import answered
+from bot.ci.base import answered, event_range
 from bot.ci.variables import PROJECT, REF, SHA, USER
 from bot.errors import BotError, Exit
 from bot.forges.base import Annotation, Connection, Forge, Pulls, Range
@@ -44,10 +44,8 @@ def parse(name: str, payload: Any, env: Mapping[str, str] | None = None) -> Trig
     env = env or {}
     if not isinstance(payload, dict):
         raise BotError(f"malformed {name} event: the payload is not an object", Exit.USAGE)
-    if name == "pull_request_target":
-        raise BotError("`reviewbot` refuses pull_request_target: it runs the pull request's "
-                       "linters, which must not see a write token; " + WORKFLOW_HINT +
-                       ", or the fork-safe analyze/publish pair (README)", Exit.USAGE)
+    payload_file.refuse_target(name, WORKFLOW_HINT + ", or the fork-safe analyze/publish pair "
+                               "(README)")
     if name == "pull_request":
         return _pull_request(payload)
     if name == "issue_comment":
@@ -168,6 +166,16 @@ def warn(text: str) -> None:
     print(f"::warning::{text}")
 
 
+def checkout(env: Mapping[str, str], given: Path | None) -> Path:
+    """`given`, else the Actions workspace (GitHub's and Gitea's runners set it), else the cwd."""
+    workspace = variables.optional(env, "GITHUB_WORKSPACE", variables.ABSOLUTE)
+    return git.toplevel(given or Path(workspace or "."))
+
+
+def in_change_event(env: Mapping[str, str]) -> bool:
+    return env.get("GITHUB_EVENT_NAME") in PR_EVENTS
+
+
 CHANGE = "PR #"  # how the job log names a change: PR #7, MR !3
 ENABLE_COMMENTS = (
     "reviewbot could not write to this pull request, so its findings are in the job summary and "
@@ -200,16 +208,13 @@ class GitHubActions:
         return from_env(self._env)
 
     def checkout(self, given: Path | None) -> Path:
-        workspace = variables.optional(self._env, "GITHUB_WORKSPACE", variables.ABSOLUTE)
-        return git.toplevel(given or Path(workspace or "."))
+        return checkout(self._env, given)
 
     def in_change_event(self) -> bool:
-        return self._env.get("GITHUB_EVENT_NAME") in PR_EVENTS
+        return in_change_event(self._env)
 
     def analysed_range(self, trigger: Trigger) -> Range | None:
-        if not (trigger.base_sha and trigger.head_sha):  # a comment names no commit
-            return None
-        return Range(trigger.base_sha, trigger.head_sha, trigger.open)
+        return event_range(trigger)
 
     def exposed_token(self) -> str | None:
         return None  # the job's own GITHUB_TOKEN is what its `permissions:` make it

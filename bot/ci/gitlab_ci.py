@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict
 from bot import git
 from bot.ci import payload as payload_file
 from bot.ci import variables
-from bot.ci.base import answered
+from bot.ci.base import answered, event_range
 from bot.ci.variables import BRANCH, NAME, NUMBER, PROJECT, SHA, URL, USER
 from bot.credentials import is_secret_name
 from bot.errors import BotError, Exit
@@ -381,8 +381,7 @@ class GitLabCI:
         webhook's pipeline (a note, a label), the payload's last commit against the target
         branch (the review takes their merge base)."""
         if trigger.kind == "queue":  # the train's merged result against what it merges onto
-            assert trigger.base_sha is not None and trigger.head_sha is not None
-            return Range(trigger.base_sha, trigger.head_sha, trigger.open)
+            return event_range(trigger)
         if trigger.kind != "review":
             if not (trigger.head_sha and trigger.target_ref):
                 return None

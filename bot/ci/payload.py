@@ -38,6 +38,14 @@ def event(env: Mapping[str, str], where: str) -> tuple[str, Any]:
     return name, read(path, "the event payload")
 
 
+def refuse_target(name: str, hint: str) -> None:
+    """`pull_request_target` runs with a write token and the base's workflow: reviewbot runs
+    the pull request's linters, so it refuses that event (GitHub's and Gitea's runners)."""
+    if name == "pull_request_target":
+        raise BotError("`reviewbot` refuses pull_request_target: it runs the pull request's "
+                       "linters, which must not see a write token; " + hint, Exit.USAGE)
+
+
 def field(obj: Any, key: str, kind: type, prefix: str = "", event: str = "") -> Any:
     """`obj[key]`, of type `kind`; BotError (usage) naming `prefix + key` otherwise."""
     if not isinstance(obj, dict):
