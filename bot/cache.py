@@ -342,6 +342,7 @@ class FindingsCache:
         if known is not None and known.stamp == stamp:
             return known
         entries = self._read_pack(path) if stamp is not None else {}
+        stamp = _stamp(path)  # as read (and touched: its mtime is the eviction's clock)
         if known is not None:  # the run's own results stay, newest last
             for key, raw in known.entries.items():
                 entries.pop(key, None)

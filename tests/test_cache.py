@@ -527,3 +527,25 @@ def test_a_run_that_did_not_say_it_may_save_saves_nothing(tmp_path: Path) -> Non
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "0\n" and not (tmp_path / "c").exists()
+
+
+def test_a_pack_is_read_once_per_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Refreshing its time (the eviction's clock) must not make the next look-up read it again."""
+    with cache.session(save=True):
+        store = cache.FindingsCache(tmp_path, pack="p" * 64)
+        for key in "abc":
+            store.put(key * 64, [FINDING])
+        store.flush()
+    reads: list[Path] = []
+    real = cache.FindingsCache._read_pack
+
+    def counted(self: cache.FindingsCache, path: Path) -> dict[str, bytes]:
+        reads.append(path)
+        return real(self, path)
+
+    monkeypatch.setattr(cache.FindingsCache, "_read_pack", counted)
+    for save in (True, False):
+        with cache.session(save=save):
+            store = cache.FindingsCache(tmp_path, pack="p" * 64)
+            assert [store.get(k * 64) for k in "abcd"] == [(FINDING,)] * 3 + [None]
+    assert len(reads) == 2
