@@ -224,8 +224,7 @@ class _Attributor:
             known = self.memo.get(base, sha)
             if known is None:
                 self.probes += 1
-                probe = replace(self.base_opts, head=sha)
-                known = _introduced(run_review(probe, begin(probe, self.settings)))
+                known = _introduced(_review(replace(self.base_opts, head=sha), self.settings))
                 self.memo.put(base, sha, known)
             self.probed[sha] = known
         f = verdict.finding
@@ -236,6 +235,11 @@ class _Attributor:
         if sha not in self.pull_cache:
             self.pull_cache[sha] = self.pulls.pull_of(sha)
         return self.pull_cache[sha]
+
+
+def _review(opts: ReviewOptions, settings: config_mod.Reviewed | None = None) -> ReviewResult:
+    """A review of the sweep's: with `settings` when they are handed down, else its own."""
+    return run_review(opts, begin(opts, settings))
 
 
 def _identity(settings: config_mod.Config) -> str:
@@ -269,8 +273,9 @@ def _environment(opts: Options, base_opts: ReviewOptions, previous: State, resul
     old = {p: git.blob_id(opts.repo, previous.sha, p) for p in paths}
     with_new = git.tree_commit(opts.repo, opts.head, {}, root)
     with_old = git.tree_commit(opts.repo, opts.head, old, root)
-    before = run_review(replace(base_opts, base=root, head=with_old))
-    after = run_review(replace(base_opts, base=root, head=with_new))
+    # Each tree's own settings: a new .reviewbot.yml is one of the changes measured.
+    before = _review(replace(base_opts, base=root, head=with_old))
+    after = _review(replace(base_opts, base=root, head=with_new))
     # A regression of new code under a new rule is the code's: it is in the table already.
     seen = {_key(v.finding) for v in before.findings} | {
         _key(v.finding) for v in result.findings if v.scope == "introduced"}
