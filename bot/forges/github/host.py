@@ -18,6 +18,7 @@ from typing import Any, Literal
 from bot.config import DEFAULT_AUTHOR
 from bot.errors import NotFound
 from bot.forges.base import Actor, PullRequest, Range
+from bot.forges.github import own
 from bot.forges.github.api import Api
 from bot.forges.repository import Permission
 from bot.model import Trigger
@@ -99,16 +100,17 @@ class GitHubHost:
         return f"refs/pull/{number}/head"
 
     def summary_body(self, *, keep: bool = False) -> str | None:
-        """Only a comment a bot account wrote counts: anyone may post a comment that looks
-        like a summary, and its state would be theirs."""
+        """Only the bot's own comment counts, found as the publish step finds it (`own`):
+        anyone may post a comment that looks like a summary, and its state would be theirs."""
         if not self._reads:
             return None
-        for comment in self._api.list(f"{self._api.url}/issues/{self._number}/comments"):
-            body = comment.get("body") or ""
-            user = comment.get("user")
-            if SUMMARY_MARKER in body and isinstance(user, dict) and user.get("type") == "Bot":
-                return str(body)
-        return None
+        marked = [c for c in self._api.list(f"{self._api.url}/issues/{self._number}/comments")
+                  if SUMMARY_MARKER in (c.get("body") or "")]
+        if not marked:
+            return None
+        found = own.first_ours(marked, ()) or own.first_ours(marked, own.reviewers(
+            self._api.list(f"{self._api.url}/pulls/{self._number}/comments")))
+        return None if found is None else str(found.get("body") or "")
 
     def role(self, permission: Permission) -> str:
         return permission.label
