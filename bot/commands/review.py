@@ -54,4 +54,5 @@ def options(args: argparse.Namespace) -> local.LocalOptions:
 
 
 def run(args: argparse.Namespace) -> int:
-    return local.review(options(args))
+    typed = options(args)
+    return local.review(typed)
