@@ -26,11 +26,11 @@ from fakegithub import FakeGitHub  # noqa: E402
 from bot import artifact  # noqa: E402
 from bot.ci import github_actions  # noqa: E402
 from bot.commands import publish  # noqa: E402
-from bot.flows import deliver  # noqa: E402
 from bot.forges.github.api import Api  # noqa: E402
 from bot.forges.github.change import GitHubForge, Settings  # noqa: E402
 from bot.model import ReviewResult  # noqa: E402
 from bot.options import Delivery  # noqa: E402
+from bot.publishing import publication, sinks  # noqa: E402
 from bot.render.suggestion import split_lines  # noqa: E402
 
 HEAD = "c" * 40
@@ -54,7 +54,9 @@ def forge_for(fake: FakeGitHub) -> Callable[..., GitHubForge]:
 
 
 def as_ci(fake: FakeGitHub, res: ReviewResult, texts: dict[str, list[str]], _: Path) -> None:
-    deliver.deliver(forge_for(fake)(), res, texts, Delivery(), github_actions.GitHubActions({}), 7)
+    forge = forge_for(fake)()
+    sinks.deliver(forge, github_actions.GitHubActions({}),
+                  publication.build(res, texts, forge.dialect, Delivery()), 7)
 
 
 def as_publish(fake: FakeGitHub, res: ReviewResult, texts: dict[str, list[str]], folder: Path

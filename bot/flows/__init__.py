@@ -1,3 +1,4 @@
 """Forge-neutral actions, each a short top-to-bottom function over the protocols of
 `bot.forges.base` and `bot.ci.base`: review, comment (slash commands), label (apply), sweep,
-publish, and deliver (the gate and every output of a review)."""
+queue and publish. What a review shows, and where, is the publishing wing's (`bot.publishing`):
+every flow builds one publication and hands it to its sinks."""

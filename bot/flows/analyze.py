@@ -28,12 +28,12 @@ from bot.conversation.state import Conversation, without_ignored
 from bot.conversation.state import read as read_conversation
 from bot.errors import BotError, Exit
 from bot.flows import successor
-from bot.flows.deliver import staged
 from bot.flows.session import fetch_change, log
 from bot.forges.base import Range
 from bot.model import ReviewResult, Scope, Trigger
 from bot.options import Checks
 from bot.pipeline import Gathered, ReviewOptions, begin, conclude, gather
+from bot.publishing.offer import staged
 from bot.publishing.outputs import writable_output, writing
 
 # scheme://[user@]host[:port]/PATH or scp-like user@host:PATH; local paths name no repository.

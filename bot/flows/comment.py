@@ -27,11 +27,11 @@ from bot.conversation.parse import commands as parse_commands
 from bot.conversation.state import Ignored, Staged, without_ignored
 from bot.errors import BotError, Exit
 from bot.flows.actor import Skip, acting
-from bot.flows.deliver import staged
 from bot.flows.session import Session, Workplace, log, start
 from bot.forges.repository import Access
 from bot.model import Trigger
 from bot.options import CiOptions
+from bot.publishing.offer import staged
 from bot.render.markdown import code, escape, inline
 from bot.render.suggestion import block
 

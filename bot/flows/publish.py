@@ -39,7 +39,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from bot import artifact, config, git
+from bot import artifact, config
 from bot.apply.plan import plan_for
 from bot.apply.rederive import rule_fixes
 from bot.assemble import assemble
@@ -49,15 +49,17 @@ from bot.conversation.state import read as read_conversation
 from bot.errors import ArtifactError, BotError, Exit
 from bot.flows import queue
 from bot.flows.comment import comment
-from bot.flows.deliver import WithConversation, deliver, offer
 from bot.flows.label import label
-from bot.flows.session import Workplace, log, within_change
+from bot.flows.session import Workplace, change_repository, fetch_commits, log, within_change
 from bot.forges.base import Connection
 from bot.forges.repository import Repository
 from bot.model import FileChange, ReviewResult, Trigger
 from bot.options import Checks, CiOptions, Delivery
 from bot.publishing.gate import override
+from bot.publishing.offer import offer
 from bot.publishing.outputs import writable_output
+from bot.publishing.publication import build
+from bot.publishing.sinks import deliver
 from bot.render.markdown import escape
 
 DEFAULT_MAX_BYTES = 10_000_000
@@ -103,61 +105,54 @@ def publish(runner: Runner, options: Options) -> int:
     # The conversation (ignored findings, staged rewrites) lives in the summary comment: carry
     # it over. This read is the publish step's first too.
     talk = read_conversation(connection.host.summary_body(keep=True))
-    shown = replace(without_ignored(analysis.result, talk), policy=policy)
-    shown, extra, talk = _offered(runner, connection, trigger, analysis, shown, talk, cfg)
+    found = replace(analysis.result, policy=policy)
+    shown, extra, talk = _offered(runner, connection, trigger, analysis, found, talk, cfg)
     result = within_diff(shown, connection.forge.diff_lines())
-    gate, outcome = deliver(WithConversation(connection.forge, section(talk, extra)), result,
-                            analysis.texts, options.delivery, runner, trigger.number,
-                            connection.recorded)
+    publication = build(result, analysis.texts, connection.forge.dialect, options.delivery,
+                        section(talk, extra))
+    outcome = deliver(connection.forge, runner, publication, trigger.number, connection.recorded)
     # The head moved: this analysis is history, and the run of the new head decides.
-    return int(Exit.OK) if outcome.status == "stale" else int(gate.exit)
+    return int(Exit.OK) if outcome.status == "stale" else int(publication.gate.exit)
 
 
 def _offered(runner: Runner, connection: Connection, trigger: Trigger, analysis: artifact.Analysis,
-             shown: ReviewResult, talk: Conversation, cfg: config.Config
+             found: ReviewResult, talk: Conversation, cfg: config.Config
              ) -> tuple[ReviewResult, str, Conversation]:
     """The staged plan at the analysed head, as one job shows it, from git objects alone: the
     change's commits fetched as data, each rule's fix re-derived from the head's rules (a fix
     the analysis claims but the rule does not give is dropped, and said), the plan computed
-    over the files the change changed. Returns the review with the re-derived fixes, the
-    summary's text for the plan, and the state with the id shown. Nothing to plan: no fetch."""
+    over the files git says the change changed since its base as the forge names it (the
+    artifact's base is the word of the job that ran the change's code). Returns the review
+    without the ignored findings, with the re-derived fixes; the summary's text for the plan,
+    and the state with the id shown. Nothing to plan: no fetch."""
+    shown = without_ignored(found, talk)
     if not talk.staged and not any(v.finding.fix for v in shown.findings):
         return shown, "", replace(talk, shown=None)
-    assert trigger.repository and trigger.number is not None
+    assert trigger.repository and connection.host is not None and trigger.number is not None
     with tempfile.TemporaryDirectory(prefix="reviewbot-publish-") as folder:
         try:
-            bare = change_objects(runner, connection, Path(folder), trigger.repository,
-                                  trigger.number, analysis.base_sha, analysis.head_sha)
+            base = connection.host.load().base
+            bare = change_repository(Path(folder), runner.clone_url(trigger.repository),
+                                     connection.push_env)
+            fetch_commits(bare, ((analysis.head_sha, connection.host.head_ref(trigger.number)),
+                                 (base, base)),
+                          connection.push_env, f"{runner.change_name}{trigger.number}")
         except BotError as exc:
             log(f"the staged plan is not shown: {exc.message}")
             return shown, (f"The staged plan could not be checked here ({escape(exc.message)}): "
                            "nothing is offered in this run."), replace(talk, shown=None)
-        checked = rule_fixes(bare, shown)
-        planned = within_change(checked.result, bare, analysis.base_sha, analysis.head_sha)
+        checked = rule_fixes(bare, found)
+        planned = within_change(checked.result, bare, base, analysis.head_sha)
         notes = list(checked.notes)
+        # The analysis cannot read the conversation: its plan is of every finding, and so is
+        # the one it is checked against; the ignored ones are left out of what is shown.
         if analysis.offer is not None:
             mine = plan_for(bare, planned, (), "apply")
             if mine.id != analysis.offer:
                 notes.append(f"the analysis offered plan {analysis.offer}; recomputed here from "
                              f"git objects it is plan {mine.id}, which is the one shown")
-        text, talk = offer(bare, planned, talk, cfg, notes)
-    return checked.result, text, talk
-
-
-def change_objects(runner: Runner, connection: Connection, folder: Path, repository: str,
-                   number: int, base: str, head: str) -> Path:
-    """A bare repository in `folder` holding the change's commits, fetched as data (nothing
-    is checked out); BotError when git cannot get them."""
-    assert connection.host is not None
-    bare = git.init_bare(folder / "change.git", runner.clone_url(repository))
-    git.fetch_branches(bare, "origin", connection.push_env)
-    for sha, ref in ((head, connection.host.head_ref(number)), (base, base)):
-        if git.rev_parse(bare, sha) is None:
-            git.fetch(bare, "origin", ref, env=dict(connection.push_env))
-        if git.rev_parse(bare, sha) is None:
-            raise BotError(f"commit {sha[:12]} of {runner.change_name}{number} could not be "
-                           f"fetched ({ref})", Exit.USAGE)
-    return bare
+        text, talk = offer(bare, without_ignored(planned, talk), talk, cfg, notes)
+    return without_ignored(checked.result, talk), text, talk
 
 
 def _act(runner: Runner, options: Options, trigger: Trigger, token: str,
@@ -192,8 +187,7 @@ def _act(runner: Runner, options: Options, trigger: Trigger, token: str,
                                               tool_errors=options.tool_errors),
                    delivery=options.delivery)
     with tempfile.TemporaryDirectory(prefix="reviewbot-publish-") as folder:
-        bare = git.init_bare(Path(folder) / "change.git", runner.clone_url(repository))
-        git.fetch_branches(bare, "origin", connection.push_env)
+        bare = change_repository(Path(folder), runner.clone_url(repository), connection.push_env)
         at = Workplace(bare, cfg, analysis.result, analysis.next)
         if trigger.kind == "comment":
             return comment(runner, ci, trigger, at)

@@ -23,7 +23,6 @@ from collections.abc import Mapping, Sequence
 from bot import git
 from bot.ci.base import Runner
 from bot.errors import BotError, Exit, ReadOnly
-from bot.flows.deliver import check_report, print_dry_run
 from bot.flows.session import log
 from bot.forges.base import Connection
 from bot.model import ReviewResult, Trigger
@@ -34,7 +33,9 @@ from bot.publishing.gate import Gate, decide
 from bot.publishing.outputs import report_gate, writable_output, write_code_quality, write_sarif
 from bot.publishing.placement import Placed
 from bot.publishing.policy import place
-from bot.publishing.sync import Synced, with_kind
+from bot.publishing.publication import check_report
+from bot.publishing.sinks import print_dry_run
+from bot.publishing.sync import with_kind
 from bot.render import queue as words
 from bot.workspace import texts as head_texts
 
@@ -84,7 +85,7 @@ def publish(runner: Runner, connection: Connection, trigger: Trigger, result: Re
     write_code_quality(delivery.code_quality, result)
     placed = Placed(with_kind(place(result, texts, dialect=forge.dialect), "summary",
                               NOT_INLINE))
-    report = check_report(result, decided, Synced("published", placed), texts)
+    report = check_report(result, decided, placed, texts)
     # The change's own review: the fingerprints of its comments are what it already raised.
     known = {words.known_key(c.key) for c in forge.load().comments}
     body = words.body(result, decided, known, texts, queue=name_of(trigger),

@@ -7,13 +7,14 @@ from bot import config, git
 from bot.ci.base import Runner
 from bot.conversation.state import read
 from bot.errors import Exit
-from bot.flows.deliver import with_conversation
 from bot.flows.session import log
 from bot.forges.base import Connection
 from bot.model import Trigger
 from bot.options import CiOptions
 from bot.pipeline import run_review
+from bot.publishing.offer import with_conversation
 from bot.publishing.outputs import writable_output
+from bot.publishing.sinks import deliver
 
 
 def review(runner: Runner, options: CiOptions, trigger: Trigger, connection: Connection) -> int:
@@ -31,6 +32,7 @@ def review(runner: Runner, options: CiOptions, trigger: Trigger, connection: Con
     result = run_review(options.checks.review(checkout, change.base, change.head))
     # Kept: the publish step's first read of the change is this one.
     state = read(connection.host.summary_body(keep=True))
-    return int(with_conversation(connection.forge, checkout, result, state, cfg,
-                                 options.delivery, runner, trigger.number,
-                                 connection.recorded).gate.exit)
+    offered = with_conversation(checkout, result, state, cfg, options.delivery,
+                                connection.forge.dialect)
+    deliver(connection.forge, runner, offered.publication, trigger.number, connection.recorded)
+    return int(offered.publication.gate.exit)

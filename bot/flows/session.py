@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
@@ -23,12 +23,13 @@ from bot.artifact import Next
 from bot.ci.base import Runner
 from bot.conversation.state import Conversation, read, without_ignored
 from bot.errors import BotError, Exit
-from bot.flows import deliver
 from bot.forges.base import Connection, Forge, Host, PullRequest
 from bot.forges.repository import Access, Permission, Repository
 from bot.model import ReviewResult, Trigger
 from bot.options import CiOptions
 from bot.pipeline import run_review
+from bot.publishing.offer import staged, with_conversation
+from bot.publishing.sinks import deliver
 
 HEAD_WAIT = (1.0, 2.0, 4.0, 8.0)  # a forge updates a change's head shortly after a push
 
@@ -45,12 +46,27 @@ def fetch_change(checkout: Path, pr: PullRequest, head_ref: str, env: Mapping[st
                  name: str) -> None:
     """The head's commits (from the ref the forge mirrors it to) and the base's into the
     checkout; credentials only in the environment of these git processes."""
-    for sha, ref in ((pr.head, head_ref), (pr.base, pr.base)):
-        if git.rev_parse(checkout, sha) is None:
-            git.fetch(checkout, "origin", ref, env=dict(env))
-        if git.rev_parse(checkout, sha) is None:
+    fetch_commits(checkout, ((pr.head, head_ref), (pr.base, pr.base)), env, name)
+
+
+def fetch_commits(repo: Path, wanted: Sequence[tuple[str, str]], env: Mapping[str, str],
+                  name: str) -> None:
+    """Each (sha, ref) pair's commit into `repo`, from `ref` when it is not there yet;
+    BotError when git cannot get one."""
+    for sha, ref in wanted:
+        if git.rev_parse(repo, sha) is None:
+            git.fetch(repo, "origin", ref, env=dict(env))
+        if git.rev_parse(repo, sha) is None:
             raise BotError(f"commit {sha[:12]} of {name} could not be fetched ({ref})",
                            Exit.USAGE)
+
+
+def change_repository(folder: Path, clone_url: str, env: Mapping[str, str]) -> Path:
+    """A bare repository in `folder` with every branch of the change's repository, fetched as
+    data (nothing is checked out): where a job that runs none of the change's code works."""
+    bare = git.init_bare(folder / "change.git", clone_url)
+    git.fetch_branches(bare, "origin", env)
+    return bare
 
 
 def within_change(result: ReviewResult, repo: Path, base: str, head: str) -> ReviewResult:
@@ -185,7 +201,7 @@ class Session:
         fork = self.pr.fork
         request = ApplyRequest(
             self.checkout, (self.pr.clone_url or "origin") if fork else "origin", self.pr.head_ref,
-            result, deliver.staged(self.state) if kind == "apply" else (), kind, asked_by,
+            result, staged(self.state) if kind == "apply" else (), kind, asked_by,
             author=self.author, expected_plan=self.state.shown if kind == "apply" else None,
             can_push=self.pr.can_push, push_env=dict(self.connection.push_env))
         return run_apply(request)
@@ -221,11 +237,11 @@ class Session:
         if self.reviewed is not None and self.reviewed.head != self.pr.head:
             log(f"the head moved to {self.pr.head[:12]}: its review is the next run's")
             return int(Exit.OK)
-        published = deliver.with_conversation(self.forge, self.checkout, self.result(),
-                                              self.state, self.cfg, self.options.delivery,
-                                              self.runner, self.number, notes=self.notes)
-        self.state = published.state
-        return int(published.gate.exit)
+        offered = with_conversation(self.checkout, self.result(), self.state, self.cfg,
+                                    self.options.delivery, self.forge.dialect, self.notes)
+        deliver(self.forge, self.runner, offered.publication, self.number)
+        self.state = offered.state
+        return int(offered.publication.gate.exit)
 
 
 def start(runner: Runner, options: CiOptions, trigger: Trigger, at: Workplace) -> Session:

@@ -18,7 +18,7 @@ from bot.forges.base import Draft, Forge, Posted, Rejected, State
 from bot.model import ReviewResult
 from bot.publishing import summary as summary_md
 from bot.publishing.gate import Gate
-from bot.publishing.placement import Item, Placed
+from bot.publishing.placement import Dialect, Item, Placed
 from bot.publishing.policy import Policy, cap, demote, place
 
 RETRIES = 3  # attempts after an uncertain write before giving up
@@ -98,7 +98,11 @@ def review(forge: Forge, result: ReviewResult, texts: Mapping[str, Sequence[str]
 def publish(forge: Forge, result: ReviewResult, items: Sequence[Item],
             texts: Mapping[str, Sequence[str]], policy: Policy,
             summary: Callable[[Placed], str], *, settle: float = 2.0,
-            sleep: Callable[[float], None] = time.sleep) -> Synced:
+            sleep: Callable[[float], None] = time.sleep, dialect: Dialect | None = None
+            ) -> Synced:
+    """Post `items`, then the summary of what was done; refused comments are re-rendered in
+    `dialect` (default: the forge's)."""
+    dialect = dialect or forge.dialect
     state = forge.load()
     if not state.open:
         return Synced("closed", Placed(with_kind(items, "summary", "the pull request is closed")),
@@ -109,7 +113,7 @@ def publish(forge: Forge, result: ReviewResult, items: Sequence[Item],
                        f"{result.head[:12]} was analysed; not commenting on stale lines")
     plan = reconcile(items, state, policy)
     try:
-        final, uncertain = _post_all(forge, result, plan, texts, policy, settle, sleep)
+        final, uncertain = _post_all(forge, result, plan, texts, dialect, settle, sleep)
         extra: Sequence[Posted] = ()
         if uncertain:
             # A write that failed may still appear after it was sent again: look once more.
@@ -136,7 +140,7 @@ def publish(forge: Forge, result: ReviewResult, items: Sequence[Item],
 
 
 def _post_all(forge: Forge, result: ReviewResult, plan: SyncPlan, texts: Mapping[str, Sequence[str]],
-              policy: Policy, settle: float, sleep: Callable[[float], None]
+              dialect: Dialect, settle: float, sleep: Callable[[float], None]
               ) -> tuple[tuple[Item, ...], bool]:
     """The items as finally placed, and whether any write was uncertain."""
     by_key = {item.key: item for item in plan.items}
@@ -148,14 +152,14 @@ def _post_all(forge: Forge, result: ReviewResult, plan: SyncPlan, texts: Mapping
     for refused in rejected:
         item = by_key[refused.draft.key]
         by_key[item.key] = demote(item, refused.reason, texts.get(item.verdict.finding.path, ()),
-                                  dialect=forge.dialect)
+                                  dialect=dialect)
         if by_key[item.key].kind == "file":
             retry.append(by_key[item.key])
     if retry:
         for refused in _post_safely(forge, result.head, body, [draft(i) for i in retry], settle, sleep,
                                     uncertain):
             by_key[refused.draft.key] = demote(by_key[refused.draft.key], refused.reason, (),
-                                               dialect=forge.dialect)
+                                               dialect=dialect)
     return tuple(by_key[item.key] for item in plan.items), bool(uncertain)
 
 

@@ -165,7 +165,7 @@ def test_publish_posts_exactly_what_ci_posts(repo, tmp_path: Path,  # type: igno
         summary_ci = fake.summaries()[0]["body"]
         out = tmp_path / "analysis.json"
         analyze(repo, out, monkeypatch, fake)
-    with FakeGitHub(fake.s.head, DIFF) as other:
+    with FakeGitHub(fake.s.head, DIFF, base=fake.base) as other:
         quick.github(monkeypatch, sleeps, other)
         monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
         monkeypatch.setattr(github_actions, "clone_url", lambda env, repository: str(repo.path))

@@ -31,7 +31,7 @@ def open_pr(repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,  # type: igno
     repo.branch("feature")
     head = repo.commit(head_files, "feature")
     payload = opened_pull_request(base, head)
-    with FakeGitHub(head, diff) as fake:
+    with FakeGitHub(head, diff, base=base) as fake:
         event = tmp_path / "event.json"
         event.write_text(json.dumps(payload))
         env = {"GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": str(event),

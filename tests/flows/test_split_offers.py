@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from bot import cli
+from bot import artifact, cli
 from bot.ci import github_actions
+from bot.conversation.state import MARKER, Conversation, Ignored, section
 from tests.conftest import GitRepo
 from tests.flows.test_publish import analyze, in_empty_folder, workflow_run
 from tests.flows.test_review import open_pr
@@ -42,7 +43,7 @@ def one_job(repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, slee
 def publish_job(repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                 sleeps: Sleeps, head: str, art: Path) -> FakeGitHub:
     """`publish` of `art` on a fresh pull request, git to the repository as data."""
-    fake = FakeGitHub(head, DIFF)
+    fake = FakeGitHub(head, DIFF, base=repo.git("merge-base", "main", head).strip())
     fake.__enter__()
     quick.github(monkeypatch, sleeps, fake)
     monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
@@ -99,5 +100,56 @@ def test_a_rule_fix_the_head_s_rule_does_not_give_is_never_offered(
         assert "system" not in body and "system" not in json.dumps(fake.bot_comments())
         assert "ast-grep rule no-print" not in body.split("### Staged")[1]
         assert "not what the rule no-print gives at the head" in body
+    finally:
+        fake.__exit__(None, None, None)
+
+
+def test_the_plan_is_cut_to_the_change_the_forge_names_not_to_the_artifact_s(
+        repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sleeps: Sleeps) -> None:
+    """An analysis that claims an older base (its job ran the pull request's code) would make
+    a file the change never touched look changed: the plan covers what git says changed
+    between the forge's base and the head, whatever base the artifact names."""
+    older = repo.commit(BASE, "before other.py")
+    art = tmp_path / "analysis.json"
+    other = {"other.py": "def f(y):\n    print(y)\n"}
+    with open_pr(repo, tmp_path, monkeypatch, sleeps, other, HEAD, DIFF) as (_, fake, env):
+        event = Path(env["GITHUB_EVENT_PATH"])
+        payload = json.loads(event.read_text())
+        payload["pull_request"]["base"]["sha"] = older  # what the analyzing job claims
+        event.write_text(json.dumps(payload))
+        analyze(repo, art, monkeypatch, fake)
+        head = fake.s.head
+    assert json.loads(art.read_text())["base_sha"] == older
+    fake = publish_job(repo, tmp_path, monkeypatch, sleeps, head, art)
+    try:
+        [published] = fake.summaries()
+        assert "- `app.py`: 2" in published["body"]  # the change's own fixes are offered
+        assert "- `other.py`" not in published["body"]
+    finally:
+        fake.__exit__(None, None, None)
+
+
+def test_an_ignored_finding_s_fix_gives_no_false_not_offered_note(
+        repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sleeps: Sleeps,
+        offered: tuple[list[str], str, str, Path]) -> None:
+    """The analysis's plan is of every fix (it cannot read the conversation): publish checks
+    it against the plan of the same findings, and only then leaves the ignored ones out."""
+    _, _, head, art = offered
+    fixes = [v for v in artifact.load(art.read_bytes()).result.findings
+             if v.finding.tool == "ast-grep" and v.finding.fix]
+    fake = publish_job(repo, tmp_path, monkeypatch, sleeps, head, art)
+    try:
+        [summary] = fake.summaries()
+        assert "Not offered" not in summary["body"]
+        ignored = Conversation(ignored=tuple(Ignored(v.fingerprint, "ada", "on purpose")
+                                             for v in fixes))
+        summary["body"] = MARKER.sub(lambda _: section(ignored), summary["body"])  # /ignore's
+        assert cli.main(["publish", str(art)]) == 1  # F401 still fails the gate
+        [summary] = fake.summaries()
+        assert "ignored by @ada: on purpose" in summary["body"]
+        assert "ast-grep rule no-print" not in summary["body"]  # left out of the plan
+        assert "Not offered" not in summary["body"] and "the analysis offered plan" not in \
+            summary["body"]
+        assert fake.errors == []
     finally:
         fake.__exit__(None, None, None)

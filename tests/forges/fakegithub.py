@@ -82,8 +82,10 @@ class State:
 
 class FakeGitHub:
     def __init__(self, head: str, diff: dict[str, set[int]], owner: str = "octo",
-                 repo: str = "demo", number: int = 7, late: float = 1.5) -> None:
+                 repo: str = "demo", number: int = 7, late: float = 1.5,
+                 base: str = "0" * 40) -> None:
         self.owner, self.repo, self.number = owner, repo, number
+        self.base = base  # the pull request's base commit, as GitHub reports it
         self.s = State(head, diff, {head})
         self.calls: list[Call] = []
         self.errors: list[str] = []
@@ -354,7 +356,7 @@ class FakeGitHub:
         return {"id": 1, "number": self.number, "state": self.s.state, "url":
                 self._url(f"/pulls/{self.number}"), "issue_url": self._url(f"/issues/{self.number}"),
                 "head": {"sha": self.s.head, "ref": "feature", "repo": repo},
-                "base": {"sha": "0" * 40, "ref": "main", "repo": repo}, "draft": False}
+                "base": {"sha": self.base, "ref": "main", "repo": repo}, "draft": False}
 
     def _page(self, items: list[dict[str, Any]], query: dict[str, list[str]]) -> Page:
         size, page = int(query.get("per_page", ["30"])[0]), int(query.get("page", ["1"])[0])

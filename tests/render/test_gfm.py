@@ -16,7 +16,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.flows.deliver import check_report
 from bot.forges.github import change as github
 from bot.forges.gitlab import change as gitlab
 from bot.forges.gitlab.notes import defuse
@@ -27,7 +26,7 @@ from bot.publishing import summary
 from bot.publishing.gate import Gate, decide
 from bot.publishing.placement import Dialect, Placed
 from bot.publishing.policy import place
-from bot.publishing.sync import Synced
+from bot.publishing.publication import check_report
 from bot.render.markdown import comment_body
 from bot.render.suggestion import Suggestion, suggest
 from tests import gfm
@@ -142,7 +141,7 @@ def test_example_summary_check_run_and_job_summary(
     placed = Placed(place(result, lines, dialect=github.DIALECT))
     page = summary.render(result, placed, gate, lines)
     job = summary.job_summary(result, placed, gate, lines)
-    report = check_report(result, gate, Synced("published", placed), lines)
+    report = check_report(result, gate, placed, lines)
     for body in (page, job, report.summary, defuse(page)):
         gfm.check_inert(body)
         counts, tools = gfm.check_tables(body)

@@ -1,0 +1,74 @@
+"""One publication: everything a review shows, built once from values by a pure function
+(`build`), then handed to the sinks (`bot.publishing.sinks`): the forge's and the runner's.
+
+What is decided here: the gate, where each finding goes (before the caps, which depend on what
+the change already carries), the summary's closing section (the conversation's state and the
+staged plan), the outputs' paths. What only the forge can tell (what is already posted, what it
+refuses) arrives later as `Placed`; the summary, the check report and the job summary are then
+rendered from it by the publication's own renderers, the same ones for every flow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from bot.forges.base import StatusReport, status_annotations
+from bot.model import ReviewResult, Scope
+from bot.options import Delivery
+from bot.publishing import summary
+from bot.publishing.gate import Gate, decide
+from bot.publishing.placement import Dialect, Item, Placed
+from bot.publishing.policy import Policy, place
+
+CHECK_NAME = "reviewbot"
+SUMMARY_ROOM = 500  # what the summary leaves of a comment's length for its own marker and lists
+
+
+@dataclass(frozen=True)
+class Publication:
+    result: ReviewResult  # as shown: ignored findings left out, hunks cut to the forge's diff
+    texts: Mapping[str, Sequence[str]]  # the head's lines the comments quote
+    gate: Gate
+    policy: Policy
+    dialect: Dialect  # the forge's, with room left for `closing`
+    items: tuple[Item, ...]  # every commented finding placed, before the caps
+    delivery: Delivery  # the outputs' paths and the caps
+    closing: str = ""  # the summary's last section: the conversation's state and the plan
+
+    def summary(self, placed: Placed) -> str:
+        """The sticky summary comment."""
+        body = summary.render(self.result, placed, self.gate, self.texts,
+                              limit=self.dialect.body_limit - SUMMARY_ROOM,
+                              elsewhere=self.dialect.elsewhere)
+        return f"{body}\n\n{self.closing}" if self.closing else body
+
+    def check(self, placed: Placed) -> StatusReport:
+        """The check run or commit status."""
+        return check_report(self.result, self.gate, placed, self.texts)
+
+    def job_summary(self, placed: Placed) -> str:
+        return summary.job_summary(self.result, placed, self.gate, self.texts)
+
+
+def build(result: ReviewResult, texts: Mapping[str, Sequence[str]], dialect: Dialect,
+          delivery: Delivery, closing: str = "") -> Publication:
+    """The publication of `result` on a forge speaking `dialect`. Pure."""
+    # The summary is rendered to fit the body limit: leave room for what is appended.
+    room = replace(dialect, body_limit=dialect.body_limit - len(closing) - 2) if closing \
+        else dialect
+    policy = Policy(max_inline=delivery.max_inline, max_file=delivery.max_file)
+    return Publication(result, texts, decide(result), policy, room,
+                       place(result, texts, policy, dialect=room), delivery, closing)
+
+
+def check_report(result: ReviewResult, gate: Gate, placed: Placed,
+                 texts: Mapping[str, Sequence[str]]) -> StatusReport:
+    introduced = result.count(Scope.INTRODUCED) + result.count(Scope.CHANGED)
+    title = (f"{'failing' if gate.failed else 'passing'}: {introduced} new or changed finding"
+             f"{'s' * (introduced != 1)}, {result.count(Scope.PREEXISTING)} pre-existing")
+    if gate.unchecked:
+        title += f"; not fully checked: {gate.unchecked[0]}" + (" …" if len(gate.unchecked) > 1 else "")
+    body = summary.render(result, placed, gate, texts, marker=False, limit=60_000)
+    return StatusReport(CHECK_NAME, result.head, "failure" if gate.failed else "success",
+                        title, body, status_annotations(result))
