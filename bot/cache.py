@@ -44,15 +44,27 @@ from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from bot import atomic, codec
+from bot.errors import BotError
 from bot.model import Finding
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import (
+        Ed25519PrivateKey,
+        Ed25519PublicKey,
+    )
 
 # Bump when the entry layout or the meaning of a key changes (v2: findings in bot.codec's shape;
 # v3: each entry authenticated).
 FORMAT = "v3"
 SECRET_VARIABLE = "REVIEWBOT_CACHE_SECRET"
+# The warm job's Ed25519 private key (a secret: bot.credentials takes it out of the environment
+# by its name), and the public key any run may verify with (no secret): bot/cachesig.py.
+SIGNING_VARIABLE = "REVIEWBOT_CACHE_SIGNING_SECRET"
+PUBLIC_KEY_VARIABLE = "REVIEWBOT_CACHE_PUBLIC_KEY"
+SIGNED = b"ed25519:"  # the first line's start of a signed entry (bot.cachesig.PREFIX)
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 PRUNE_TO = 0.8  # prune down to this fraction of the bound, so pruning is not constant
 PRUNE_EVERY = 600.0  # seconds between two measures of the folder (see the module's docstring)
@@ -133,6 +145,63 @@ def _mac(key: bytes, label: str, payload: bytes) -> str:
     return hmac.new(key, f"{FORMAT}\0{label}\0".encode() + payload, hashlib.sha256).hexdigest()
 
 
+@dataclass(frozen=True)
+class Keys:
+    """What a run can seal and verify entries with: the HMAC key (from the secret), the
+    Ed25519 private key (the warm job's), the Ed25519 public key."""
+
+    mac: bytes | None = None
+    signer: Ed25519PrivateKey | None = None
+    verifier: Ed25519PublicKey | None = None
+
+    @property
+    def reads(self) -> bool:
+        return self.mac is not None or self.verifier is not None
+
+    @property
+    def seals(self) -> bool:
+        return self.mac is not None or self.signer is not None
+
+    def seal(self, label: str, payload: bytes) -> bytes:
+        """Signed where the run holds the private key (every run with the public key can
+        verify it), else an HMAC."""
+        if self.signer is not None:
+            from bot import cachesig
+
+            return cachesig.sign(self.signer, FORMAT, label, payload)
+        assert self.mac is not None
+        return seal(self.mac, label, payload)
+
+    def unseal(self, label: str, data: bytes) -> bytes | None:
+        """The payload, or None when the entry does not verify with what this run holds."""
+        if data.startswith(SIGNED):
+            if self.verifier is None:
+                return None
+            from bot import cachesig
+
+            return cachesig.verify(self.verifier, FORMAT, label, data)
+        return unseal(self.mac, label, data) if self.mac is not None else None
+
+
+def keys() -> Keys:
+    """The keys this run holds (bot.credentials holds the secrets). A key that does not read
+    is a BotError naming its variable."""
+    from bot import credentials
+
+    held = credentials.environ()
+    known = held.get(SECRET_VARIABLE) or None
+    signing = held.get(SIGNING_VARIABLE) or os.environ.get(SIGNING_VARIABLE) or None
+    public = os.environ.get(PUBLIC_KEY_VARIABLE) or held.get(PUBLIC_KEY_VARIABLE) or None
+    if signing is None and public is None:  # no import of cryptography
+        return Keys(mac_key(known) if known is not None else None)
+    from bot import cachesig
+
+    signer = cachesig.private_key(signing, SIGNING_VARIABLE) if signing is not None else None
+    verifier = (cachesig.public_key(public, PUBLIC_KEY_VARIABLE) if public is not None
+                else signer.public_key() if signer is not None else None)
+    return Keys(mac_key(known) if known is not None else None, signer, verifier)
+
+
 # --- the run's policy: who saves, what did not verify ----------------------------------------
 
 @dataclass
@@ -195,10 +264,15 @@ def secret() -> str | None:
 
 
 def unused_note(directory: Path) -> str | None:
-    """A line for a run without the secret whose cache folder holds entries: they are not
-    read, and saying so beats a silently cold run."""
-    if secret() is not None or not (directory / FORMAT).is_dir():
+    """A line for a run without the secret or the public key whose cache folder holds
+    entries: they are not read, and saying so beats a silently cold run."""
+    if not (directory / FORMAT).is_dir():
         return None
+    try:
+        if keys().reads:
+            return None
+    except BotError:
+        return None  # said where the cache was opened
     return (f"cache {directory}: {SECRET_VARIABLE} is not set, so its entries cannot be "
             "verified and are not used (docs/cache.md)")
 
@@ -237,12 +311,11 @@ class FindingsCache:
         self.max_bytes = max_bytes
         self.pack = pack
         self.writes = 0
-        known = secret()
-        self._key = mac_key(known) if known is not None else None
+        self._keys = keys()
         self._policy = _policy
         with self._policy.lock:
             self._policy.folders.add(directory)
-        self._saves = self._key is not None and self._policy.save
+        self._saves = self._keys.seals and self._policy.save
 
     def _entry(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
@@ -251,13 +324,13 @@ class FindingsCache:
         """The payload stored under `key`: this run's own, else a verified entry from disk.
         An entry that does not verify is deleted and counted (the session names the folder)."""
         mine = self._policy.memory.get((str(self.directory), label, key))
-        if mine is not None or self._key is None:
+        if mine is not None or not self._keys.reads:
             return mine
         try:
             data = path.read_bytes()
         except OSError:
             return None
-        payload = unseal(self._key, label, data)
+        payload = self._keys.unseal(label, data)
         if payload is None:
             self._drop(path)
             self._policy.reject(self.root)
@@ -267,8 +340,7 @@ class FindingsCache:
         if not self._saves:
             self._policy.memory[(str(self.directory), label, key)] = payload
             return True
-        assert self._key is not None
-        return _write_atomic(path, seal(self._key, label, payload))
+        return _write_atomic(path, self._keys.seal(label, payload))
 
     @staticmethod
     def _drop(path: Path) -> None:
@@ -335,7 +407,7 @@ class FindingsCache:
         assert self.pack is not None
         slot = (str(self.directory), self.pack)
         known = self._policy.packs.get(slot)
-        if self._key is None:  # nothing on disk is read: the run's own results only
+        if not self._keys.reads:  # nothing on disk is read: the run's own results only
             return self._policy.packs.setdefault(slot, _Pack())
         path = self._pack_path()
         stamp = _stamp(path)
@@ -352,12 +424,12 @@ class FindingsCache:
         return fresh
 
     def _read_pack(self, path: Path) -> dict[str, bytes]:
-        assert self._key is not None and self.pack is not None
+        assert self.pack is not None
         try:
             data = path.read_bytes()
         except OSError:
             return {}
-        payload = unseal(self._key, "pack", data)
+        payload = self._keys.unseal("pack", data)
         header, _, body = (payload or b"").partition(b"\n")
         if payload is None or header != f"pack {self.pack}".encode("ascii"):
             # Forged, sealed under another secret, or another tool's pack moved here.
@@ -378,7 +450,6 @@ class FindingsCache:
         """Write the pack once if this run added to it and may save (best effort)."""
         if self.pack is None or not self._saves:
             return
-        assert self._key is not None
         with self._policy.lock:
             pack = self._load_pack()
             if not pack.dirty:
@@ -387,7 +458,7 @@ class FindingsCache:
             payload = b"".join([f"pack {self.pack}\n".encode("ascii"),
                                 *(k.encode("ascii") + b" " + raw + b"\n" for k, raw in items)])
             path = self._pack_path()
-            if _write_atomic(path, seal(self._key, "pack", payload)):
+            if _write_atomic(path, self._keys.seal("pack", payload)):
                 pack.stamp = _stamp(path)
                 pack.dirty = False
                 self.writes += 1

@@ -30,13 +30,16 @@ HEAVY = ("github", "gitlab", "httpx", "jsonschema", "tree_sitter", "tree_sitter_
          # the parsers of declared linters' globs, JSON documents and mypy's settings
          "pathspec", "ijson", "tomllib", "configparser",
          # the atomic writes' random names come from os.urandom
-         "secrets", "base64")
+         "secrets", "base64",
+         # the cache's Ed25519 signatures: only where a key is given (bot.cachesig)
+         "cryptography")
 # The bot's own modules for other jobs: forges, CI triggers, chat commands, apply, sweep, the
 # structural search, a language server's session, the fixer (Biome's refinement), SARIF input;
 # the specs of linters whose files the checkout does not hold, the declared linters' adapter
 # and their output formats (bot/linters/registry.py imports each spec when it may apply);
 # the other flows (the local review is one: bot.flows.local);
 UNUSED = ("bot.forges", "bot.ci", "bot.flows.", "bot.conversation", "bot.apply", "bot.sweep",
+          "bot.cachesig",
           "bot.publishing.sync",
           "bot.structural.", "bot.lsp.session", "bot.lsp.rpc", "bot.render.markdown",
           "bot.render.sarif", "bot.render.text", "bot.fixes", "bot.linters.formats",

@@ -2,7 +2,9 @@
 save the findings cache that the reviews of changes read).
 
 Exit statuses: 0 the cache is saved; 4 a linter could not check its files, or a file it
-applies to went unchecked (over the size limit; what could be checked is saved); 2 bad usage (no REVIEWBOT_CACHE_SECRET, --since not a commit of the repository).
+applies to went unchecked (over the size limit; what could be checked is saved); 2 bad usage
+(neither REVIEWBOT_CACHE_SECRET nor REVIEWBOT_CACHE_SIGNING_SECRET, a key that does not read,
+--since not a commit of the repository).
 """
 
 from __future__ import annotations

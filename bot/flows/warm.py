@@ -34,7 +34,7 @@ def warm(options: Options) -> int:
     """0 when every linter checked what it applies to; 4 when one could not, or when a file
     a linter applies to was not given to it (over the size limit: `result.unchecked`); its
     files then miss the cache and the reviews lint them. The cache is saved either way."""
-    if cache.secret() is None:
+    if not cache.keys().seals:  # a key that does not read: a BotError naming it
         raise BotError(f"{cache.SECRET_VARIABLE} is not set: entries saved without it could not "
                        "be verified by the reviews that read them (docs/cache.md)")
     base = options.since or workspace.empty_base(options.repo, write=True)

@@ -38,13 +38,16 @@ class World:
         wrapper.chmod(0o755)
         self.path = f"{wrapper.parent}{os.pathsep}{os.environ['PATH']}"
 
-    def run(self, *args: str, secret: str | None = SECRET) -> subprocess.CompletedProcess[str]:
+    def run(self, *args: str, secret: str | None = SECRET,
+            keys: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
         env = {k: v for k, v in os.environ.items()
                if not k.startswith(("GITHUB_", "GITLAB_", "CI_", "GITEA_")) and k != "CI"}
         env.update(PATH=self.path, PYTHONPATH=str(ROOT), REVIEWBOT_CACHE_DIR=str(self.cache))
-        env.pop(cache.SECRET_VARIABLE, None)
+        for name in (cache.SECRET_VARIABLE, cache.SIGNING_VARIABLE, cache.PUBLIC_KEY_VARIABLE):
+            env.pop(name, None)
         if secret is not None:
             env[cache.SECRET_VARIABLE] = secret
+        env.update(keys or {})
         return subprocess.run([sys.executable, "-m", "bot.cli", *args], cwd=self.repo.path,
                               env=env, capture_output=True, text=True, timeout=120)
 
@@ -59,9 +62,10 @@ class World:
         return {str(p.relative_to(self.cache)): p.read_bytes()
                 for p in sorted(self.cache.rglob("*")) if p.is_file()}
 
-    def analyze(self, secret: str | None = SECRET) -> subprocess.CompletedProcess[str]:
+    def analyze(self, secret: str | None = SECRET,
+                keys: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
         return self.run("analyze", "--base", "main", "--out", str(self.cache.parent / "a.json"),
-                        secret=secret)
+                        secret=secret, keys=keys)
 
 
 @pytest.fixture
@@ -197,3 +201,73 @@ def test_a_ci_review_of_a_pull_request_reads_the_warm_cache_and_saves_nothing(
         assert cli.main(["ci", "--repo", str(opened.path), "--fail-level", "info"]) == 1
         assert sorted(answers) == [False, True]  # app.py: the base's hit, the head's missed
         assert {p: p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()} == saved
+
+
+# --- a fork's run: no secret, the warm job's entries verified with the public key ------------
+
+def _pair() -> tuple[str, str]:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from bot import cachesig
+
+    key = Ed25519PrivateKey.generate()
+    return key.private_bytes_raw().hex(), cachesig.public_hex(key)
+
+
+def test_a_run_without_secrets_verifies_the_warm_jobs_entries_with_the_public_key(
+        world: World) -> None:
+    private, public = _pair()
+    warmed = world.run("warm", secret=None, keys={cache.SIGNING_VARIABLE: private})
+    assert warmed.returncode == 0, warmed.stderr
+    assert world.linted() == [f"m{i}.py" for i in range(5)]
+    saved = world.listing()
+    entries = {name: data for name, data in saved.items() if name.endswith((".json", ".pack"))}
+    assert entries and all(data.startswith(cache.SIGNED) for data in entries.values())
+    _change(world)
+    done = world.analyze(secret=None, keys={cache.PUBLIC_KEY_VARIABLE: public})
+    assert done.returncode == 0, done.stderr
+    assert world.linted() == ["m1.py"]  # the head's; the base's verified and used
+    assert "1 introduced, 0 changed, 1 preexisting" in done.stderr
+    assert "did not verify" not in done.stderr and "is not set" not in done.stderr
+    assert world.listing() == saved  # it saves nothing
+    bad = world.analyze(secret=None, keys={cache.PUBLIC_KEY_VARIABLE: "not a key"})
+    assert bad.returncode == 2 and bad.stderr == (
+        "reviewbot: REVIEWBOT_CACHE_PUBLIC_KEY is not an Ed25519 public key (a PEM from "
+        "`openssl pkey -pubout`, or 64 hex digits): docs/cache.md\n")
+
+
+@pytest.mark.parametrize("how", ["unsigned", "another key", "hmac"])
+def test_forged_or_re_signed_entries_move_no_verdict_of_a_run_without_secrets(
+        world: World, how: str) -> None:
+    """The pack rewritten to claim the finding the change introduces: left unsigned, signed
+    with another key (a fork's own), or sealed with an HMAC of a secret the fork chose."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from bot import cachesig
+
+    private, public = _pair()
+    assert world.run("warm", secret=None, keys={cache.SIGNING_VARIABLE: private}).returncode == 0
+    world.linted()
+    _change(world)
+    claimed = Finding("ruff", "F401", Severity.ERROR, "`sys` imported but unused", "m1.py",
+                      Span(2, 8, 2, 11))
+    (pack,) = (world.cache / cache.FORMAT / "packs").iterdir()
+    _, _, payload = pack.read_bytes().partition(b"\n")
+    header, _, body = payload.partition(b"\n")
+    claim = json.dumps(codec.encode_findings([claimed]), separators=(",", ":")).encode()
+    forged = header + b"\n" + b"".join(line.split(b" ")[0] + b" " + claim + b"\n"
+                                       for line in body.splitlines())
+    if how == "unsigned":
+        pack.write_bytes(forged)
+    elif how == "another key":
+        pack.write_bytes(cachesig.sign(Ed25519PrivateKey.generate(), cache.FORMAT, "pack", forged))
+    else:
+        pack.write_bytes(cache.seal(cache.mac_key("the fork's"), "pack", forged))
+    done = world.analyze(secret=None, keys={cache.PUBLIC_KEY_VARIABLE: public})
+    assert done.returncode == 0, done.stderr
+    assert "1 introduced, 0 changed, 1 preexisting" in done.stderr
+    assert f"reviewbot: cache {world.cache}: 1 entry did not verify and was ignored" in done.stderr
+    assert world.linted() == ["m1.py", "m1.py"]
+    verdicts = json.loads((world.cache.parent / "a.json").read_text())
+    assert [f["scope"] for f in verdicts["result"]["findings"]
+            if "sys" in f["message"]] == ["introduced"]
