@@ -28,13 +28,11 @@ from bot.forges.base import Connection
 from bot.model import ReviewResult, Trigger
 from bot.options import CiOptions, Delivery
 from bot.pipeline import run_review
-from bot.publishing import summary
-from bot.publishing.gate import Gate, decide
-from bot.publishing.outputs import report_gate, writable_output, write_code_quality, write_sarif
+from bot.publishing.gate import Gate
+from bot.publishing.outputs import report_gate, writable_output
 from bot.publishing.placement import Placed
-from bot.publishing.policy import place
-from bot.publishing.publication import check_report
-from bot.publishing.sinks import print_dry_run
+from bot.publishing.publication import build
+from bot.publishing.sinks import print_dry_run, write_outputs
 from bot.publishing.sync import with_kind
 from bot.render import queue as words
 from bot.workspace import texts as head_texts
@@ -80,12 +78,11 @@ def publish(runner: Runner, connection: Connection, trigger: Trigger, result: Re
     on the change; the exit status is the gate's."""
     assert trigger.number is not None and connection.forge is not None
     forge = connection.forge
-    decided = decide(result)
-    write_sarif(delivery.sarif, result)
-    write_code_quality(delivery.code_quality, result)
-    placed = Placed(with_kind(place(result, texts, dialect=forge.dialect), "summary",
-                              NOT_INLINE))
-    report = check_report(result, decided, placed, texts)
+    publication = build(result, texts, forge.dialect, delivery)
+    decided = publication.gate
+    write_outputs(publication)
+    placed = Placed(with_kind(publication.items, "summary", NOT_INLINE))
+    report = publication.check(placed)
     # The change's own review: the fingerprints of its comments are what it already raised.
     known = {words.known_key(c.key) for c in forge.load().comments}
     body = words.body(result, decided, known, texts, queue=name_of(trigger),
@@ -98,7 +95,7 @@ def publish(runner: Runner, connection: Connection, trigger: Trigger, result: Re
     else:
         if not forge.check(report):
             runner.annotate(report.annotations)
-        runner.job_summary(summary.job_summary(result, placed, decided, texts))
+        runner.job_summary(publication.job_summary(placed))
         try:
             connection.repository.note(trigger.number, words.MARKER, body,
                                        create=decided.failed)
