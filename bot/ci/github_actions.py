@@ -303,7 +303,10 @@ def connect(env: Mapping[str, str], name: str, token: str, number: int | None, *
         pulls = pulls if reads else NoPulls()
         recording = api.record_writes(head=head or "", reads=reads)
         recorded = recording.requests if number is not None else None
-    host = GitHubHost(api, number, reads=reads) if number is not None else None
+    # The host only reads: without a token its reads are GitHub's answers to no token (what
+    # a fork check needs), not the recording's picture of a fresh pull request.
+    host_api = api if reads or not dry_run else open_api(api.settings)
+    host = GitHubHost(host_api, number, reads=reads) if number is not None else None
     return Connection(name, repository, pulls, "#", forge, host,
                       push_env(token, env.get("GITHUB_SERVER_URL") or ""), recorded,
                       sleep=api.sleep)

@@ -215,6 +215,21 @@ def test_a_dry_run_refuses_a_fork_s_pull_request_as_a_run_does(
     assert calls_old.writes() == [] and checks(calls_old) == []
 
 
+def test_a_dry_run_without_a_token_asks_github_whether_it_is_a_fork(
+        calls_old: World, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Not the recording's picture of a fresh pull request (one of this repository): GitHub's
+    answer, which for a repository that needs a token is a refusal, and the run stops."""
+    calls_old.fake.fork = "someone/demo"
+    group = queue(calls_old, AHEAD)
+    calls_old.flags = ("--dry-run",)
+    monkeypatch.delenv("GITHUB_TOKEN")
+    capsys.readouterr()
+    assert one_job(calls_old, group) == 3
+    assert "GitHub refused the token" in capsys.readouterr().err
+    assert calls_old.writes() == [] and checks(calls_old) == []
+
+
 def test_a_dry_run_prints_the_check_run_it_would_create_and_writes_nothing(
         calls_old: World, capsys: pytest.CaptureFixture[str]) -> None:
     group = queue(calls_old, AHEAD)
