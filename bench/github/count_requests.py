@@ -69,7 +69,8 @@ def as_publish(fake: FakeGitHub, res: ReviewResult, texts: dict[str, list[str]],
                  write_spacing=0.0), sleep=lambda s: None)
     args = argparse.Namespace(files=[path], token="t", max_bytes=publish.DEFAULT_MAX_BYTES,
                               fail_level=None, tool_errors=None, max_comments=50,
-                              max_file_comments=10, sarif=None, code_quality=None, dry_run=False)
+                              max_file_comments=10, sarif=None, code_quality=None, dry_run=False,
+                              label=False)
     publish.run(args, {"GITHUB_REPOSITORY": "octo/demo"})
 
 
