@@ -36,9 +36,12 @@ The seams it builds on, shared by every forge:
   reply made once, whatever answers are lost;
 - `meanwhile.py`: a comment deleted between the read and the write;
 - `hunks.py`: the head lines of a unified diff's hunks (what `diff_lines` answers);
-- the dry run: every write is recorded, not sent (`transport.Recording` for an httpx forge;
-  `Connection.recorded` is the list the publishing step prints), and the repository side is
-  wrapped by `dryrun.RepositoryDryRun`.
+- the dry run: the forge's real code runs, and `transport.Recording` at its one way out
+  records every write instead of sending it (Gitea's transport, GitLab's `_write`, GitHub's
+  PyGithub requester and GraphQL mutations: `github/recording.py`); a new forge records at its
+  own way out the same way. `Connection.recorded` is that list, which the publishing step
+  prints. GitHub's and GitLab's repository side is still wrapped by `dryrun.RepositoryDryRun`
+  (its JSON lines are what those dry runs print for replies, notes and labels).
 
 Its runner under `bot/ci/` (`ci.base.Runner`) reads the CI's event into a `Trigger` and
 builds the `base.Connection` (`connect`): the repository, the change's `Forge` and `Host`,
