@@ -4,7 +4,7 @@ Pure. `encode_*` turn the frozen values of `bot.model` into JSON-compatible dict
 turn untrusted JSON back into values or raise `CodecError` naming the field that is wrong
 (`findings[3].line: expected a positive integer`). Every key is required and unknown keys are
 refused, so a shape change is a visible version change for each user: the findings cache
-(`bot.cache`), `review --format json` (`bot.render.report`) and the analysis artifact
+(`bot.cache`), `review --format json` (`bot.publishing.report`) and the analysis artifact
 (`bot.artifact`, whose JSON Schema is `bot/schemas/analysis-v1.schema.json`).
 
 Shapes: a Span's four keys sit flat in the object that owns it (a finding, an edit); a

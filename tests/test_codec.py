@@ -24,7 +24,7 @@ from bot.model import (
     ToolRun,
     Verdict,
 )
-from bot.render import report
+from bot.publishing import report
 from tests import strategies as s
 
 ANY_PATH = st.text(max_size=10)  # the codec does not judge paths; the artifact does

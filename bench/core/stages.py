@@ -32,7 +32,7 @@ import bot.cli
 from bot.commands import review
 imported = time.perf_counter()
 from bot import pipeline, proc, workspace
-from bot.render import report
+from bot.publishing import report
 
 stages: dict[str, float] = {}
 counts: dict[str, int] = {}

@@ -19,9 +19,10 @@ from bot.errors import BotError
 from bot.model import ReviewResult
 from bot.options import Checks
 from bot.pipeline import ReviewOptions, begin, run_review
+from bot.publishing import report
 from bot.publishing.gate import decide
 from bot.publishing.outputs import report_gate, writable_output, write_sarif
-from bot.render import progress, report
+from bot.render import progress
 
 Format = Literal["text", "json", "rdjson"]
 

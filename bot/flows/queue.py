@@ -5,7 +5,7 @@ The merged result (the change on top of what is ahead of it) is reviewed against
 merged onto, with the same settings and tools as the change's own review, and the gate is
 published where the queue reads it: the check run (GitHub) or commit status (GitLab) on the
 merged result, and the CI's job summary. No inline comment: the merged result is no change's
-head. When the gate fails, one comment on the change the queue holds (`bot.render.queue`)
+head. When the gate fails, one comment on the change the queue holds (`bot.publishing.queue`)
 names what the combination introduced beyond what the change's own review raised, found again
 by its hidden marker so a re-run edits it; when a later run passes, an earlier one is edited to
 say so, and none is posted.
@@ -28,13 +28,13 @@ from bot.forges.base import Connection
 from bot.model import ReviewResult, Trigger
 from bot.options import CiOptions, Delivery
 from bot.pipeline import run_review
+from bot.publishing import queue as words
 from bot.publishing.gate import Gate
 from bot.publishing.outputs import report_gate, writable_output
 from bot.publishing.placement import Placed
 from bot.publishing.publication import build
 from bot.publishing.sinks import print_dry_run, write_outputs
 from bot.publishing.sync import with_kind
-from bot.render import queue as words
 from bot.workspace import texts as head_texts
 
 NOT_INLINE = "a merged result in a merge queue or train takes no inline comments"

@@ -2,10 +2,15 @@
 
 It holds where each finding goes (`placement`: the shared values, `policy`: inline, file or
 summary, and the caps), the reconciliation of the forge's comments with this run (`sync`), the
-summary and the check run's report (`summary`), the files and lines besides the forge
-(`outputs`: SARIF, Code Quality, why the gate did not pass), and the gate itself (`gate`).
+summary and the check run's report (`summary`), the merge queue's word on a change (`queue`),
+the files and lines besides the forge (`outputs`: SARIF, Code Quality, why the gate did not
+pass; `report`: the JSON document of `review --format json`), and the gate itself (`gate`).
+One value carries a review to the world: the publication (`publication`), built once and
+handed to the forge's and the runner's sinks (`sinks`); `offer` adds the conversation's part.
 
-What it may import: the model and the core's pure renderers (`bot.render`), the conversation's
-state, and the forge protocols (`bot.forges.base`); never a forge package, the CI runners, the
-flows or the commands. A local review imports `gate` alone, so this file imports nothing.
+What it may import: the core below it (the model, the settings, the workspace's texts, the
+staged plan of `bot.apply`), the pure renderers (`bot.render`), the conversation's state, and
+the forge protocols (`bot.forges.base`); never a forge package, the CI runners (the runner
+sink declares what it needs of one), the flows or the commands. A local review imports a few
+of its modules (the gate, the outputs, the JSON report), so this file imports nothing.
 """

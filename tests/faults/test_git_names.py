@@ -10,7 +10,8 @@ from dataclasses import replace
 
 import pytest
 
-from bot.render import codequality, rdjson, report
+from bot.publishing import report
+from bot.render import codequality, rdjson
 from tests.conftest import GitRepo, require_tool
 from tests.faults.harness import reviewbot
 from tests.test_artifact import small

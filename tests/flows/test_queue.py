@@ -16,7 +16,7 @@ import pytest
 
 from bot import cli
 from bot.ci import github_actions
-from bot.render.queue import MARKER
+from bot.publishing.queue import MARKER
 from tests.ci.test_github_actions import examples
 from tests.conftest import GitRepo
 from tests.flows.conftest import World, git, make_world

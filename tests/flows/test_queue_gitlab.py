@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from bot import cli
-from bot.render.queue import MARKER
+from bot.publishing.queue import MARKER
 from tests.conftest import GitRepo
 from tests.flows.test_queue import AHEAD, APP, CALLS_OLD, HARMLESS, QUEUE_BASE
 from tests.flows.test_review_gitlab import merge_request_env

@@ -73,7 +73,8 @@ def test_a_cold_start_that_outlasts_the_timeout_while_loading_passes(tmp_path: P
 def test_a_failure_says_why_in_the_json_and_the_text(repo: GitRepo) -> None:
     """A server whose status turns to error with no message and nothing on stderr: the
     result still says what happened, in the JSON and in the text, not only in a log."""
-    from bot.render import report, text
+    from bot.publishing import report
+    from bot.render import text
 
     crate(repo.path)
     (repo.path / "src" / "calc.rs").write_text(CALC)

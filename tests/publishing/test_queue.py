@@ -1,11 +1,11 @@
-"""The merge queue's word on a pull request (`bot.render.queue`): pure."""
+"""The merge queue's word on a pull request (`bot.publishing.queue`): pure."""
 
 from __future__ import annotations
 
 from bot.model import Finding, ReviewResult, Scope, Severity, Span, Verdict
 from bot.publishing.gate import decide
+from bot.publishing.queue import MARKER, body, known_key, split
 from bot.render.markdown import safe_fingerprint
-from bot.render.queue import MARKER, body, known_key, split
 
 TEXTS = {"app.py": ["def last():", "    return old() + 2", ""]}
 
