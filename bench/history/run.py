@@ -22,12 +22,13 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import compare  # noqa: E402
-import linters  # noqa: E402
-from projects import CACHE, HERE, Project, load, source  # noqa: E402
+import compare
+import linters
+from projects import CACHE, HERE, Project, load, source
 
 ROOT = HERE.parent.parent
 TIMEOUT = 600.0
@@ -37,33 +38,40 @@ def sh(cwd: Path, *argv: str) -> str:
     return subprocess.run(argv, cwd=cwd, check=True, capture_output=True, text=True).stdout
 
 
-def node_modules(project: Project, repo: Path) -> Path:
-    """The project's npm devDependencies at its pinned commit, installed once into the cache."""
-    folder = CACHE / "node" / f"{project.slug}-{project.head[:12]}"
+def node_modules(repo: Path, commit: str) -> Path:
+    """The npm devDependencies of package.json as it was at `commit` (a pair's head), installed
+    once per version of package.json into the cache: a pinned set for every pair would run older
+    configurations against plugins that have since changed their config shape."""
+    source = sh(repo, "git", "log", "-1", "--format=%H", commit, "--", "package.json").strip()
+    folder = CACHE / "node" / source[:12]
     if not (folder / "node_modules" / ".bin" / "eslint").exists():
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / "package.json").write_text(sh(repo, "git", "show", f"{project.head}:package.json"))
+        (folder / "package.json").write_text(sh(repo, "git", "show", f"{source}:package.json"))
         subprocess.run(["npm", "install", "--ignore-scripts", "--no-audit", "--no-fund"],
                        cwd=folder, check=True, capture_output=True)
     return folder / "node_modules"
 
 
 @contextmanager
-def checkouts(repo: Path, modules: Path | None) -> Iterator[tuple[Path, Path]]:
+def checkouts(repo: Path, npm: bool) -> Iterator[tuple[Path, Path]]:
     with tempfile.TemporaryDirectory(prefix="reviewbot-history-") as scratch:
         pair = (Path(scratch) / "head", Path(scratch) / "base")
         for where in pair:
             subprocess.run(["git", "clone", "-q", "--shared", "--no-checkout", str(repo),
                             str(where)], check=True)
-            if modules is not None:
-                (where / "node_modules").symlink_to(modules, target_is_directory=True)
+            if npm:
                 with (where / ".git" / "info" / "exclude").open("a") as exclude:
                     exclude.write("/node_modules\n")
         yield pair
 
 
-def checkout(where: Path, commit: str) -> None:
+def checkout(where: Path, commit: str, modules: Path | None) -> None:
     sh(where, "git", "checkout", "-q", "-f", "--detach", commit)
+    if modules is not None:
+        link = where / "node_modules"
+        if link.is_symlink():
+            link.unlink()
+        link.symlink_to(modules, target_is_directory=True)
 
 
 def texts(root: Path, paths: set[str]) -> dict[str, list[str]]:
@@ -76,7 +84,7 @@ def texts(root: Path, paths: set[str]) -> dict[str, list[str]]:
 
 
 def review(bot: Path, head: Path, pair: dict[str, object], tool: str,
-           env: dict[str, str]) -> tuple[dict[str, object], float, int]:
+           env: dict[str, str]) -> tuple[dict[str, Any], float, int]:
     argv = [sys.executable, "-c", "import sys; from bot.cli import main; sys.exit(main())",
             "review", "--repo", str(head), "--base", str(pair["base"]), "--head",
             str(pair["head"]), "--only", tool, "--format", "json", "--no-cache", "--quiet"]
@@ -90,19 +98,22 @@ def review(bot: Path, head: Path, pair: dict[str, object], tool: str,
         return {"error": done.stderr.strip()[-500:]}, seconds, done.returncode
 
 
-def bot_findings(report: dict[str, object]) -> list[compare.BotFinding]:
+def bot_findings(report: dict[str, Any]) -> list[compare.BotFinding]:
     return [compare.BotFinding(f["path"], int(f["line"]), int(f["column"]), str(f["rule"]),
                                str(f["message"]), str(f["scope"]), f.get("where"),
                                f.get("matched_by"))
-            for f in report.get("findings") or []]  # type: ignore[union-attr]
+            for f in report.get("findings") or []]
 
 
 def one_pair(project: Project, pair: dict[str, object], dirs: tuple[Path, Path], bot: Path,
-             env: dict[str, str], node_bin: Path | None) -> dict[str, object]:
+             env: dict[str, str], repo: Path) -> dict[str, Any]:
     head_dir, base_dir = dirs
     base, head = str(pair["base"]), str(pair["head"])
-    checkout(head_dir, head)
-    checkout(base_dir, base)
+    # both sides lint with the head's dependencies, as the bot does (it links the head's)
+    modules = node_modules(repo, head) if project.node_modules else None
+    node_bin = modules / ".bin" if modules else None
+    checkout(head_dir, head, modules)
+    checkout(base_dir, base, modules)
     diff = compare.parse_diff(sh(head_dir, "git", "diff", "-M50%", "-U0", "--no-color",
                                  "--no-ext-diff", base, head))
     head_files = sorted(set(diff.added) | set(diff.renamed.values()) | set(
@@ -111,25 +122,27 @@ def one_pair(project: Project, pair: dict[str, object], dirs: tuple[Path, Path],
     head_files = [f for f in head_files if f.endswith(project.extensions)]
     back = {v: k for k, v in diff.renamed.items()}
     base_files = [back.get(f, f) for f in head_files]
-    report, bot_seconds, status = review(bot, head_dir, pair, project.tool, env)
+    # the bot's own worktrees must not share the oracle's cargo target folder
+    bot_env = {k: v for k, v in env.items() if k != "CARGO_TARGET_DIR"}
+    report, bot_seconds, status = review(bot, head_dir, pair, project.tool, bot_env)
     at_base = linters.run(project.tool, base_dir, base_files, env, node_bin, TIMEOUT)
     at_head = linters.run(project.tool, head_dir, head_files, env, node_bin, TIMEOUT)
-    record: dict[str, object] = {
+    record: dict[str, Any] = {
         "project": project.name, "language": project.language, "tool": project.tool,
         "base": base, "head": head, "files": head_files, "bot_status": status,
         "seconds": {"bot": round(bot_seconds, 3), "linter_base": round(at_base.seconds, 3),
                     "linter_head": round(at_head.seconds, 3)}}
     tools = report.get("tools") or []
-    tool_ok = all(t.get("status") == "ok" for t in tools)  # type: ignore[union-attr]
+    tool_ok = all(t.get("status") == "ok" for t in tools)
     errors = [e for e in (at_base.error, at_head.error) if e]
     if "error" in report or not tool_ok or errors:
-        record["failed"] = {"bot": report.get("error") or [t for t in tools  # type: ignore[union-attr]
+        record["failed"] = {"bot": report.get("error") or [t for t in tools
                                                          if t.get("status") != "ok"],
                             "linter": errors}
         return record
     start = time.perf_counter()
     diff_new = compare.diff_filter(at_head.findings, diff)
-    record["seconds"]["diff_filter"] = round(  # type: ignore[index]
+    record["seconds"]["diff_filter"] = round(
         at_head.seconds + time.perf_counter() - start, 3)
     paths_base = {f.path for f in at_base.findings}
     paths_head = {f.path for f in at_head.findings}
@@ -143,6 +156,9 @@ def one_pair(project: Project, pair: dict[str, object], dirs: tuple[Path, Path],
         "diff_new": sum(r["diff"] == "new" for r in rows),
         "unjoined": sum("absent" in (r["bot"], r["oracle"]) for r in rows)}
     record["disagreements"] = [r for r in rows if compare.disagrees(r)]
+    # seen by one side only, yet no disagreement (both call it old): kept to check the join
+    record["one_sided"] = [r for r in rows if "absent" in (r["bot"], r["oracle"])
+                           and not compare.disagrees(r)]
     return record
 
 
@@ -182,22 +198,20 @@ def main(argv: list[str] | None = None) -> int:
         if not todo:
             continue
         repo = source(project, args.mirror)
-        modules = node_modules(project, repo) if project.node_modules else None
-        node_bin = modules / ".bin" if modules else None
         target = CACHE / "cargo-target" / project.slug
         tool_env = linters.environment([], target) | {"PATH": env["PATH"]}
         out = args.out / f"{project.language}.jsonl"
         if project.language not in written:
             out.write_text("")
             written.add(project.language)
-        with checkouts(repo, modules) as dirs:
+        with checkouts(repo, project.node_modules) as dirs:
             for number, pair in enumerate(todo, 1):
-                record = one_pair(project, pair, dirs, args.bot, tool_env, node_bin)
+                record = one_pair(project, pair, dirs, args.bot, tool_env, repo)
                 record["bot_commit"] = bot_commit
                 with out.open("a") as stream:
                     stream.write(json.dumps(record) + "\n")
                 state = ("FAILED" if "failed" in record
-                         else f"{len(record['disagreements'])} disagreements")  # type: ignore[arg-type]
+                         else f"{len(record['disagreements'])} disagreements")
                 print(f"{project.name} {number}/{len(todo)} {str(pair['head'])[:12]}: {state} "
                       f"{record['seconds']}", file=sys.stderr, flush=True)
     shutil.rmtree(CACHE / "cargo-target", ignore_errors=True)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from projects import HERE, Project, git, load, source  # noqa: E402
+from projects import HERE, Project, git, load, source
 
 MAX_FILES = 10
 MAX_LINES = 300
