@@ -35,7 +35,7 @@ why); 3 the forge's API failed after retries.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -53,11 +53,12 @@ from bot.flows.label import label
 from bot.flows.session import Workplace, change_repository, fetch_commits, log, within_change
 from bot.forges.base import Connection
 from bot.forges.repository import Repository
-from bot.model import FileChange, ReviewResult, Trigger
+from bot.model import ReviewResult, Trigger
 from bot.options import Checks, CiOptions, Delivery
 from bot.publishing.gate import override
 from bot.publishing.offer import offer
 from bot.publishing.outputs import writable_output
+from bot.publishing.policy import within_diff
 from bot.publishing.publication import build
 from bot.publishing.sinks import deliver
 from bot.render.markdown import escape
@@ -230,13 +231,3 @@ def read(path: Path, max_bytes: int) -> artifact.Analysis:
         return artifact.load(data, max_bytes=max_bytes)
     except ArtifactError as exc:
         raise BotError(f"{path}: {exc}", Exit.USAGE) from exc
-
-
-def within_diff(result: ReviewResult, commentable: Mapping[str, frozenset[int]]
-                ) -> ReviewResult:
-    """The result with its hunks cut to the lines the forge lets a comment sit on: a file the
-    pull request does not show is dropped (its findings go to the summary)."""
-    changes: Sequence[FileChange] = [
-        replace(c, hunk_lines=c.hunk_lines & commentable[c.path])
-        for c in result.changes if c.path in commentable]
-    return replace(result, changes=tuple(changes))

@@ -77,6 +77,16 @@ def _place(verdict: Verdict, key: str, change: FileChange | None, lines: Sequenc
                 body=body, old_path=change.old_path, old_line=change.base_lines.get(end))
 
 
+def within_diff(result: ReviewResult, commentable: Mapping[str, frozenset[int]]
+                ) -> ReviewResult:
+    """The result with its hunks cut to the lines the forge lets a comment sit on (the diff as
+    the forge shows it, where that is the word to trust): a file the change does not show is
+    dropped, and its findings go to the summary."""
+    return replace(result, changes=tuple(
+        replace(c, hunk_lines=c.hunk_lines & commentable[c.path])
+        for c in result.changes if c.path in commentable))
+
+
 def cap(items: Sequence[Item], already: frozenset[str], policy: Policy) -> tuple[Item, ...]:
     """Fold comments beyond the caps into the summary.
 

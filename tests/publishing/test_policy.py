@@ -6,7 +6,7 @@ from bot.forges.base import Posted, State, status_annotations
 from bot.forges.github.change import DIALECT
 from bot.model import Severity, Verdict
 from bot.publishing.placement import Item
-from bot.publishing.policy import Policy, cap, place
+from bot.publishing.policy import Policy, cap, place, within_diff
 from bot.publishing.sync import reconcile
 from bot.render.markdown import parse_marker
 from bot.render.suggestion import NoSuggestion, split_lines
@@ -90,3 +90,17 @@ def test_display_only_fix_is_described_not_suggested() -> None:
     [item] = place(res, {"a.py": TEXT}, dialect=DIALECT)
     assert "not offered here" in item.body.text  # type: ignore[union-attr]
     assert isinstance(NoSuggestion("x"), NoSuggestion)
+
+
+def test_a_line_the_forge_does_not_show_is_not_commented_inline() -> None:
+    """The forge's diff, not the artifact's, says where a comment may sit: hunks are cut to
+    it, and a file it does not show at all has its findings in the summary."""
+    found = [verdict(finding("a.py", 3), "shown"), verdict(finding("a.py", 4), "not-shown"),
+             verdict(finding("b.py", 1), "file-not-shown")]
+    claimed = result("c" * 40, found, [change("a.py", range(1, 11)), change("b.py", [1])])
+    cut = within_diff(claimed, {"a.py": frozenset({3})})
+    assert [(c.path, c.hunk_lines) for c in cut.changes] == [("a.py", frozenset({3}))]
+    items = {i.key: i for i in place(cut, {"a.py": TEXT}, dialect=DIALECT)}
+    assert items["shown"].kind == "inline"
+    assert items["not-shown"].kind == "file"
+    assert items["file-not-shown"].kind == "summary"
