@@ -19,7 +19,7 @@ from bot.model import Trigger, TriggerKind
 
 class Runner(Protocol):
     @property
-    def forge(self) -> Literal["github", "gitlab", "gitea"]: ...
+    def forge(self) -> Literal["github", "gitlab", "gitea", "bitbucket"]: ...
 
     @property
     def change_name(self) -> str:

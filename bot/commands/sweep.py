@@ -68,4 +68,4 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
     return int(Exit.GATE if args.fail_on_regressions and outcome.open else Exit.OK)
 
 
-FORGES = {"github": "GitHub", "gitlab": "GitLab", "gitea": "Gitea"}
+FORGES = {"github": "GitHub", "gitlab": "GitLab", "gitea": "Gitea", "bitbucket": "Bitbucket"}

@@ -203,7 +203,7 @@ class Host(Protocol):
     """The forge side of a conversation on one change, beyond publishing a review."""
 
     @property
-    def name(self) -> Literal["github", "gitlab", "gitea"]: ...
+    def name(self) -> Literal["github", "gitlab", "gitea", "bitbucket"]: ...
 
     @property
     def after_push(self) -> str:
