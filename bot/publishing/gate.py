@@ -9,7 +9,6 @@ turns the second into a warning. Pure.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.errors import Exit
@@ -97,13 +96,3 @@ def override(policy: GatePolicy, fail_level: str | None, tool_errors: str | None
 def _errors(value: str) -> ToolErrors:
     return "warn" if value == "warn" else "fail"
 
-
-def lines(gate: Gate) -> Sequence[str]:
-    """What a terminal shows about the gate beyond the findings."""
-    if not gate.unchecked:
-        return ()
-    head = ("the gate fails: the change could not be fully checked" if gate.exit == Exit.UNCHECKED
-            else "the change could not be fully checked")
-    if gate.tool_errors == "warn":
-        head += " (tool-errors: warn: reported, not gated)"
-    return (head, *(f"  - {u}" for u in gate.unchecked))

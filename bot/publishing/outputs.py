@@ -11,9 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from bot import atomic
-from bot.errors import BotError
+from bot.errors import BotError, Exit
 from bot.model import ReviewResult
-from bot.publishing.gate import Gate, lines
+from bot.publishing.gate import Gate
 
 
 def writable_output(path: Path | None, flag: str) -> None:
@@ -58,6 +58,13 @@ def write_code_quality(path: Path | None, result: ReviewResult) -> None:
 
 
 def report_gate(gate: Gate) -> None:
-    """Say on stderr why the change was not fully checked (stdout may be JSON)."""
-    for line in lines(gate):
+    """Say on stderr why the change was not fully checked (stdout may be JSON): what a
+    terminal shows about the gate beyond the findings."""
+    if not gate.unchecked:
+        return
+    head = ("the gate fails: the change could not be fully checked" if gate.exit == Exit.UNCHECKED
+            else "the change could not be fully checked")
+    if gate.tool_errors == "warn":
+        head += " (tool-errors: warn: reported, not gated)"
+    for line in (head, *(f"  - {u}" for u in gate.unchecked)):
         print(f"reviewbot: {line}", file=sys.stderr)
