@@ -42,6 +42,8 @@ class Request:
     body: Any = None
     write: bool | None = None
     idempotent: bool = False  # sending it twice leaves the same state (PATCH, PUT, DELETE)
+    # The body's media type when it is not plain JSON (a JSON Patch document, RFC 6902).
+    content_type: str | None = None
 
     @property
     def writes(self) -> bool:
@@ -155,6 +157,11 @@ class Transport:
 
     def send(self, request: Request) -> Response:
         def once() -> httpx.Response:
+            if request.content_type is not None and request.body is not None:
+                return self._client.request(
+                    request.method, self.base_url + request.path,
+                    params=_params(request.query), content=json.dumps(request.body).encode(),
+                    headers={"Content-Type": request.content_type})
             return self._client.request(
                 request.method, self.base_url + request.path,
                 params=_params(request.query),
