@@ -307,7 +307,8 @@ class FakeBitbucket:
                 "has_issues": self.has_issues}
 
     def _endpoint(self, branch: str, sha: str) -> dict[str, Any]:
-        return {"branch": {"name": branch}, "commit": {"type": "commit", "hash": sha},
+        # The description's `Pull Request Commit` holds the hash alone (no `type`).
+        return {"branch": {"name": branch}, "commit": {"hash": sha},
                 "repository": self._repository()}
 
     def _pull(self) -> tuple[int, Any]:

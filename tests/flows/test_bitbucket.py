@@ -1,0 +1,206 @@
+"""`reviewbot ci` in Bitbucket Pipelines, end to end (`tests/flows/bitbucketworld.py`): the
+review of three runs, the Code Insights report and build status, comment commands started by
+the relay's custom pipeline, the sweep and the dry run, each against the validating fake
+Bitbucket."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import GitRepo
+from tests.flows.bitbucketworld import BOT, FIXED, HUMAN, World, git, make_world
+from tests.forges.loopback import Fault
+
+
+@pytest.fixture
+def world(repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
+    yield from make_world(repo, tmp_path, monkeypatch)
+
+
+def test_three_runs_open_push_rerun(world: World) -> None:
+    fake = world.fake
+    # 1. opened: one inline comment per finding on the diff; the summary; the gate
+    assert world.review() == 1
+    assert {c["inline"]["to"] for c in world.ours("")} == {1, 7}
+    assert all(c["visible"] for c in world.ours(""))
+    assert "reviewbot:summary" in world.summary()
+    assert world.status() == "FAILED"
+    report = world.report()
+    assert report["result"] == "FAILED" and report["report_type"] == "BUG"
+    notes = fake.annotations[(fake.head_sha, "reviewbot")]
+    assert sorted((a["path"], a["line"]) for a in notes) == [("app.py", 1), ("app.py", 7)]
+    [f401] = world.ours("F401")
+    reply = fake.reply(f401["id"], "Right, it goes in the next push.")
+
+    # 2. a push: F401 fixed (its comment answered), F841 one line up
+    new = world.push(FIXED)
+    before = len(fake.writes())
+    assert world.review() == 1
+    [f401] = world.ours("F401")
+    assert f"**Fixed** in `{new[:12]}`" in f401["raw"]
+    assert f401["resolution"] is BOT
+    assert len(world.ours("F841")) == 1  # not posted again at its new line
+    assert reply in fake.comments and not reply["deleted"]  # the human's reply is kept
+    assert world.status() == "FAILED" and f"`{new[:12]}`" in world.summary()
+    assert [(a["path"], a["line"]) for a in fake.annotations[(new, "reviewbot")]] == [
+        ("app.py", 6)]
+    assert len(fake.writes()) > before
+
+    # 3. the same pipeline again: nothing new is written
+    writes = len(fake.writes())
+    assert world.review() == 1
+    assert len(fake.writes()) == writes
+
+
+def test_a_finding_that_returns_reopens_its_comment(world: World) -> None:
+    assert world.review() == 1
+    world.push(FIXED)
+    assert world.review() == 1
+    [f401] = world.ours("F401")
+    assert "resolution" in f401
+    world.push({"app.py": "import os\n" + FIXED["app.py"]})
+    assert world.review() == 1
+    [f401] = world.ours("F401")
+    assert "resolution" not in f401 and "**Fixed**" not in f401["raw"]
+
+
+def test_the_gate_passes_with_exit_0(world: World) -> None:
+    world.push({"app.py": "import sys\n\n\ndef main():\n    return sys.argv\n"})
+    assert world.review() == 0
+    assert world.status() == "SUCCESSFUL" and world.report()["result"] == "PASSED"
+
+
+def test_a_token_that_cannot_write_leaves_the_findings_in_the_log(
+        world: World, capfd: pytest.CaptureFixture[str]) -> None:
+    world.fake.faults.append(Fault(r"(POST|PUT) .*", "403", times=100))
+    assert world.review() == 1
+    assert world.fake.bot_comments() == [] and world.status() == ""
+    out, err = capfd.readouterr()
+    assert "app.py:1: error: ruff F401" in out + err
+    assert "REVIEWBOT_BITBUCKET_TOKEN" in out + err  # how to enable the comments
+
+
+def test_dry_run_prints_the_writes_and_sends_none(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    assert world.review("ci", "--dry-run") == 1
+    assert world.fake.writes() == []
+    printed = json.loads(capsys.readouterr().out)
+    paths = [(r["method"], r["path"].removeprefix("/repositories/octo/demo"))
+             for r in printed["requests"]]
+    assert ("POST", "/pullrequests/1/comments") in paths
+    assert ("PUT", f"/commit/{world.head}/reports/reviewbot") in paths
+    assert ("POST", f"/commit/{world.head}/statuses/build") in paths
+
+
+# -- commands ------------------------------------------------------------------------------
+
+def admin_bot(world: World) -> None:
+    """The token's account may read the others' permissions (Bitbucket: admin only)."""
+    world.fake.permissions[BOT["account_id"]] = "admin"
+
+
+def test_help_replies(world: World) -> None:
+    admin_bot(world)
+    assert world.comment("/help") == 0
+    [reply] = world.replies()
+    assert "/ignore FINGERPRINT REASON" in reply
+
+
+def test_a_permission_that_cannot_be_read_stops_the_commands(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    assert world.comment("/fix") == 3  # the token has write, not admin: fail closed
+    err = capsys.readouterr().err
+    assert "could not be read" in err and "admin" in err
+    assert world.replies() == [] and world.branch() == world.head
+
+
+def test_someone_with_read_only_gets_one_reply(world: World) -> None:
+    admin_bot(world)
+    world.fake.permissions[HUMAN["account_id"]] = "read"
+    assert world.comment("/fix") == 0
+    [reply] = world.replies()
+    assert "may run reviewbot commands; @alice has read" in reply
+    assert world.branch() == world.head
+
+
+def test_fix_commits_pushes_and_reviews_the_new_head(world: World) -> None:
+    admin_bot(world)
+    assert world.review() == 1
+    assert world.comment("/fix") == 0
+    new = world.branch()
+    assert new != world.head and git(world.origin, "rev-parse", f"{new}^") == world.head
+    assert git(world.origin, "show", f"{new}:app.py").startswith("import sys\n")
+    [reply] = world.replies()
+    assert new in reply
+    assert f"`{new[:12]}`" in world.summary()
+    assert world.status() == "FAILED"  # F841 is no safe fix
+    assert git(world.checkout, "status", "--porcelain") == ""
+
+
+def test_a_head_that_moved_since_the_comment_refuses(world: World) -> None:
+    admin_bot(world)
+    written_at = world.branch()
+    moved = world.push({"other.py": "x = 1\n"})
+    assert world.comment("/fix", head=written_at) == 0
+    [reply] = world.replies()
+    assert f"moved to {moved[:12]} after the comment was written" in reply
+    assert world.branch() == moved
+
+
+def test_a_bots_comment_is_ignored(world: World) -> None:
+    admin_bot(world)
+    assert world.comment("/fix", BOT) == 0
+    assert world.writes() == [] and world.branch() == world.head
+
+
+def test_a_deleted_comment_does_nothing(world: World) -> None:
+    admin_bot(world)
+    world.fake.comment_by(HUMAN, "/fix")
+    world.fake.comments[-1]["deleted"] = True
+    world.cid = world.fake.comments[-1]["id"]
+    code = world.run({"BITBUCKET_BRANCH": "main",
+                      "BITBUCKET_COMMIT": git(world.origin, "rev-parse", "main"),
+                      "REVIEWBOT_PR_ID": "1", "REVIEWBOT_COMMENT_ID": str(world.cid)})
+    assert code == 0 and world.writes() == []
+
+
+def test_ast_edit_then_apply_plan_commits_it(world: World) -> None:
+    admin_bot(world)
+    assert world.comment("/ast-edit print($A) => log($A)") == 0
+    plan = world.summary().split("`plan ")[1].split("`")[0]
+    assert world.comment("/apply") == 0
+    new = world.branch()
+    assert git(world.origin, "rev-parse", f"{new}^") == world.head
+    assert "log(sys.argv)" in git(world.origin, "show", f"{new}:app.py")
+    assert plan in git(world.origin, "log", "-1", "--format=%B", new)
+
+
+# -- the sweep -----------------------------------------------------------------------------
+
+def sweep_variables(world: World) -> dict[str, str]:
+    return {"BITBUCKET_BRANCH": "main",
+            "BITBUCKET_COMMIT": git(world.origin, "rev-parse", "main")}
+
+
+def test_the_sweep_keeps_an_issue_where_the_tracker_is_on(world: World) -> None:
+    assert world.run(sweep_variables(world)) == 0
+    [issue] = world.fake.issues.values()
+    assert "reviewbot" in issue["title"].lower() and "state=" in issue["raw"]
+    writes = len(world.fake.writes())
+    assert world.run(sweep_variables(world)) == 0  # no new commit: nothing written
+    assert len(world.fake.writes()) == writes
+
+
+def test_the_sweep_writes_a_report_where_there_is_no_tracker(world: World) -> None:
+    world.fake.has_issues = False
+    assert world.run(sweep_variables(world)) == 0
+    main = git(world.origin, "rev-parse", "main")
+    report = world.fake.reports[(main, "reviewbot-sweep")]
+    assert "state=" in report["details"] and world.fake.issues == {}
+    writes = len(world.fake.writes())
+    assert world.run(sweep_variables(world)) == 0  # found again on the branch: quiet
+    assert len(world.fake.writes()) == writes
