@@ -1,0 +1,114 @@
+"""Bitbucket Pipelines' variables as a `Trigger` (`bot.ci.bitbucket_pipelines`): each read by
+its form, a malformed one refused with exit status 2 naming it."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot import cli
+from bot.ci import bitbucket_pipelines, environment
+from bot.ci.bitbucket_pipelines import BitbucketPipelines, parse
+from bot.errors import BotError, Exit
+from bot.model import Trigger
+
+HEAD = "a" * 40
+BASE = "b" * 12
+STEP = {"BITBUCKET_BUILD_NUMBER": "12", "BITBUCKET_WORKSPACE": "octo",
+        "BITBUCKET_REPO_SLUG": "demo", "BITBUCKET_COMMIT": HEAD,
+        "BITBUCKET_CLONE_DIR": "/opt/atlassian/pipelines/agent/build"}
+PULL = {**STEP, "BITBUCKET_PR_ID": "7", "BITBUCKET_BRANCH": "feature/x",
+        "BITBUCKET_PR_DESTINATION_BRANCH": "main", "BITBUCKET_PR_DESTINATION_COMMIT": BASE}
+
+
+def test_a_pull_request_pipeline_is_a_review_of_the_source_head() -> None:
+    trigger = parse(PULL)
+    assert (trigger.forge, trigger.kind, trigger.repository, trigger.number) == (
+        "bitbucket", "review", "octo/demo", 7)
+    assert (trigger.head_sha, trigger.base_sha, trigger.target_ref, trigger.head_ref) == (
+        HEAD, BASE, "main", "feature/x")
+    assert not trigger.fork
+
+
+def test_the_relays_custom_pipeline_is_a_comment() -> None:
+    trigger = parse({**STEP, "BITBUCKET_BRANCH": "main", "REVIEWBOT_PR_ID": "7",
+                     "REVIEWBOT_COMMENT_ID": "4021", "REVIEWBOT_HEAD": "c" * 12})
+    assert (trigger.kind, trigger.number, trigger.comment_id, trigger.head_sha) == (
+        "comment", 7, 4021, "c" * 12)
+    assert trigger.comment_body is None and trigger.actor is None  # the API's, not the step's
+
+
+def test_a_branch_pipeline_sweeps_and_a_tag_needs_nothing() -> None:
+    swept = parse({**STEP, "BITBUCKET_BRANCH": "main"})
+    assert (swept.kind, swept.target_ref, swept.head_sha) == ("sweep", "main", HEAD)
+    tagged = parse({**STEP, "BITBUCKET_TAG": "v1.0"})
+    assert tagged.kind == "ignored" and "tag" in tagged.reason
+
+
+@pytest.mark.parametrize("name, value", [
+    ("BITBUCKET_PR_ID", "seven"), ("BITBUCKET_PR_ID", "0"), ("BITBUCKET_COMMIT", "HEAD"),
+    ("BITBUCKET_PR_DESTINATION_COMMIT", "main"), ("BITBUCKET_PR_DESTINATION_BRANCH", "a..b"),
+    ("BITBUCKET_WORKSPACE", "octo/demo"), ("BITBUCKET_REPO_SLUG", "de mo"),
+    ("BITBUCKET_BRANCH", "x\nmain"), ("REVIEWBOT_COMMENT_ID", "4021;"),
+])
+def test_a_malformed_variable_is_refused_by_name(name: str, value: str) -> None:
+    with pytest.raises(BotError) as caught:
+        parse({**PULL, name: value} if name != "REVIEWBOT_COMMENT_ID" else
+              {**STEP, "REVIEWBOT_PR_ID": "7", name: value})
+    assert caught.value.code == Exit.USAGE and caught.value.message.startswith(f"{name}=")
+
+
+def test_a_pull_request_pipeline_without_its_destination_says_what_sets_it() -> None:
+    with pytest.raises(BotError, match=r"BITBUCKET_PR_DESTINATION_COMMIT is not set: .*"
+                                       r"pull-requests:"):
+        parse({k: v for k, v in PULL.items() if k != "BITBUCKET_PR_DESTINATION_COMMIT"})
+
+
+def test_the_clone_dir_must_be_absolute() -> None:
+    with pytest.raises(BotError, match="BITBUCKET_CLONE_DIR='build' is not an absolute path"):
+        BitbucketPipelines({**PULL, "BITBUCKET_CLONE_DIR": "build"}).checkout(None)
+
+
+def test_the_build_number_says_pipelines_and_a_malformed_one_is_refused() -> None:
+    assert isinstance(environment.require(PULL), BitbucketPipelines)
+    with pytest.raises(BotError, match="BITBUCKET_BUILD_NUMBER='twelve'"):
+        environment.require({**PULL, "BITBUCKET_BUILD_NUMBER": "twelve"})
+
+
+def test_the_api_root_is_read_by_its_form() -> None:
+    assert bitbucket_pipelines.api_url(PULL) == "https://api.bitbucket.org/2.0"
+    with pytest.raises(BotError, match=r"REVIEWBOT_BITBUCKET_API='api\.bitbucket\.org'"):
+        bitbucket_pipelines.api_url({**PULL, "REVIEWBOT_BITBUCKET_API": "api.bitbucket.org"})
+
+
+def test_git_goes_over_https_to_the_origins_host() -> None:
+    runner = BitbucketPipelines({**PULL, "BITBUCKET_GIT_HTTP_ORIGIN":
+                                 "http://bitbucket.org/octo/demo"})
+    assert runner.clone_url("octo/demo") == "https://bitbucket.org/octo/demo.git"
+
+
+def test_a_write_token_in_reach_is_named() -> None:
+    assert BitbucketPipelines(PULL).exposed_token() is None
+    runner = BitbucketPipelines({**PULL, "REVIEWBOT_BITBUCKET_TOKEN": "t"})
+    assert runner.exposed_token() == "REVIEWBOT_BITBUCKET_TOKEN"
+
+
+@pytest.mark.parametrize("name, value", [("BITBUCKET_PR_ID", "x"), ("BITBUCKET_COMMIT", "zz")])
+def test_reviewbot_ci_exits_2_with_one_line_naming_the_variable(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], name: str,
+        value: str) -> None:
+    for key in ("GITLAB_CI", "GITEA_ACTIONS", "FORGEJO_ACTIONS", "GITHUB_ACTIONS",
+                "GITHUB_EVENT_NAME"):
+        monkeypatch.delenv(key, raising=False)
+    for key, given in {**PULL, name: value}.items():
+        monkeypatch.setenv(key, given)
+    assert cli.main(["ci"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"{name}={value!r}" in err
+
+
+def test_no_token_is_a_usage_error_naming_the_variable() -> None:
+    runner = BitbucketPipelines(PULL)
+    with pytest.raises(BotError, match="REVIEWBOT_BITBUCKET_TOKEN") as caught:
+        runner.connect(Trigger("bitbucket", "pull-requests", "review", repository="octo/demo",
+                               number=7), None)
+    assert caught.value.code == Exit.USAGE
