@@ -30,8 +30,9 @@ from bot.forges.repository import Repository
 from bot.model import Trigger, TriggerKind
 
 if TYPE_CHECKING:
-    from bot.forges.gitlab.change import GitLabForge, GitLabRepository, RepositorySettings
+    from bot.forges.gitlab.change import GitLabForge
     from bot.forges.gitlab.change import Settings as ForgeSettings
+    from bot.forges.gitlab.repository import GitLabRepository, RepositorySettings
 
 TOKEN_HINT = ("create a project (or group) access token with the `api` scope and the Developer "
               "role or higher, and store it as the CI/CD variable REVIEWBOT_GITLAB_TOKEN "
@@ -398,10 +399,10 @@ class GitLabCI:
         """A dry run reads with the token too: what it records is what a run would send now."""
         # Here, not at the top: reading a trigger (`analyze`) must not load python-gitlab.
         from bot.forges.dryrun import RepositoryDryRun
-        from bot.forges.gitlab.change import RepositorySettings
         from bot.forges.gitlab.change import Settings as ForgeSettings
         from bot.forges.gitlab.host import GitLabHost, push_env
         from bot.forges.gitlab.merge_requests import MergeRequests
+        from bot.forges.gitlab.repository import RepositorySettings
 
         token = self.token(token)
         url, project = api(self._env)
@@ -480,6 +481,6 @@ def open_forge(settings: ForgeSettings) -> GitLabForge:
 
 def open_repository(settings: RepositorySettings, users: Mapping[str, int]) -> GitLabRepository:
     """The project's connection: `users` are ids the event already named."""
-    from bot.forges.gitlab.change import GitLabRepository
+    from bot.forges.gitlab.repository import GitLabRepository
 
     return GitLabRepository(settings, users=users)

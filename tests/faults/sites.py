@@ -23,6 +23,7 @@ from bot.forges.github.api import Settings as GitHubSettings
 from bot.forges.github.change import GitHubForge
 from bot.forges.github.repository import GitHubRepository
 from bot.forges.gitlab import change as gitlab
+from bot.forges.gitlab import repository as gitlab_repository
 from bot.forges.repository import Repository
 from tests.conftest import GitRepo
 from tests.forges import fakegitea, fakegithub, fakegitlab
@@ -191,7 +192,7 @@ def gitlab_site(work: Path) -> Site:
     command = int(fake.note_by(fakegitlab.HUMAN, "/help")["id"])
     change = gitlab.Settings(api_url=fake.api_url, token="glpat-bot", project="42", iid=3,
                              timeout=1.0)
-    project = gitlab.RepositorySettings(fake.api_url, "glpat-bot", "42", timeout=1.0)
+    project = gitlab_repository.RepositorySettings(fake.api_url, "glpat-bot", "42", timeout=1.0)
 
     def inject(write: str, kind: str) -> Fault:
         fault = Fault(TARGETS["gitlab"][write], KINDS["gitlab"][kind])
@@ -217,7 +218,7 @@ def gitlab_site(work: Path) -> Site:
         return sum(1 for n in fake.bot_notes() if text in str(n["body"]))
 
     return Site("gitlab", repo, head, lambda: gitlab.GitLabForge(change, sleep=_sleep),
-                lambda: gitlab.GitLabRepository(project, sleep=_sleep), inject, comments,
+                lambda: gitlab_repository.GitLabRepository(project, sleep=_sleep), inject, comments,
                 lambda: [str(n["body"]) for n in fake.summaries()], resolved, checks, replies,
                 fake.award_names, lambda: list(fake.labels),
                 lambda: [(str(i["description"]), i["state"] == "opened") for i in fake.issues],

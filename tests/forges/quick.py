@@ -10,8 +10,9 @@ import pytest
 
 from bot.ci import github_actions, gitlab_ci
 from bot.forges.github.api import Api, Settings
-from bot.forges.gitlab.change import GitLabForge, GitLabRepository, RepositorySettings
+from bot.forges.gitlab.change import GitLabForge
 from bot.forges.gitlab.change import Settings as GitLabSettings
+from bot.forges.gitlab.repository import GitLabRepository, RepositorySettings
 
 
 def github(monkeypatch: pytest.MonkeyPatch, sleep: Any, fake: Any = None,

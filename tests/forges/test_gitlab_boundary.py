@@ -1,4 +1,4 @@
-"""python-gitlab stays inside bot/forges/gitlab/change.py: no other module imports it."""
+"""python-gitlab stays inside bot/forges/gitlab/client.py: no other module imports it."""
 
 from __future__ import annotations
 
@@ -20,5 +20,5 @@ def importers(package: str) -> set[str]:
 
 
 def test_only_the_gitlab_forge_imports_python_gitlab() -> None:
-    assert importers("gitlab") == {"bot/forges/gitlab/change.py"}
+    assert importers("gitlab") == {"bot/forges/gitlab/client.py"}
     assert importers("github")  # the scan does see SDK imports

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from bot.errors import Uncertain
-from bot.forges.gitlab import change as gitlab
+from bot.forges.gitlab import repository as gitlab
 from bot.forges.repository import Permission
 from tests.conftest import GitRepo
 from tests.forges.conftest import Sleeps

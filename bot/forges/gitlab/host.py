@@ -15,7 +15,8 @@ from typing import Literal
 from urllib.parse import urlsplit
 
 from bot.forges.base import Actor, PullRequest, Range
-from bot.forges.gitlab.change import GitLabForge, role
+from bot.forges.gitlab.change import GitLabForge
+from bot.forges.gitlab.repository import role
 from bot.forges.repository import Permission
 from bot.model import Trigger
 

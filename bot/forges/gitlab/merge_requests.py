@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from bot.forges.base import PullRef
-from bot.forges.gitlab.change import GitLabRepository
+from bot.forges.gitlab.repository import GitLabRepository
 
 
 class MergeRequests:
