@@ -99,6 +99,8 @@ def _published(files: list[str], fake: FakeGitHub, capsys: pytest.CaptureFixture
     requests = []
     for r in doc["requests"]:
         body = dict(r["body"]) if isinstance(r["body"], dict) else r["body"]
+        if isinstance(body, dict):  # a check run's marker is new on every run, by design
+            body.pop("external_id", None)
         requests.append((r["method"], r["path"], body))
     return status, requests
 
