@@ -174,7 +174,10 @@ class BitbucketPipelines:
         assert trigger.base_sha is not None
         if len(trigger.base_sha) == 40:
             return trigger
-        checkout = self.checkout(None)
+        try:
+            checkout = self.checkout(None)
+        except BotError:  # a step that clones nothing (`clone: enabled: false`)
+            return trigger
         full = git.rev_parse(checkout, f"{trigger.base_sha}^{{commit}}")
         if full is None and trigger.target_ref:
             git.fetch(checkout, "origin", trigger.target_ref)
@@ -235,7 +238,7 @@ class BitbucketPipelines:
         return answered(self.trigger(), repository, number, head)
 
     def clone_url(self, repository: str) -> str:
-        return f"{server(self._env)}/{repository}.git"
+        return clone_url(self._env, repository)
 
     def connect(self, trigger: Trigger, token: str | None, *, dry_run: bool = False
                 ) -> Connection:
@@ -282,6 +285,11 @@ class BitbucketPipelines:
 
     def warn(self, text: str) -> None:
         warn(text)
+
+
+def clone_url(env: Mapping[str, str], repository: str) -> str:
+    """The repository's git URL (tests point it at a local repository)."""
+    return f"{server(env)}/{repository}.git"
 
 
 def _no_token() -> str:
