@@ -271,7 +271,7 @@ class Trigger:
     (`ignored`, with `reason`).
     """
 
-    forge: Literal["github", "gitlab", "gitea", "bitbucket"]
+    forge: Literal["github", "gitlab", "gitea", "bitbucket", "azure"]
     event: str  # the CI's own name for it: pull_request, issue_comment, schedule, ...
     kind: TriggerKind
     action: str = ""  # the event's action: opened, synchronize, labeled, created, ...

@@ -19,7 +19,7 @@ from bot.model import Trigger, TriggerKind
 
 class Runner(Protocol):
     @property
-    def forge(self) -> Literal["github", "gitlab", "gitea", "bitbucket"]: ...
+    def forge(self) -> Literal["github", "gitlab", "gitea", "bitbucket", "azure"]: ...
 
     @property
     def change_name(self) -> str:

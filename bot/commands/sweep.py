@@ -68,4 +68,5 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
     return int(Exit.GATE if args.fail_on_regressions and outcome.open else Exit.OK)
 
 
-FORGES = {"github": "GitHub", "gitlab": "GitLab", "gitea": "Gitea", "bitbucket": "Bitbucket"}
+FORGES = {"github": "GitHub", "gitlab": "GitLab", "gitea": "Gitea", "bitbucket": "Bitbucket",
+          "azure": "Azure DevOps"}

@@ -203,7 +203,7 @@ class Host(Protocol):
     """The forge side of a conversation on one change, beyond publishing a review."""
 
     @property
-    def name(self) -> Literal["github", "gitlab", "gitea", "bitbucket"]: ...
+    def name(self) -> Literal["github", "gitlab", "gitea", "bitbucket", "azure"]: ...
 
     @property
     def after_push(self) -> str:

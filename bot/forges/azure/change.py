@@ -123,8 +123,7 @@ class AzureChange:
         return str(self._get_pull().get("targetRefName") or "").removeprefix("refs/heads/")
 
     def threads(self) -> list[dict[str, Any]]:
-        return [t for t in self._api.list(f"{self._pull}/threads", THREADS)
-                if not t.get("isDeleted")]
+        return threads_of(self._api, self._number)
 
     def load(self) -> State:
         data = self._get_pull()
@@ -132,13 +131,13 @@ class AzureChange:
         self._head = head
         threads = self.threads()
         self._summary = _summary(threads)
-        me = _author(threads, self._summary)
+        me = bot_identity(threads)
         self._ours = {}
         posted = []
         for thread in sorted(threads, key=lambda t: int(t.get("id") or 0)):
             comments = [c for c in thread.get("comments") or ()
                         if isinstance(c, dict) and not c.get("isDeleted")]
-            if FINGERPRINT not in _properties(thread) or not comments:
+            if FINGERPRINT not in properties(thread) or not comments:
                 continue
             first = min(comments, key=lambda c: int(c.get("id") or 0))
             body = str(first.get("content") or "")
@@ -151,7 +150,7 @@ class AzureChange:
             self._ours[pid] = _Thread(tid, int(first["id"]), body, status)
             context = thread.get("threadContext") or {}
             resolved = status in RESOLVED
-            by_us = status == "fixed" and FIXED in _properties(thread)
+            by_us = status == "fixed" and FIXED in properties(thread)
             replied = any(_id(c.get("author")) != _id(first.get("author"))
                           and c.get("commentType") != "system" for c in comments)
             posted.append(Posted(pid, marker.fingerprint, marker.digest,
@@ -324,7 +323,7 @@ class AzureChange:
         def post(body: str) -> sticky.Sticky[int] | None:
             made = self._api.write("POST", f"{self._pull}/threads", THREADS, {
                 "comments": [{"parentCommentId": 0, "content": body, "commentType": "text"}],
-                "status": "active", "properties": {SUMMARY: "1"}})
+                "properties": {SUMMARY: "1"}})
             if not isinstance(made, dict) or not made.get("comments"):
                 return None
             return sticky.Sticky(int(made["id"]), body, int(made["comments"][0]["id"]))
@@ -377,12 +376,20 @@ def _id(identity: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _properties(thread: Mapping[str, Any]) -> Mapping[str, Any]:
+def properties(thread: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A thread's properties (an open map of the service's `PropertiesCollection`)."""
     found = thread.get("properties")
     return found if isinstance(found, dict) else {}
 
 
-def _first(thread: Mapping[str, Any]) -> dict[str, Any] | None:
+def threads_of(api: Api, number: int) -> list[dict[str, Any]]:
+    """The threads of pull request `number` that are not deleted, oldest first."""
+    return sorted((t for t in api.list(f"{api.pull(number)}/threads", THREADS)
+                   if not t.get("isDeleted") and isinstance(t.get("id"), int)),
+                  key=lambda t: int(t["id"]))
+
+
+def first_comment(thread: Mapping[str, Any]) -> dict[str, Any] | None:
     comments = [c for c in thread.get("comments") or ()
                 if isinstance(c, dict) and isinstance(c.get("id"), int)]
     return min(comments, key=lambda c: int(c["id"]), default=None)
@@ -391,21 +398,22 @@ def _first(thread: Mapping[str, Any]) -> dict[str, Any] | None:
 def _summary(threads: Sequence[Mapping[str, Any]]) -> tuple[int, int, str] | None:
     """The oldest thread with the summary property whose first comment holds the summary's
     marker: thread id, comment id, body."""
-    for thread in sorted(threads, key=lambda t: int(t.get("id") or 0)):
-        first = _first(thread)
-        if SUMMARY in _properties(thread) and first is not None \
+    for thread in threads:
+        first = first_comment(thread)
+        if SUMMARY in properties(thread) and first is not None \
                 and SUMMARY_MARKER in str(first.get("content") or ""):
             return int(thread["id"]), int(first["id"]), str(first.get("content") or "")
     return None
 
 
-def _author(threads: Sequence[Mapping[str, Any]],
-            summary: tuple[int, int, str] | None) -> str | None:
-    """The bot's identity: who wrote the summary thread (None before there is one)."""
+def bot_identity(threads: Sequence[Mapping[str, Any]]) -> str | None:
+    """The bot's identity id: who wrote the summary thread (None before there is one).
+    Azure DevOps's described API has no "who am I" for a pipeline's token."""
+    summary = _summary(threads)
     if summary is None:
         return None
     thread = next(t for t in threads if t.get("id") == summary[0])
-    first = _first(thread)
+    first = first_comment(thread)
     return _id(first.get("author")) if first else None
 
 

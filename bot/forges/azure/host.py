@@ -1,0 +1,93 @@
+"""What a conversation on an Azure DevOps pull request needs besides the API, as data: role
+names, what a push from a pipeline starts, the apply commit's default author, where a pull
+request's head is fetched from, and the git credentials for one push.
+
+`AzureHost` is Azure DevOps's side of a conversation (`bot.forges.base.Host`), over the pull
+request's connection (`change.AzureChange`).
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Literal
+
+from bot.forges.azure.change import AzureChange
+from bot.forges.base import Actor, PullRequest, Range
+from bot.forges.repository import Permission
+from bot.model import Trigger
+
+# Azure DevOps has no per-user repository role the API reads for another identity: the bot's
+# own rule (docs/azure-devops.md) gives `maintain` to the identities its settings name.
+ROLES = {Permission.ADMIN: "project administrator", Permission.MAINTAIN: "named maintainer",
+         Permission.WRITE: "named maintainer", Permission.TRIAGE: "reader",
+         Permission.READ: "reader", Permission.NONE: "not a named maintainer"}
+
+# A push to the source branch makes a new iteration of the pull request; the branch
+# policy's build validation queues the review again when it is set to (the default).
+AFTER_PUSH = ("the push is a new iteration of the pull request; the branch policy's build "
+              "validation queues the review for it.")
+
+AUTHOR = "Azure Pipelines <reviewbot@noreply.dev.azure.com>"
+
+
+def role(permission: Permission) -> str:
+    """The name the bot gives an access level on Azure DevOps."""
+    return ROLES[permission]
+
+
+def head_refspec(number: int) -> str:
+    """Azure DevOps keeps a pull request's trial merge at `refs/pull/N/merge`, whose second
+    parent is the head: fetching it brings the head's commits, as a source branch's would."""
+    return f"refs/pull/{number}/merge"
+
+
+def push_env(token: str, server_url: str) -> dict[str, str]:
+    """The token for one git process, as an HTTP header in its environment only (nothing is
+    written to the checkout's git config, where the linters run): the form Azure Pipelines's
+    own checkout uses for System.AccessToken (`persistCredentials`)."""
+    if not token:
+        return {}
+    server = server_url.rstrip("/")
+    basic = base64.b64encode(f"reviewbot:{token}".encode()).decode()
+    return {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": f"http.{server}/.extraheader",
+            "GIT_CONFIG_VALUE_0": f"AUTHORIZATION: basic {basic}"}
+
+
+class AzureHost:
+    """Azure DevOps's side of a conversation (`bot.forges.base.Host`)."""
+
+    name: Literal["azure"] = "azure"
+    after_push = AFTER_PUSH
+    author = AUTHOR
+
+    def __init__(self, change: AzureChange, *, reads: bool = True) -> None:
+        """`reads`: False for a dry run without a token, which reads nothing."""
+        self._change, self._reads = change, reads
+
+    def review_range(self, trigger: Trigger) -> Range:
+        assert trigger.base_sha and trigger.head_sha  # the runner names both for a review
+        return Range(trigger.base_sha, trigger.head_sha, trigger.open)
+
+    def load(self) -> PullRequest:
+        return self._change.pull()
+
+    def moved_since(self, pr: PullRequest, trigger: Trigger) -> str | None:
+        """A command names the head it was written against (the relay passes the pull
+        request's source commit when the comment was made); any other head refuses it."""
+        if trigger.head_sha and trigger.head_sha == pr.head:
+            return None
+        return (f"The pull request's head is {pr.head[:12]}, not the head the command was "
+                "written against. Nothing was done: check the new head and comment again.")
+
+    def head_ref(self, number: int) -> str:
+        return head_refspec(number)
+
+    def summary_body(self, *, keep: bool = False) -> str | None:
+        return self._change.summary_body() if self._reads else None
+
+    def role(self, permission: Permission) -> str:
+        return role(permission)
+
+    def labeled_by(self, label: str) -> Actor | None:
+        """Azure DevOps records no author of a label (tag): never an actor to trust."""
+        return None
