@@ -15,6 +15,10 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from bot.forges.base import Forge
+from bot.forges.bitbucket.api import Api as BitbucketApi
+from bot.forges.bitbucket.api import Settings as BitbucketSettings
+from bot.forges.bitbucket.change import BitbucketChange
+from bot.forges.bitbucket.repository import BitbucketRepository
 from bot.forges.gitea.api import Api as GiteaApi
 from bot.forges.gitea.api import Settings as GiteaSettings
 from bot.forges.gitea.change import GiteaChange
@@ -26,10 +30,10 @@ from bot.forges.gitlab import change as gitlab
 from bot.forges.gitlab import repository as gitlab_repository
 from bot.forges.repository import Repository
 from tests.conftest import GitRepo
-from tests.forges import fakegitea, fakegithub, fakegitlab
+from tests.forges import fakebitbucket, fakegitea, fakegithub, fakegitlab
 from tests.forges.loopback import Fault
 
-Name = Literal["github", "gitlab", "gitea"]
+Name = Literal["github", "gitlab", "gitea", "bitbucket"]
 TEXT = "".join(f"v{n} = {n}\n" for n in range(1, 21))
 SWEEP_LABEL = "reviewbot:regressions"
 
@@ -46,7 +50,13 @@ KINDS: dict[Name, dict[str, str]] = {
     "gitea": {"5xx before": "500-before", "5xx after": "500-after",
               "timeout before": "timeout-before", "timeout after": "timeout-after",
               "429 Retry-After": "429", "404 deleted": "deleted"},
+    # The fake Bitbucket's 404 answers without deleting anything: no "404 deleted" row.
+    "bitbucket": {"5xx before": "500-before", "5xx after": "500-after",
+                  "timeout before": "timeout-before", "timeout after": "timeout-after",
+                  "429 Retry-After": "429"},
 }
+# The writes a forge does not have (Bitbucket: no reactions, no labels on pull requests).
+ABSENT: dict[Name, tuple[str, ...]] = {"bitbucket": ("reaction", "label add", "label remove")}
 
 # Each write -> the request that makes it, as the fake's fault target.
 TARGETS: dict[Name, dict[str, str]] = {
@@ -93,6 +103,18 @@ TARGETS: dict[Name, dict[str, str]] = {
         "label remove": r"DELETE .*/issues/1/labels/\d+",
         "issue create": r"POST .*/issues",
         "issue update": r"PATCH .*/issues/\d+",
+    },
+    # As Gitea's: the inline comments and the summary are the same request (inline first).
+    "bitbucket": {
+        "review": r"POST .*/pullrequests/1/comments",
+        "summary": r"POST .*/pullrequests/1/comments",
+        "summary edit": r"PUT .*/pullrequests/1/comments/\d+",
+        "comment edit": r"PUT .*/pullrequests/1/comments/\d+",
+        "resolve": r"POST .*/pullrequests/1/comments/\d+/resolve",
+        "check run": r"POST .*/commit/[0-9a-f]+/statuses/build",
+        "reply": r"POST .*/pullrequests/1/comments",
+        "issue create": r"POST .*/issues",
+        "issue update": r"PUT .*/issues/\d+",
     },
 }
 
@@ -275,6 +297,54 @@ def gitea_site(work: Path) -> Site:
                 _no_line, "failure", command, 1, fake.errors, lambda: None)
 
 
+def bitbucket_site(work: Path) -> Site:
+    repo = GitRepo(work / "repo")
+    repo.commit({"a.py": "\n"}, "base")
+    repo.branch("feature")
+    head = repo.commit({"a.py": TEXT}, "head")
+    fake = fakebitbucket.FakeBitbucket(repo.path)
+    command = int(fake._create_comment({"content": {"raw": "/help"}}, fakebitbucket.HUMAN)[1]["id"])
+    settings = BitbucketSettings(api_url=fakebitbucket.API, token="bot-token",
+                                 repository=fakebitbucket.REPOSITORY, number=1, timeout=1.0)
+
+    def api() -> BitbucketApi:
+        return BitbucketApi(settings, sleep=_sleep, http=fake.transport)
+
+    def inject(write: str, kind: str) -> Armed:
+        fault = Fault(TARGETS["bitbucket"][write], KINDS["bitbucket"][kind])
+        fake.faults.append(fault)
+        return fault
+
+    def inline() -> list[dict[str, object]]:
+        return [c for c in fake.bot_comments() if "inline" in c]
+
+    def comments() -> Counter[str]:
+        return Counter(m.group(1) for c in inline() if (m := _KEY.search(str(c["raw"]))))
+
+    def resolved(key: str) -> bool | None:
+        for c in inline():
+            if f"reviewbot:fp={key} " in str(c["raw"]):
+                return "resolution" in c
+        return None
+
+    def replies(text: str) -> int:
+        return sum(1 for c in fake.bot_comments() if text in str(c["raw"]))
+
+    def issues() -> list[tuple[str, bool]]:
+        return [(str(i["raw"]), i["state"] not in ("resolved", "closed"))
+                for i in fake.issues.values()]
+
+    return Site("bitbucket", repo, head, lambda: BitbucketChange(settings, api=api()),
+                lambda: BitbucketRepository(settings, api=api()), inject, comments,
+                lambda: [str(c["raw"]) for c in fake.bot_comments()
+                         if "reviewbot:summary" in str(c["raw"])], resolved,
+                lambda: [str(st["state"]) for (sha, key), st in fake.statuses.items()
+                         if key == "reviewbot"][-1:],
+                replies, lambda cid: [], lambda: [], issues,
+                lambda: [str(c["raw"]) for c in inline()], _no_line, "FAILED", command, 1,
+                fake.errors, lambda: None)
+
+
 def _no_line(line: int) -> None:
     raise AssertionError("GitLab refuses a line with its own fault kind (line_code)")
 
@@ -285,4 +355,4 @@ def _sleep(seconds: float) -> None:
 
 
 SITES: dict[Name, Callable[[Path], Site]] = {"github": github, "gitlab": gitlab_site,
-                                             "gitea": gitea_site}
+                                             "gitea": gitea_site, "bitbucket": bitbucket_site}
