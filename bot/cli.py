@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "sweep": "bot.commands.sweep",
     "warm": "bot.commands.warm",
     "doctor": "bot.commands.doctor",
+    "bitbucket-relay": "bot.commands.bitbucket_relay",
 }
 
 

@@ -204,3 +204,60 @@ def test_the_sweep_writes_a_report_where_there_is_no_tracker(world: World) -> No
     writes = len(world.fake.writes())
     assert world.run(sweep_variables(world)) == 0  # found again on the branch: quiet
     assert len(world.fake.writes()) == writes
+
+
+# -- the relay -----------------------------------------------------------------------------
+
+def webhook(world: World, comment: int, body: str) -> dict[str, object]:
+    """A `pullrequest:comment_created` payload, in the shape Bitbucket's event payloads give
+    (actor, comment, pullrequest, repository)."""
+    account = {"type": "user", **HUMAN}
+    repo = {"type": "repository", "full_name": "octo/demo", "name": "demo"}
+    side = {"branch": {"name": "feature"}, "commit": {"hash": world.branch()[:12]},
+            "repository": repo}
+    return {"actor": account, "repository": repo,
+            "comment": {"id": comment, "content": {"raw": body, "markup": "markdown"},
+                        "user": account, "deleted": False},
+            "pullrequest": {"id": 1, "title": "A change", "state": "OPEN", "source": side,
+                            "destination": {**side, "branch": {"name": "main"}}}}
+
+
+def test_the_relay_starts_the_custom_pipeline_that_answers_the_comment(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    admin_bot(world)
+    cid = world.fake.comment_by(HUMAN, "Thanks!\n/help")
+    payload = world.tmp / "hook.json"
+    payload.write_text(json.dumps(webhook(world, cid, "Thanks!\n/help")))
+    assert world.run({}, "bitbucket-relay", str(payload)) == 0
+    [started] = world.fake.pipelines
+    target = started["sent"]["target"]
+    assert (target["ref_name"], target["selector"]["pattern"]) == ("main", "reviewbot")
+    variables = {v["key"]: v["value"] for v in started["sent"]["variables"]}
+    assert variables == {"REVIEWBOT_PR_ID": "1", "REVIEWBOT_COMMENT_ID": str(cid),
+                         "REVIEWBOT_HEAD": world.branch()[:12]}
+    # The pipeline it starts: on the default branch, with the relay's variables.
+    assert world.run({"BITBUCKET_BRANCH": "main",
+                      "BITBUCKET_COMMIT": git(world.origin, "rev-parse", "main"),
+                      **variables}) == 0
+    [reply] = world.replies()
+    assert "/ignore FINGERPRINT REASON" in reply
+
+
+def test_the_relay_starts_nothing_for_prose(world: World,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    payload = world.tmp / "hook.json"
+    payload.write_text(json.dumps(webhook(world, 5, "Looks good to me")))
+    assert world.run({}, "bitbucket-relay", str(payload)) == 0
+    assert world.fake.calls == [] and "holds no command line" in capsys.readouterr().err
+
+
+def test_the_relay_refuses_a_malformed_payload_naming_the_field(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    hook = webhook(world, 5, "/help")
+    del hook["pullrequest"]["source"]["commit"]  # type: ignore[index, attr-defined]
+    payload = world.tmp / "hook.json"
+    payload.write_text(json.dumps(hook))
+    assert world.run({}, "bitbucket-relay", str(payload)) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("`pullrequest.source.commit` is missing or not an object")
+    assert world.fake.calls == []
