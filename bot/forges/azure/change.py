@@ -164,11 +164,21 @@ class AzureChange:
         self._summary = _summary(self.threads())
         return self._summary[2] if self._summary else None
 
+    def iterations(self) -> list[dict[str, Any]]:
+        """The pull request's iterations (pushes), oldest first."""
+        return sorted((i for i in self._api.list(f"{self._pull}/iterations", THREADS)
+                       if isinstance(i.get("id"), int)), key=lambda i: int(i["id"]))
+
+    def of_head(self, head: str) -> dict[str, Any] | None:
+        """The newest iteration whose source commit is `head`: the push that made it the
+        pull request's head."""
+        return next((i for i in reversed(self.iterations())
+                     if _commit(i.get("sourceRefCommit")) == head), None)
+
     def iteration(self) -> int:
         """The newest iteration (push) of the pull request."""
         if self._iteration is None:
-            found = [int(i["id"]) for i in self._api.list(f"{self._pull}/iterations", THREADS)
-                     if isinstance(i.get("id"), int)]
+            found = [int(i["id"]) for i in self.iterations()]
             if not found:
                 raise BotError(f"Azure DevOps lists no iteration of pull request "
                                f"{self._number}", Exit.FORGE)

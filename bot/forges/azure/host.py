@@ -9,6 +9,8 @@ request's connection (`change.AzureChange`).
 from __future__ import annotations
 
 import base64
+import re
+from datetime import datetime
 from typing import Literal
 
 from bot.forges.azure.change import AzureChange
@@ -53,6 +55,11 @@ def push_env(token: str, server_url: str) -> dict[str, str]:
             "GIT_CONFIG_VALUE_0": f"AUTHORIZATION: basic {basic}"}
 
 
+def _time(text: str) -> datetime:
+    # Azure DevOps writes up to seven digits of a second's fraction; six are read.
+    return datetime.fromisoformat(re.sub(r"(\.\d{6})\d+", r"\1", text).replace("Z", "+00:00"))
+
+
 class AzureHost:
     """Azure DevOps's side of a conversation (`bot.forges.base.Host`)."""
 
@@ -65,19 +72,33 @@ class AzureHost:
         self._change, self._reads = change, reads
 
     def review_range(self, trigger: Trigger) -> Range:
-        assert trigger.base_sha and trigger.head_sha  # the runner names both for a review
-        return Range(trigger.base_sha, trigger.head_sha, trigger.open)
+        """The run's head against the target branch as the pipeline fetched it (the review
+        takes their merge base): what `analyze` reviews too, without the API."""
+        assert trigger.head_sha  # the runner names it for a review
+        return Range(f"refs/remotes/origin/{trigger.target_ref or 'main'}", trigger.head_sha,
+                     trigger.open)
 
     def load(self) -> PullRequest:
         return self._change.pull()
 
     def moved_since(self, pr: PullRequest, trigger: Trigger) -> str | None:
-        """A command names the head it was written against (the relay passes the pull
-        request's source commit when the comment was made); any other head refuses it."""
-        if trigger.head_sha and trigger.head_sha == pr.head:
-            return None
-        return (f"The pull request's head is {pr.head[:12]}, not the head the command was "
-                "written against. Nothing was done: check the new head and comment again.")
+        """Why `pr.head` may not be the head the comment was written against, or None.
+
+        Decided by when Azure DevOps recorded the iteration (push) that made `pr.head` the
+        head, against when it recorded the comment: never by commit dates, which whoever made
+        the commit chose, nor by the run's variables, which whoever queues it sets."""
+        found = self._change.of_head(pr.head)
+        head = pr.head[:12]
+        created = found.get("createdDate") if found else None
+        if not isinstance(created, str):
+            return (f"Azure DevOps lists no iteration with the head {head}, so it cannot be "
+                    "told whether the command was written against it. Nothing was done.")
+        when = _time(created)
+        if trigger.comment_created_at is None or when >= _time(trigger.comment_created_at):
+            return (f"The pull request's head moved to {head} after the comment was written "
+                    f"(pushed {when:%Y-%m-%d %H:%M:%S} UTC). Nothing was done: check the new "
+                    "head and comment again.")
+        return None
 
     def head_ref(self, number: int) -> str:
         return head_refspec(number)
