@@ -153,8 +153,12 @@ class LinterSpec:
     # entries are kept in one pack, read once and written once per run (bot.cache).
     cache_packed: bool = False
     # True for a tool whose process can take hundreds of MB (ESLint, golangci-lint, clippy,
-    # mypy on a thousand files): its runs take the one heavy slot (bot.linters.runner).
+    # mypy on a thousand files): its runs start beside another such run only where the job's
+    # memory has room for both (bot.linters.memory).
     memory_heavy: bool = False
+    # What one run of a heavy tool is taken to need, in bytes: one ESLint or golangci-lint
+    # on a 1,000-file change peaked at 310-420 MB (docs/performance.md).
+    memory_peak: int = 512 * 2**20
 
     def wants(self, path: str) -> bool:
         if PurePosixPath(path).suffix.lower() in self.extensions:

@@ -6,7 +6,6 @@ and one run for both revisions where the tool allows it.
 from __future__ import annotations
 
 import contextlib
-import threading
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from bot.cache import FindingsCache, binary_stamp, blobs_hash, make_key
 from bot.errors import GarbageOutput, MissingBinary, Timeout
 from bot.linters.base import LinterSpec, Unit, named_back, owner, parse_version
 from bot.linters.bisect import Attempt, Failure, isolate
+from bot.linters.memory import HeavyGate
 from bot.linters.messages import explain
 from bot.model import Finding
 from bot.toolpath import find_executable
@@ -469,10 +469,9 @@ class LinterAnalyzer(Analyzer):
         return Attempt("ok")
 
 
-# One run at a time of the tools that can take hundreds of MB: two at once (ESLint beside
-# golangci-lint, or golangci-lint at both revisions) were a 1,000-file review's peak of 642 MB
-# (docs/performance.md). Taken before a core (proc.tool_slot), always in that order.
-_HEAVY = threading.BoundedSemaphore(1)
+# The tools that can take hundreds of MB run together only where the job's memory has room
+# for them (bot.linters.memory). Taken before a core (proc.tool_slot), always in that order.
+_HEAVY = HeavyGate()
 
 
 @contextlib.contextmanager
@@ -480,7 +479,7 @@ def _heavy_slot(spec: LinterSpec) -> Iterator[None]:
     if not spec.memory_heavy:
         yield
         return
-    with _HEAVY:
+    with _HEAVY.hold(spec.memory_peak):
         yield
 
 

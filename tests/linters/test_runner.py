@@ -1,4 +1,5 @@
-"""The runner's scheduling: tools that can take hundreds of MB run one at a time."""
+"""The runner's scheduling: tools that can take hundreds of MB run together only where the
+job's memory has room for them (bot.linters.memory), else one at a time."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from bot.analyzer import Target
-from bot.linters import eslint, golangci, mypy, ruff
+from bot.errors import BotError
+from bot.linters import eslint, golangci, memory, mypy, ruff
 from bot.linters.base import LinterSpec, Unit
 from bot.linters.runner import LinterAnalyzer
 from tests.linters.conftest import write
@@ -33,8 +35,41 @@ def _interval(log: Path) -> tuple[float, float]:
     return start, end
 
 
-@pytest.mark.parametrize("heavy", [True, False])
-def test_heavy_tools_run_one_at_a_time(tmp_path: Path, heavy: bool) -> None:
+GiB = 2**30
+
+
+def _machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, available: int,
+             cgroup_max: int | None = None) -> None:
+    """A /proc and a cgroup v2 folder saying `available` bytes free on the machine and, with
+    `cgroup_max`, the job's cgroup limited to that (200 MiB of it used)."""
+    proc, cgroup = tmp_path / "proc", tmp_path / "cgroup"
+    write(proc, {"meminfo": f"MemTotal: 25000000 kB\nMemAvailable: {available // 1024} kB\n",
+                 "self/cgroup": "0::/job\n"})
+    write(cgroup, {"cgroup.controllers": "memory\n",
+                   "job/memory.max": f"{cgroup_max}\n" if cgroup_max else "max\n",
+                   "job/memory.current": f"{200 * memory.MiB}\n",
+                   "job/memory.stat": "anon 1\ninactive_file 0\n"})
+    monkeypatch.setattr(memory, "PROC", proc)
+    monkeypatch.setattr(memory, "CGROUP", cgroup)
+
+
+@pytest.mark.parametrize(("heavy", "available", "cgroup_max", "variable", "together"), [
+    (True, 8 * GiB, None, None, True),  # room for two runs and the reserve
+    (True, 600 * memory.MiB, None, None, False),  # room for one
+    (True, 8 * GiB, GiB, None, False),  # the machine has room, the job's cgroup has not
+    (True, 8 * GiB, 4 * GiB, "auto", True),
+    (True, 600 * memory.MiB, None, "2", True),  # the variable overrides the memory
+    (True, 8 * GiB, None, "1", False),
+    (False, 600 * memory.MiB, None, None, True),  # light tools never wait
+])
+def test_heavy_tools_run_together_only_where_memory_has_room(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, heavy: bool, available: int,
+        cgroup_max: int | None, variable: str | None, together: bool) -> None:
+    _machine(tmp_path, monkeypatch, available, cgroup_max)
+    if variable is None:
+        monkeypatch.delenv(memory.VARIABLE, raising=False)
+    else:
+        monkeypatch.setenv(memory.VARIABLE, variable)
     root = write(tmp_path / "repo", {"pyproject.toml": '[tool.ruff.lint]\nselect = ["F401"]\n',
                                      "a.py": "import os\n"})
     runs = [_timed_spec(tmp_path, name, heavy) for name in ("one", "two")]
@@ -53,7 +88,20 @@ def test_heavy_tools_run_one_at_a_time(tmp_path: Path, heavy: bool) -> None:
     assert [o.status for o in outcomes] == ["ok", "ok"]
     (a_start, a_end), (b_start, b_end) = sorted(_interval(log) for _, log in runs)
     overlap = a_end > b_start
-    assert overlap is not heavy, (a_start, a_end, b_start, b_end)
+    assert overlap is together, (a_start, a_end, b_start, b_end)
+
+
+def test_a_setting_that_does_not_read_fails_the_heavy_tool_naming_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(memory.VARIABLE, "lots")
+    root = write(tmp_path / "repo", {"pyproject.toml": '[tool.ruff.lint]\nselect = ["F401"]\n',
+                                     "a.py": "import os\n"})
+    spec, log = _timed_spec(tmp_path, "one", heavy=True)
+    analyzer = LinterAnalyzer(spec)
+    with pytest.raises(BotError, match="REVIEWBOT_HEAVY_TOOLS='lots': expected auto or a whole"):
+        analyzer.collect(Target(root, "HEAD", ("a.py",), "head", timeout=60),
+                         analyzer.resolve(root))
+    assert not log.exists()  # the tool never started
 
 
 def test_the_tools_that_take_hundreds_of_mb_say_so() -> None:
