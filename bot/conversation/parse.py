@@ -19,7 +19,7 @@ USAGE: dict[Verb, str] = {
     "fix": "/fix",
     "ast-grep": "/ast-grep PATTERN [--lang L]",
     "ast-edit": "/ast-edit PATTERN => REWRITE [--lang L]",
-    "apply": "/apply",
+    "apply": "/apply [PLAN]",
     "ignore": "/ignore FINGERPRINT REASON",
     "help": "/help",
 }
@@ -29,6 +29,7 @@ _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _VERB = re.compile(r"([A-Za-z][A-Za-z0-9_-]*)(?:\s+(.*))?")
 _LANG = re.compile(r"(?:^|\s)--lang(?:=|\s+)(\S+)\s*$")
 _FINGERPRINT = re.compile(r"[A-Za-z0-9._:+/=~-]{1,200}")
+_PLAN = re.compile(r"[0-9a-f]{12}")  # a plan's id, as the summary shows it (`plan <id>`)
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ class Command:
     lang: str | None = None
     fingerprint: str | None = None  # ignore
     reason: str | None = None  # ignore
+    plan: str | None = None  # apply: the plan the comment commits, and no other
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,13 @@ def _line(line: str, number: int, prefix: str) -> Parsed | None:
 
 def _arguments(verb: Verb, rest: str, number: int, prefix: str) -> Parsed:
     usage = f"usage: `{prefix}{USAGE[verb][1:]}`"
+    if verb == "apply" and rest:
+        # Where no label can say it (Bitbucket), the plan's id pins what a comment commits.
+        plan = rest.strip("`").removeprefix("plan ").strip("` ")
+        if not _PLAN.fullmatch(plan):
+            return Problem(number, f"`{rest[:40]}` is not a plan's id ({usage}; the summary "
+                                   "shows `plan <id>`)", verb)
+        return Command(verb, number, plan=plan)
     if verb in ("review", "fix", "apply", "help"):
         return Command(verb, number) if not rest else Problem(
             number, f"`{prefix}{verb}` takes no arguments ({usage})", verb)
@@ -150,7 +159,8 @@ def help_text(prefix: str = "/") -> str:
         "ast-grep": "reply with the matches in the pull request's changed files",
         "ast-edit": "stage a rewrite over the changed files (commits nothing); the summary "
                     "shows the plan",
-        "apply": "commit the staged plan (the same as adding the apply label)",
+        "apply": "commit the staged plan (the same as adding the apply label); with its id, "
+                 "only that plan",
         "ignore": "stop commenting that finding on this pull request; the summary lists it",
         "help": "this table",
     }

@@ -183,6 +183,13 @@ def _apply(session: Session, command: Command, actor: str, quoted: str) -> tuple
         session.say(f"{quoted}\n\nNothing to apply: the summary shows no staged plan at "
                     f"{session.pr.head[:12]}.")
         return False, False
+    if command.plan is not None and command.plan != session.state.shown:
+        shown = session.state.shown
+        session.say(f"{quoted}\n\nThe summary shows plan {code(shown)}, not plan "
+                    f"{code(command.plan)}: nothing was committed." if shown else
+                    f"{quoted}\n\nThe summary shows no staged plan, not plan "
+                    f"{code(command.plan)}: nothing was committed.")
+        return False, False
     kind: Literal["apply", "fix"] = "fix" if command.verb == "fix" else "apply"
     return reply_outcome(session, session.apply(kind, actor), quoted, kind), True
 

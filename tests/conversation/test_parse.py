@@ -78,6 +78,7 @@ def test_at_most_ten_commands_run() -> None:
 def test_help_names_every_command() -> None:
     text = help_text("!")
     for usage in ("!review", "!fix", "!ast-grep PATTERN [--lang L]",
-                  "!ast-edit PATTERN => REWRITE [--lang L]", "!apply", "!ignore FINGERPRINT REASON",
+                  "!ast-edit PATTERN => REWRITE [--lang L]", "!apply [PLAN]",
+                  "!ignore FINGERPRINT REASON",
                   "!help"):
         assert f"`{usage}`" in text

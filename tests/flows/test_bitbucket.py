@@ -168,11 +168,16 @@ def test_a_deleted_comment_does_nothing(world: World) -> None:
     assert code == 0 and world.writes() == []
 
 
-def test_ast_edit_then_apply_plan_commits_it(world: World) -> None:
+def test_ast_edit_then_apply_plan_commits_that_plan_alone(world: World) -> None:
     admin_bot(world)
     assert world.comment("/ast-edit print($A) => log($A)") == 0
     plan = world.summary().split("`plan ")[1].split("`")[0]
-    assert world.comment("/apply") == 0
+    assert world.comment("/apply 0123456789ab") == 0  # another plan: nothing committed
+    assert f"The summary shows plan `{plan}`, not plan `0123456789ab`" in world.replies()[-1]
+    assert world.branch() == world.head
+    assert world.comment("/apply not-a-plan") == 0
+    assert "`not-a-plan` is not a plan's id" in world.replies()[-1]
+    assert world.comment(f"/apply {plan}") == 0
     new = world.branch()
     assert git(world.origin, "rev-parse", f"{new}^") == world.head
     assert "log(sys.argv)" in git(world.origin, "show", f"{new}:app.py")
