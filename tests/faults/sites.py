@@ -14,6 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
+from bot.forges.azure.api import Api as AzureApi
+from bot.forges.azure.api import Settings as AzureSettings
+from bot.forges.azure.change import AzureChange
+from bot.forges.azure.repository import AzureRepository
 from bot.forges.base import Forge
 from bot.forges.bitbucket.api import Api as BitbucketApi
 from bot.forges.bitbucket.api import Settings as BitbucketSettings
@@ -30,10 +34,10 @@ from bot.forges.gitlab import change as gitlab
 from bot.forges.gitlab import repository as gitlab_repository
 from bot.forges.repository import Repository
 from tests.conftest import GitRepo
-from tests.forges import fakebitbucket, fakegitea, fakegithub, fakegitlab
+from tests.forges import fakeazure, fakebitbucket, fakegitea, fakegithub, fakegitlab
 from tests.forges.loopback import Fault
 
-Name = Literal["github", "gitlab", "gitea", "bitbucket"]
+Name = Literal["github", "gitlab", "gitea", "bitbucket", "azure"]
 TEXT = "".join(f"v{n} = {n}\n" for n in range(1, 21))
 SWEEP_LABEL = "reviewbot:regressions"
 
@@ -54,9 +58,15 @@ KINDS: dict[Name, dict[str, str]] = {
     "bitbucket": {"5xx before": "500-before", "5xx after": "500-after",
                   "timeout before": "timeout-before", "timeout after": "timeout-after",
                   "429 Retry-After": "429"},
+    # As Bitbucket's: the fake Azure DevOps's 404 deletes nothing.
+    "azure": {"5xx before": "500-before", "5xx after": "500-after",
+              "timeout before": "timeout-before", "timeout after": "timeout-after",
+              "429 Retry-After": "429"},
 }
 # The writes a forge does not have (Bitbucket: no reactions, no labels on pull requests).
-ABSENT: dict[Name, tuple[str, ...]] = {"bitbucket": ("reaction", "label add", "label remove")}
+# Azure DevOps: no reactions; sweeps keep no tracking item there (docs/azure-devops.md).
+ABSENT: dict[Name, tuple[str, ...]] = {"bitbucket": ("reaction", "label add", "label remove"),
+                                       "azure": ("reaction", "issue create", "issue update")}
 
 # Each write -> the request that makes it, as the fake's fault target.
 TARGETS: dict[Name, dict[str, str]] = {
@@ -115,6 +125,18 @@ TARGETS: dict[Name, dict[str, str]] = {
         "reply": r"POST .*/pullrequests/1/comments",
         "issue create": r"POST .*/issues",
         "issue update": r"PUT .*/issues/\d+",
+    },
+    # As Gitea's: a finding's thread and the summary's are the same request (findings first).
+    "azure": {
+        "review": r"POST .*/pullRequests/1/threads",
+        "summary": r"POST .*/pullRequests/1/threads",
+        "summary edit": r"PATCH .*/pullRequests/1/threads/\d+/comments/\d+",
+        "comment edit": r"PATCH .*/pullRequests/1/threads/\d+/comments/\d+",
+        "resolve": r"PATCH .*/pullRequests/1/threads/\d+",
+        "check run": r"POST .*/pullRequests/1/statuses",
+        "reply": r"POST .*/pullRequests/1/threads",
+        "label add": r"POST .*/pullRequests/1/labels",
+        "label remove": r"DELETE .*/pullRequests/1/labels/.+",
     },
 }
 
@@ -345,6 +367,53 @@ def bitbucket_site(work: Path) -> Site:
                 fake.errors, lambda: None)
 
 
+def azure_site(work: Path) -> Site:
+    repo = GitRepo(work / "repo")
+    repo.commit({"a.py": "\n"}, "base")
+    repo.branch("feature")
+    head = repo.commit({"a.py": TEXT}, "head")
+    fake = fakeazure.FakeAzure(repo.path)
+    settings = AzureSettings(f"{fakeazure.SERVER}/{fakeazure.ORGANIZATION}",
+                             fakeazure.PROJECT, fakeazure.REPOSITORY_ID, "bot-token", 1,
+                             timeout=1.0)
+
+    def api() -> AzureApi:
+        return AzureApi(settings, sleep=_sleep, http=fake.transport)
+
+    def inject(write: str, kind: str) -> Armed:
+        fault = Fault(TARGETS["azure"][write], KINDS["azure"][kind])
+        fake.faults.append(fault)
+        return fault
+
+    def findings() -> list[dict[str, object]]:
+        return [t for t in fake.threads if "reviewbot.fingerprint" in t["properties"]]
+
+    def first(thread: dict[str, object]) -> str:
+        return str(thread["comments"][0]["content"])  # type: ignore[index]
+
+    def comments() -> Counter[str]:
+        return Counter(m.group(1) for t in findings() if (m := _KEY.search(first(t))))
+
+    def resolved(key: str) -> bool | None:
+        for t in findings():
+            if f"reviewbot:fp={key} " in first(t):
+                return t["status"] == "fixed"
+        return None
+
+    def replies(text: str) -> int:
+        return sum(1 for t in fake.threads if text in first(t) and not t["properties"])
+
+    return Site("azure", repo, head, lambda: AzureChange(settings, api=api()),
+                lambda: AzureRepository(settings, api=api()), inject, comments,
+                lambda: [first(t) for t in fake.threads
+                         if "reviewbot.summary" in t["properties"]], resolved,
+                lambda: [str(st["state"]) for st in fake.statuses
+                         if st["context"]["name"] == "reviewbot"][-1:],
+                replies, lambda cid: [], lambda: [str(t["name"]) for t in fake.labels],
+                lambda: [], lambda: [first(t) for t in findings()], _no_line, "failed", 1, 1,
+                fake.errors, lambda: None)
+
+
 def _no_line(line: int) -> None:
     raise AssertionError("GitLab refuses a line with its own fault kind (line_code)")
 
@@ -355,4 +424,5 @@ def _sleep(seconds: float) -> None:
 
 
 SITES: dict[Name, Callable[[Path], Site]] = {"github": github, "gitlab": gitlab_site,
-                                             "gitea": gitea_site, "bitbucket": bitbucket_site}
+                                             "gitea": gitea_site, "bitbucket": bitbucket_site,
+                                             "azure": azure_site}
