@@ -3,12 +3,20 @@ its form, a malformed one refused with exit status 2 naming it."""
 
 from __future__ import annotations
 
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
 import pytest
+import yaml
 
 from bot import cli
 from bot.ci import bitbucket_pipelines, environment
 from bot.ci.bitbucket_pipelines import BitbucketPipelines, parse
 from bot.errors import BotError, Exit
+from bot.forges.bitbucket import relay
 from bot.model import Trigger
 
 HEAD = "a" * 40
@@ -112,3 +120,72 @@ def test_no_token_is_a_usage_error_naming_the_variable() -> None:
         runner.connect(Trigger("bitbucket", "pull-requests", "review", repository="octo/demo",
                                number=7), None)
     assert caught.value.code == Exit.USAGE
+
+
+# -- the example ---------------------------------------------------------------------------
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "bitbucket-pipelines.yml"
+CHECK = Path(sys.executable).parent / "check-jsonschema"
+
+
+def validate(path: Path) -> subprocess.CompletedProcess[str]:
+    """Against Bitbucket's published schema of bitbucket-pipelines.yml (SchemaStore's, as
+    check-jsonschema vendors it)."""
+    return subprocess.run([str(CHECK), "--builtin-schema", "vendor.bitbucket-pipelines",
+                           str(path)], capture_output=True, text=True)
+
+
+def test_the_example_is_valid_and_the_check_can_fail(tmp_path: Path) -> None:
+    assert validate(EXAMPLE).returncode == 0, validate(EXAMPLE).stdout
+    broken = tmp_path / "bitbucket-pipelines.yml"
+    broken.write_text(EXAMPLE.read_text().replace("enabled: false", "enabled: nope", 1))
+    assert validate(broken).returncode != 0
+
+
+def steps(doc: dict[str, Any], *where: str) -> list[dict[str, Any]]:
+    node: Any = doc["pipelines"]
+    for key in where:
+        node = node[key]
+    return [item["step"] for item in node if "step" in item]
+
+
+def test_the_example_runs_the_pull_requests_code_without_the_token() -> None:
+    doc = yaml.safe_load(EXAMPLE.read_text())
+    analyze, publish = steps(doc, "pull-requests", "**")
+    assert "deployment" not in analyze and "reviewbot analyze --out reviewbot-analysis.json" in \
+        analyze["script"]
+    # restore-only: the folder is gone before Pipelines would upload it
+    assert analyze["caches"] == ["reviewbot"] and any(
+        "rm -rf" in line and ".git/reviewbot-cache" in line for line in analyze["after-script"])
+    assert publish["deployment"] == "reviewbot" and publish["clone"] == {"enabled": False}
+    assert publish["script"] == ["reviewbot publish reviewbot-analysis.json"]
+    assert doc["definitions"]["caches"]["reviewbot"] == ".git/reviewbot-cache/v3"
+    [warm] = steps(doc, "branches", "main")
+    assert "reviewbot warm" in warm["script"] and warm["caches"] == ["reviewbot"]
+    assert warm["deployment"] != "reviewbot"  # the signing secret, not the token
+
+
+def test_the_examples_custom_pipeline_takes_what_the_relay_sets() -> None:
+    doc = yaml.safe_load(EXAMPLE.read_text())
+    custom = doc["pipelines"]["custom"]["reviewbot"]
+    declared = {v["name"] for item in custom if "variables" in item for v in item["variables"]}
+    hook = {"repository": {"full_name": "octo/demo"},
+            "comment": {"id": 5, "content": {"raw": "/help"}},
+            "pullrequest": {"id": 7, "source": {"commit": {"hash": "a" * 12}},
+                            "destination": {"branch": {"name": "main"}}}}
+    body = relay.request(hook).body
+    assert body is not None and body["target"]["selector"]["pattern"] == "reviewbot"
+    assert declared == {v["key"] for v in body["variables"]}
+    [commands] = steps(doc, "custom", "reviewbot")
+    assert commands["script"][-1] == "reviewbot ci"
+
+
+def test_every_reviewbot_line_of_the_example_parses() -> None:
+    doc = yaml.safe_load(EXAMPLE.read_text())
+    lines = [line for key in ("pull-requests", "custom", "branches")
+             for group in doc["pipelines"][key].values() for item in group if "step" in item
+             for line in item["step"]["script"] if line.startswith("reviewbot ")]
+    assert len(lines) == 5
+    for line in lines:
+        args = shlex.split(line)[1:]
+        cli.build_parser(args[0]).parse_args(args)
