@@ -172,6 +172,11 @@ class Keys:
         assert self.mac is not None
         return seal(self.mac, label, payload)
 
+    def lacks_key(self, data: bytes) -> bool:
+        """Whether `data` is signed and this run holds no public key: not forged for all it
+        can tell, only out of its reach (kept on disk for the runs that have the key)."""
+        return data.startswith(SIGNED) and self.verifier is None
+
     def unseal(self, label: str, data: bytes) -> bytes | None:
         """The payload, or None when the entry does not verify with what this run holds."""
         if data.startswith(SIGNED):
@@ -222,6 +227,8 @@ class _Policy:
     # may not save, or when there is no secret to seal entries with.
     memory: dict[tuple[str, str, str], bytes] = field(default_factory=dict)
     rejected: Counter[str] = field(default_factory=Counter)  # folder -> entries that failed
+    # folder -> signed entries met without the public key (Keys.lacks_key)
+    unverifiable: Counter[str] = field(default_factory=Counter)
     folders: set[Path] = field(default_factory=set)  # the cache folders the run used
     # (folder, pack key) -> the pack: read once, shared by the run's collects (base and head).
     packs: dict[tuple[str, str], _Pack] = field(default_factory=dict)
@@ -230,6 +237,10 @@ class _Policy:
     def reject(self, folder: Path) -> None:
         with self.lock:
             self.rejected[str(folder)] += 1
+
+    def out_of_reach(self, folder: Path) -> None:
+        with self.lock:
+            self.unverifiable[str(folder)] += 1
 
 
 _policy = _Policy()
@@ -250,6 +261,10 @@ def session(save: bool, stream: TextIO | None = None) -> Iterator[None]:
             what = "1 entry did not verify and was" if count == 1 else \
                 f"{count} entries did not verify and were"
             print(f"reviewbot: cache {folder}: {what} ignored", file=out)
+        for folder, count in sorted(current.unverifiable.items()):
+            what, them = ("1 entry is", "it") if count == 1 else (f"{count} entries are", "them")
+            print(f"reviewbot: cache {folder}: {what} signed by the warm job and this run has no "
+                  f"key to verify {them}: give it {PUBLIC_KEY_VARIABLE} (docs/cache.md)", file=out)
         for directory in sorted(current.folders):
             note = unused_note(directory)
             if note is not None:
@@ -329,6 +344,9 @@ class FindingsCache:
         try:
             data = path.read_bytes()
         except OSError:
+            return None
+        if self._keys.lacks_key(data):
+            self._policy.out_of_reach(self.root)
             return None
         payload = self._keys.unseal(label, data)
         if payload is None:
@@ -428,6 +446,9 @@ class FindingsCache:
         try:
             data = path.read_bytes()
         except OSError:
+            return {}
+        if self._keys.lacks_key(data):
+            self._policy.unverifiable[str(self.root)] += 1  # the policy's lock is held
             return {}
         payload = self._keys.unseal("pack", data)
         header, _, body = (payload or b"").partition(b"\n")

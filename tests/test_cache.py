@@ -549,3 +549,39 @@ def test_a_pack_is_read_once_per_run(tmp_path: Path, monkeypatch: pytest.MonkeyP
             store = cache.FindingsCache(tmp_path, pack="p" * 64)
             assert [store.get(k * 64) for k in "abcd"] == [(FINDING,)] * 3 + [None]
     assert len(reads) == 2
+
+
+def test_signed_entries_met_by_a_run_with_only_the_hmac_secret_say_which_key_it_needs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The warm job signs (its private key); a run given only REVIEWBOT_CACHE_SECRET cannot
+    verify what it signed: one line naming the variable to give it, and the entries are kept
+    for the runs that have it, not deleted as forged."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from bot import cachesig
+
+    private = Ed25519PrivateKey.generate()
+    monkeypatch.setenv(cache.SIGNING_VARIABLE, private.private_bytes_raw().hex())
+    root = _ruff_repo(tmp_path)
+    spec, log = counting_spec(tmp_path, ruff.SPEC)
+    store = tmp_path / "cache"
+    with cache.session(save=True):  # the warm job
+        first = lint(spec, root, ["a.py", "b.py"], cache_dir=store)
+        cache.FindingsCache(store).put("a" * 64, [FINDING])
+    monkeypatch.delenv(cache.SIGNING_VARIABLE)
+    on_disk = {p: p.read_bytes() for p in store.rglob("*") if p.is_file()}
+    lines = io.StringIO()
+    with cache.session(save=False, stream=lines):  # a pull request's run: the secret only
+        assert lint(spec, root, ["a.py", "b.py"], cache_dir=store).findings == first.findings
+        assert cache.FindingsCache(store).get("a" * 64) is None
+    assert len(calls(log)) == 2  # linted again
+    assert lines.getvalue() == (
+        f"reviewbot: cache {store}: 2 entries are signed by the warm job and this run has no "
+        f"key to verify them: give it {cache.PUBLIC_KEY_VARIABLE} (docs/cache.md)\n")
+    assert {p: p.read_bytes() for p in store.rglob("*") if p.is_file()} == on_disk
+    monkeypatch.setenv(cache.PUBLIC_KEY_VARIABLE, cachesig.public_hex(private))
+    lines = io.StringIO()
+    with cache.session(save=False, stream=lines):  # given the public key: they verify
+        assert lint(spec, root, ["a.py", "b.py"], cache_dir=store).findings == first.findings
+        assert cache.FindingsCache(store).get("a" * 64) == (FINDING,)
+    assert len(calls(log)) == 2 and lines.getvalue() == ""
