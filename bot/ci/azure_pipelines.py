@@ -182,9 +182,10 @@ class AzurePipelines:
         from bot.forges.azure.commands import read_comment
 
         thread = int(variables.required(self._env, "REVIEWBOT_THREAD", NUMBER, HANDLED["comment"]))
+        branch = variables.required(self._env, "BUILD_SOURCEBRANCH", TARGET, EVERY_RUN)
         assert trigger.number is not None
         return read_comment(open_api(self._settings(token(self._env), trigger.number)),
-                            trigger, thread)
+                            trigger, thread, branch)
 
     def checkout(self, given: Path | None) -> Path:
         folder = variables.optional(self._env, "BUILD_SOURCESDIRECTORY", variables.ABSOLUTE)

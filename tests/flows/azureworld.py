@@ -125,10 +125,11 @@ class World:
                         SYSTEM_PULLREQUEST_SOURCECOMMITID=self.fake.head_sha)
 
     def command(self, text: str, user: dict[str, Any] = HUMAN, *args: str,
-                at: str = WRITTEN) -> int:
+                at: str = WRITTEN, branch: str = "refs/heads/main") -> int:
         """A comment on the pull request written at `at`, and the run its service hook starts
         on the default branch: the relay's request to the pipelines `runs` operation is
-        checked by the fake, and its variables are the run's."""
+        checked by the fake (the variables must be settable at queue time), and its variables
+        are the run's."""
         import httpx
 
         self.fake.now = at
@@ -140,7 +141,7 @@ class World:
                 f"{SERVER}/{ORGANIZATION}/{PROJECT}/_apis/pipelines/7/runs",
                 params={"api-version": "7.2-preview.1"},
                 headers={"Authorization": "Bearer bot-token"},
-                json={"resources": {"repositories": {"self": {"refName": "refs/heads/main"}}},
+                json={"resources": {"repositories": {"self": {"refName": branch}}},
                       "variables": {k: {"value": v} for k, v in pointers.items()}})
         assert answer.status_code == 200, answer.text
         sent = self.fake.runs[-1]["sent"]["variables"]
@@ -148,7 +149,7 @@ class World:
         for name in ("SYSTEM_PULLREQUEST_PULLREQUESTID", "SYSTEM_PULLREQUEST_TARGETBRANCH",
                      "SYSTEM_PULLREQUEST_SOURCECOMMITID", "SYSTEM_PULLREQUEST_SOURCEBRANCH"):
             self.monkeypatch.delenv(name, raising=False)
-        return self.run(*args, BUILD_REASON="Manual",
+        return self.run(*args, BUILD_REASON="Manual", BUILD_SOURCEBRANCH=branch,
                         **{k: v["value"] for k, v in sent.items()})
 
     def push(self, files: dict[str, str | bytes | None], at: str) -> str:

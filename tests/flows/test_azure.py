@@ -127,8 +127,15 @@ def test_a_head_pushed_after_the_comment_refuses(world: World) -> None:
 
 def test_a_thread_on_another_pull_request_is_refused(world: World) -> None:
     assert world.run("ci", "--repo", str(world.checkout), BUILD_REASON="Manual",
-                     REVIEWBOT_PULL_REQUEST="1", REVIEWBOT_THREAD="999",
-                     REVIEWBOT_COMMENT="1") == 2
+                     BUILD_SOURCEBRANCH="refs/heads/main", REVIEWBOT_PULL_REQUEST="1",
+                     REVIEWBOT_THREAD="999", REVIEWBOT_COMMENT="1") == 2
+
+
+def test_a_command_run_of_another_branch_is_refused(world: World) -> None:
+    """Whoever may queue the pipeline may run it on a branch whose YAML names them a
+    maintainer: only the default branch's run acts on commands."""
+    assert world.command("/fix", branch="refs/heads/feature") == 2
+    assert world.branch() == world.head and world.fake.replies() == []
 
 
 def analyze(world: World, out: Path) -> None:

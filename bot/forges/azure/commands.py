@@ -19,9 +19,11 @@ from bot.model import Trigger
 BUILD = "Build\\"  # how Azure DevOps names a pipeline's identity: Build\<guid>
 
 
-def read_comment(api: Api, trigger: Trigger, thread: int) -> Trigger:
-    """`trigger` (a command's run) completed from comment `trigger.comment_id` of `thread` on
-    pull request `trigger.number`; BotError (usage) when there is no such comment there."""
+def read_comment(api: Api, trigger: Trigger, thread: int, branch: str) -> Trigger:
+    """`trigger` (a command's run of `branch`) completed from comment `trigger.comment_id` of
+    `thread` on pull request `trigger.number`; BotError (usage) when there is no such comment
+    there, or when the run is not of the repository's default branch (whose pipeline and
+    settings are the ones trusted to act on commands)."""
     assert trigger.number is not None and trigger.comment_id is not None
     where = f"comment {trigger.comment_id} of thread {thread} on pull request {trigger.number}"
     try:
@@ -29,6 +31,12 @@ def read_comment(api: Api, trigger: Trigger, thread: int) -> Trigger:
         pull = api.get(f"{api.repo}/pullrequests/{trigger.number}", limits.PULL)
     except NotFound as exc:
         raise BotError(f"Azure DevOps has no {where}: {exc.message}", Exit.USAGE) from exc
+    repository = pull.get("repository") if isinstance(pull, dict) else None
+    default = repository.get("defaultBranch") if isinstance(repository, dict) else None
+    if branch != default:
+        raise BotError(f"a command's run must be of the default branch ({default or 'unknown'}), "
+                       f"not {branch}: the service hook's run names `refs/heads/<default>` "
+                       "(docs/azure-devops.md)", Exit.USAGE)
     comments = data.get("comments") if isinstance(data, dict) else None
     found: dict[str, Any] | None = next(
         (c for c in comments or () if isinstance(c, dict) and c.get("id") == trigger.comment_id
