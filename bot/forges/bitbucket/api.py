@@ -98,8 +98,15 @@ class Api:
     def get(self, path: str, query: Query | None = None) -> Any:
         return self.send(Request("GET", path, query or {})).json()
 
-    def list(self, path: str, query: Query | None = None) -> list[dict[str, Any]]:
-        """Every value of a collection: page after page while the answer names a `next`."""
+    def list(self, path: str, query: Query | None = None, *,
+             paged: bool = True) -> list[dict[str, Any]]:
+        """Every value of a collection: page after page while the answer names a `next`.
+        `paged=False`: the first page alone, asked for without `pagelen`, where the
+        description does not call the answer a page (a pull request's commits, newest first)."""
+        if not paged:
+            data = self.get(path, query)
+            values = data.get("values") if isinstance(data, dict) else None
+            return [v for v in values or () if isinstance(v, dict)]
         out: list[dict[str, Any]] = []
         ask: dict[str, Any] = {**(query or {}), "pagelen": PAGE_SIZE}
         for _ in range(MAX_PAGES):

@@ -118,7 +118,7 @@ class BitbucketChange:
         """The full sha of the pull request's commit `sha` names (Bitbucket may abbreviate)."""
         if len(sha) == 40 or not sha:
             return sha
-        for commit in self._api.list(f"{self._pull}/commits"):
+        for commit in self._api.list(f"{self._pull}/commits", paged=False):
             found = str(commit.get("hash") or "")
             if found.startswith(sha):
                 return found
