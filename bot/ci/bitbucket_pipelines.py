@@ -262,7 +262,8 @@ class BitbucketPipelines:
             history = git.git(self.checkout(None), "rev-list", "--first-parent", "-n", "200",
                               commit, check=False).stdout.decode().split()
         repo = BitbucketRepository(api.settings, api=api, history=history,
-                                   default_ref=trigger.base_sha if number else commit)
+                                   default_ref=trigger.base_sha if number else commit,
+                                   sweeping=trigger.kind == "sweep")
         change = BitbucketChange(api.settings, api=api) if number is not None else None
         return Connection(name, repo, BitbucketPulls(), "#", change,
                           BitbucketHost(change) if change else None,

@@ -266,3 +266,35 @@ def test_the_relay_refuses_a_malformed_payload_naming_the_field(
     err = capsys.readouterr().err.strip()
     assert err.endswith("`pullrequest.source.commit` is missing or not an object")
     assert world.fake.calls == []
+
+
+def land_on_main(world: World, files: dict[str, str | bytes | None]) -> None:
+    """A commit lands on the default branch, and the next pipeline's clone has it."""
+    world.repo.git("checkout", "-q", "main")
+    world.repo.commit(files, "landed")
+    world.repo.git("push", "-q", str(world.origin), "main:main")
+    git(world.checkout, "pull", "-q", "--ff-only", "origin", "main")
+
+
+@pytest.mark.parametrize("tracker", [True, False])
+def test_a_regression_that_lands_is_tracked_then_closed(world: World, tracker: bool) -> None:
+    world.fake.has_issues = tracker
+    assert world.run(sweep_variables(world)) == 0  # the baseline
+    land_on_main(world, {"app.py": "import os\n" + str(world.fake._git("show", "main:app.py"))})
+    assert world.run(sweep_variables(world)) == 0
+    main = git(world.origin, "rev-parse", "main")
+    if tracker:
+        [issue] = world.fake.issues.values()
+        assert issue["state"] == "open" and "F401" in issue["raw"]
+    else:
+        report = world.fake.reports[(main, "reviewbot-sweep")]
+        assert report["result"] == "FAILED" and "state=" in report["details"]
+    land_on_main(world, {"app.py": str(world.fake._git("show", f"{main}~1:app.py"))})
+    assert world.run(sweep_variables(world)) == 0
+    if tracker:
+        [issue] = world.fake.issues.values()
+        assert issue["state"] == "resolved"
+    else:
+        now = git(world.origin, "rev-parse", "main")
+        assert world.fake.reports[(now, "reviewbot-sweep")]["result"] == "PASSED"
+    assert world.fake.comments == []  # nothing written on any pull request

@@ -47,20 +47,27 @@ class BitbucketRepository:
     def __init__(self, settings: Settings, *, sleep: Callable[[float], None] = time.sleep,
                  clock: Callable[[], float] = time.time,
                  http: httpx.BaseTransport | None = None, api: Api | None = None,
-                 default_ref: str | None = None, history: Sequence[str] = ()) -> None:
+                 default_ref: str | None = None, history: Sequence[str] = (),
+                 sweeping: bool = False) -> None:
         """`default_ref`: the commit the target branch's files are read at when no ref is
-        given; `history`: the swept branch's commits, newest first (the sweep's report)."""
+        given; `history`: the swept branch's commits, newest first (the sweep's report);
+        `sweeping`: replies are to the tracking issue, not to a pull request."""
         self._api = api or Api(settings, sleep=sleep, clock=clock, http=http)
         self._default_ref = default_ref
         self._history = tuple(history)
         self._tracker: bool | None = None
+        self._sweeping = sweeping
 
     def _comments(self, number: int) -> str:
         return f"{self._api.repo}/pullrequests/{number}/comments"
 
     def reply(self, number: int, body: str) -> int:
-        if number == REPORT and self._tracker is False:
-            return 0  # the sweep's report has no comments: its details say it all
+        if self._sweeping:
+            # An issue's comments are not in the bot's cut of Bitbucket's API (and a report
+            # has none): the issue's body, edited in the same run, says it all.
+            print(f"reviewbot: not commented on the tracking issue (its body says it): "
+                  f"{body.splitlines()[0][:120] if body else ''}")
+            return 0
         comments = self._comments(number)
 
         def post(text: str) -> int:
