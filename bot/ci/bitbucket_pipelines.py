@@ -209,6 +209,14 @@ class BitbucketPipelines:
             return replace(trigger, kind="ignored", reason=(
                 f"pull request #{trigger.number} comes from the fork {source}: its commands "
                 "would run its code with the token in reach"))
+        # The settings that say who may command the bot are read from this pipeline's branch:
+        # it must be the one the pull request goes into, which the pull request cannot change.
+        target = ((pr.get("destination") or {}).get("branch") or {}).get("name")
+        branch = variables.optional(self._env, "BITBUCKET_BRANCH", BRANCH)
+        if branch != target:
+            raise BotError(f"the commands' pipeline runs on {branch or 'no branch'}, not on "
+                           f"{target}, the branch pull request #{trigger.number} goes into: "
+                           "start it there (the relay does)", Exit.USAGE)
         author = account(comment.get("user"))
         content = comment.get("content") if isinstance(comment.get("content"), dict) else {}
         return replace(trigger, actor=author, actor_is_bot=author == account(api.me()),

@@ -151,6 +151,17 @@ def test_a_head_that_moved_since_the_comment_refuses(world: World) -> None:
     assert world.branch() == moved
 
 
+def test_a_commands_pipeline_on_another_branch_is_refused(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    admin_bot(world)
+    cid = world.fake.comment_by(HUMAN, "/fix")
+    assert world.run({"BITBUCKET_BRANCH": "feature", "BITBUCKET_COMMIT": world.branch(),
+                      "REVIEWBOT_PR_ID": "1", "REVIEWBOT_COMMENT_ID": str(cid),
+                      "REVIEWBOT_HEAD": world.branch()}) == 2
+    assert "runs on feature, not on main" in capsys.readouterr().err
+    assert world.writes() == [] and world.branch() == world.head
+
+
 def test_a_bots_comment_is_ignored(world: World) -> None:
     admin_bot(world)
     assert world.comment("/fix", BOT) == 0
