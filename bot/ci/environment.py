@@ -1,7 +1,8 @@
 """Which CI this run is in: its `Runner` (`bot.ci.base`). GitLab CI says so with
-GITLAB_CI=true, Gitea and Forgejo Actions with GITEA_ACTIONS / FORGEJO_ACTIONS; anything else
-is read as GitHub Actions, whose own checks then say what is missing. `require` says, once
-for all three, that a run is in none of them (`reviewbot ci` needs one).
+GITLAB_CI=true, Gitea and Forgejo Actions with GITEA_ACTIONS / FORGEJO_ACTIONS, Bitbucket
+Pipelines with BITBUCKET_BUILD_NUMBER; anything else is read as GitHub Actions, whose own checks
+then say what is missing. `require` says, once for all, that a run is in none of them
+(`reviewbot ci` needs one).
 """
 
 from __future__ import annotations

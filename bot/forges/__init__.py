@@ -1,6 +1,6 @@
-"""The forges: the only code that talks to GitHub, GitLab or Gitea (and Forgejo). One package
-per forge (`github/`, `gitlab/`, `gitea/`); the flows see only the protocols and values of
-`base.py` and `repository.py`, never an SDK object or a URL.
+"""The forges: the only code that talks to GitHub, GitLab, Gitea (and Forgejo) or Bitbucket
+Cloud. One package per forge (`github/`, `gitlab/`, `gitea/`, `bitbucket/`); the flows see only
+the protocols and values of `base.py` and `repository.py`, never an SDK object or a URL.
 
 What a new forge provides
 -------------------------
