@@ -45,6 +45,7 @@ def test_the_examples_cover_every_flow() -> None:
 GITEA_PULL_REQUEST_TYPES = {"opened", "edited", "closed", "reopened", "assigned", "unassigned",
                             "synchronize", "labeled", "unlabeled"}
 CACHE_SECRET = "${{ secrets.REVIEWBOT_CACHE_SECRET }}"
+SIGNING_SECRET = "${{ secrets.REVIEWBOT_CACHE_SIGNING_SECRET }}"
 GITEA_TOKENS = {"GITEA_TOKEN": "${{ secrets.GITEA_TOKEN }}",
                 "REVIEWBOT_GITEA_TOKEN": "${{ secrets.REVIEWBOT_GITEA_TOKEN }}"}
 
@@ -60,6 +61,10 @@ def test_gitea_examples_use_types_gitea_matches_and_pass_a_gitea_token(path: Pat
         # The cache's secret only seals and verifies findings (docs/cache.md): no token.
         assert env.pop("REVIEWBOT_CACHE_SECRET", CACHE_SECRET) == CACHE_SECRET, path.name
         mode = step.get("with", {}).get("mode")
+        if mode == "warm":
+            assert env.pop("REVIEWBOT_CACHE_SIGNING_SECRET") == SIGNING_SECRET, path.name
+        else:  # the public key is written in, not read from a secret
+            assert "${{" not in env.pop("REVIEWBOT_CACHE_PUBLIC_KEY", ""), path.name
         if mode == "analyze":
             assert env == {} and "secrets.GITEA" not in json.dumps(step), path.name
         elif mode == "warm":
@@ -216,11 +221,14 @@ def test_only_the_warm_workflows_save_the_findings_cache(path: Path) -> None:
     [restore] = [s for _, s in _steps(path) if str(s.get("uses", "")).startswith("actions/cache/restore@")]
     assert save["with"]["path"] == restore["with"]["path"]
     [(_, warm)] = [(n, s) for n, s in _steps(path) if s.get("with", {}).get("mode") == "warm"]
-    assert warm["env"] == {"REVIEWBOT_CACHE_SECRET": CACHE_SECRET}
+    # Signed, so that runs without secrets (a fork's) can verify with the public key.
+    assert warm["env"] == {"REVIEWBOT_CACHE_SECRET": CACHE_SECRET,
+                           "REVIEWBOT_CACHE_SIGNING_SECRET": SIGNING_SECRET}
 
 
 @pytest.mark.parametrize("name", ["github/pull-request.yml", "github/fork-safe.yml",
-                                  "github/no-container.yml", "gitea/pull-request.yml"])
+                                  "github/no-container.yml", "gitea/pull-request.yml",
+                                  "gitea/fork-safe.yml"])
 def test_the_pull_request_workflows_restore_the_warm_cache(name: str) -> None:
     path = ROOT / "examples" / name
     warm = {s["with"]["path"] for _, s in _steps(path.parent / "warm.yml")
@@ -228,11 +236,16 @@ def test_the_pull_request_workflows_restore_the_warm_cache(name: str) -> None:
     steps = [s for _, s in _steps(path)]
     restores = [i for i, s in enumerate(steps)
                 if str(s.get("uses", "")).startswith("actions/cache/restore@")]
-    [bot] = [i for i, s in enumerate(steps) if USES.fullmatch(str(s.get("uses", "")))]
+    # The first use of the action is the one that runs the linters (fork-safe: analyze).
+    bot = next(i for i, s in enumerate(steps) if USES.fullmatch(str(s.get("uses", ""))))
     assert len(restores) == 1 and restores[0] < bot, name
     assert steps[restores[0]]["with"]["path"] in warm, name  # the same path: the same cache
     assert steps[restores[0]]["with"]["restore-keys"] == "reviewbot-${{ runner.os }}-"
-    assert steps[bot]["env"]["REVIEWBOT_CACHE_SECRET"] == CACHE_SECRET
+    env = steps[bot]["env"]
+    # The public key is written into the workflow: a fork's run gets no secrets nor variables.
+    assert "REVIEWBOT_CACHE_PUBLIC_KEY" in env and "${{" not in env["REVIEWBOT_CACHE_PUBLIC_KEY"]
+    if name != "gitea/fork-safe.yml":  # its analyze job holds no secret at all
+        assert env["REVIEWBOT_CACHE_SECRET"] == CACHE_SECRET
 
 
 # The events a workflow with a job of these modes sends `reviewbot ci` (review) or `reviewbot
