@@ -86,12 +86,16 @@ def segment(text: str) -> str:
 
 
 def message_of(response: httpx.Response) -> str:
-    """What the forge said: its JSON `message` (Gitea, GitHub), else the text, shortened."""
+    """What the forge said: its JSON `message` (Gitea, GitHub), or `error.message`
+    (Bitbucket), else the text, shortened."""
     try:
         data = response.json()
     except ValueError:
         data = None
     text = data.get("message") if isinstance(data, dict) else None
+    nested = data.get("error") if isinstance(data, dict) else None
+    if not text and isinstance(nested, dict):
+        text = nested.get("message")
     if not isinstance(text, str) or not text:
         text = response.text[:300]
     return f"{response.status_code} {text}".strip()

@@ -137,6 +137,10 @@ def test_a_permission_is_the_commenter_s_and_needs_an_admin_token(fake: FakeBitb
     with pytest.raises(BotError, match="admin permission") as caught:
         repository.access(HUMAN["account_id"])
     assert caught.value.code == Exit.FORGE
+    # Bitbucket's own words, not its JSON
+    assert "(Bitbucket: not found" not in caught.value.message
+    assert "403 Your credentials lack one or more required privilege scopes." in \
+        caught.value.message and '{"type"' not in caught.value.message
     fake.permissions[BOT["account_id"]] = "admin"
     access = repository.access(HUMAN["account_id"])
     assert (access.login, access.permission.label, access.bot) == ("alice", "write", False)
