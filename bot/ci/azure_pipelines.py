@@ -47,6 +47,8 @@ EVERY_RUN = "every Azure Pipelines run sets it; run `reviewbot ci` in an Azure P
 PR_HINT = ("run it from the repository's build validation branch policy (a pull request's "
            "run sets SYSTEM_PULLREQUEST_*)")
 COMMAND_VARIABLES = ("REVIEWBOT_PULL_REQUEST", "REVIEWBOT_THREAD", "REVIEWBOT_COMMENT")
+# What the service hook also names, for the command run's token-less analyze job.
+COMMAND_RANGE = ("REVIEWBOT_HEAD", "REVIEWBOT_TARGET")
 
 GUID = Form("a GUID", variables._matching(
     r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"))
@@ -115,8 +117,13 @@ def from_env(env: Mapping[str, str]) -> Trigger:
             raise BotError(f"{', '.join(missing)} is not set: a command's run needs all of "
                            f"{', '.join(COMMAND_VARIABLES)} (docs/azure-devops.md)", Exit.USAGE)
         number, _, comment = (int(p or 0) for p in pointers)
+        into = variables.optional(env, "REVIEWBOT_TARGET", TARGET)
+        # Where the pull request's head was when the comment was made, as the service hook
+        # said: what a token-less analyze job reviews. The publish job checks it against the
+        # head Azure DevOps names, and the comment's time against that head's push.
         return Trigger("azure", reason, "comment", repository=name, number=number,
-                       comment_id=comment)
+                       comment_id=comment, head_sha=variables.optional(env, "REVIEWBOT_HEAD", SHA),
+                       target_ref=into.removeprefix("refs/heads/") if into else None)
     return Trigger("azure", reason, "ignored", repository=name,
                    reason=f"a run for BUILD_REASON={reason} needs nothing from `reviewbot ci`")
 
@@ -175,9 +182,10 @@ class AzurePipelines:
 
     def trigger(self) -> Trigger:
         """The run's trigger; a command's comment read from Azure DevOps (text, author, when),
-        never from the variables that point at it."""
+        never from the variables that point at it. Without a token (the analyze job of a
+        command's run) the comment is not read: that job only reviews the head."""
         trigger = from_env(self._env)
-        if trigger.kind != "comment":
+        if trigger.kind != "comment" or not self._env.get(TOKEN):
             return trigger
         from bot.forges.azure.commands import read_comment
 
@@ -192,12 +200,15 @@ class AzurePipelines:
         return git.toplevel(given or Path(folder or "."))
 
     def in_change_event(self) -> bool:
-        return (self._env.get("BUILD_REASON") or "") == "PullRequest"
+        return (self._env.get("BUILD_REASON") or "") == "PullRequest" or any(
+            self._env.get(name) for name in COMMAND_VARIABLES)
 
     def analysed_range(self, trigger: Trigger) -> Range | None:
         """The target branch as fetched and the pull request's source commit: the review
-        takes their merge base. None for a command (the forge is asked)."""
-        if trigger.kind != "review" or not (trigger.head_sha and trigger.target_ref):
+        takes their merge base. For a command, the head and target the service hook named
+        (REVIEWBOT_HEAD, REVIEWBOT_TARGET), else None (the forge is asked)."""
+        if trigger.kind not in ("review", "comment") or not (trigger.head_sha
+                                                              and trigger.target_ref):
             return None
         return Range(f"refs/remotes/origin/{trigger.target_ref}", trigger.head_sha, True)
 
@@ -212,7 +223,7 @@ class AzurePipelines:
                    label: bool = False) -> Trigger:
         """The pull request of this run (the publish job runs in the analysis's run,
         `dependsOn` it): the analysis must be of its repository, pull request and head."""
-        return answered(from_env(self._env), repository, number, head)
+        return answered(self.trigger(), repository, number, head)
 
     def clone_url(self, repository: str) -> str:
         return clone_url(self._env)

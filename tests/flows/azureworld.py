@@ -119,7 +119,8 @@ class World:
         """The build validation policy's run for the pull request's head now."""
         git(self.checkout, "fetch", "-q", "origin", "+refs/heads/*:refs/remotes/origin/*")
         git(self.checkout, "checkout", "-q", "--detach", self.fake.head_sha)
-        for name in ("REVIEWBOT_PULL_REQUEST", "REVIEWBOT_THREAD", "REVIEWBOT_COMMENT"):
+        for name in ("REVIEWBOT_PULL_REQUEST", "REVIEWBOT_THREAD", "REVIEWBOT_COMMENT",
+                     "REVIEWBOT_HEAD", "REVIEWBOT_TARGET"):
             self.monkeypatch.delenv(name, raising=False)
         return self.run(BUILD_REASON="PullRequest", **PULL_REQUEST,
                         SYSTEM_PULLREQUEST_SOURCECOMMITID=self.fake.head_sha)
@@ -135,7 +136,8 @@ class World:
         self.fake.now = at
         thread, comment = self.fake.command(text, user)
         pointers = {"REVIEWBOT_PULL_REQUEST": str(self.fake.number),
-                    "REVIEWBOT_THREAD": str(thread), "REVIEWBOT_COMMENT": str(comment)}
+                    "REVIEWBOT_THREAD": str(thread), "REVIEWBOT_COMMENT": str(comment),
+                    "REVIEWBOT_HEAD": self.fake.head_sha, "REVIEWBOT_TARGET": "refs/heads/main"}
         with httpx.Client(transport=self.fake.transport) as client:
             answer = client.post(
                 f"{SERVER}/{ORGANIZATION}/{PROJECT}/_apis/pipelines/7/runs",
@@ -225,7 +227,8 @@ def make_world(repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     git(tmp_path, "clone", "-q", str(origin), str(checkout))
     fake = OriginAzure(origin)
     fake.reviewers.append({**REX, "vote": 10, "isRequired": True})
-    fake.settable_variables = {"REVIEWBOT_PULL_REQUEST", "REVIEWBOT_THREAD", "REVIEWBOT_COMMENT"}
+    fake.settable_variables = {"REVIEWBOT_PULL_REQUEST", "REVIEWBOT_THREAD", "REVIEWBOT_COMMENT",
+                               "REVIEWBOT_HEAD", "REVIEWBOT_TARGET"}
     for name in OTHER_CI:
         monkeypatch.delenv(name, raising=False)
     for key, value in env(checkout, tmp_path).items():

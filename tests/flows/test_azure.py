@@ -12,7 +12,7 @@ import pytest
 
 from bot.render.markdown import parse_marker
 from tests.conftest import GitRepo
-from tests.flows.azureworld import REX, World, git, make_world
+from tests.flows.azureworld import HUMAN, REX, World, git, make_world
 
 FIXED = {"app.py": "import sys\n\n\ndef main():\n    print(sys.argv)\n    unused = 1\n"
                    "    return sys.argv\n"}  # F401 gone, F841 one line up
@@ -187,3 +187,26 @@ def test_dry_run_prints_the_requests_and_writes_nothing(
     sent = [(r["method"], r["path"].rsplit("/", 1)[-1]) for r in printed["requests"]]
     assert ("POST", "threads") in sent and ("POST", "statuses") in sent
     assert world.fake.writes() == [] and world.fake.calls  # it did read
+
+
+def test_fix_split_in_two_jobs_commits_like_one(world: World) -> None:
+    """The command run's two jobs: analyze without the token (it reviews the head the service
+    hook named), then publish with it, in an empty folder, git to the repository as data."""
+    assert world.review() == 1
+    out = world.tmp / "analysis.json"
+    world.monkeypatch.delenv("SYSTEM_ACCESSTOKEN")
+    calls = len(world.fake.calls)
+    assert world.command("/fix", HUMAN, "analyze", "--repo", str(world.checkout),
+                         "--out", str(out)) == 0
+    # The job that ran the linters sent nothing but the relay's request for the run.
+    assert [c.path.rsplit("/", 1)[-1] for c in world.fake.calls[calls:]] == ["runs"]
+    world.monkeypatch.setenv("SYSTEM_ACCESSTOKEN", "bot-token")
+    empty = world.tmp / "publish-here"
+    empty.mkdir()
+    world.monkeypatch.chdir(empty)
+    world.fake.calls.clear()
+    assert world.run("publish", str(out)) == 0
+    new = world.branch()
+    assert git(world.origin, "rev-parse", f"{new}^") == world.head
+    assert git(world.origin, "show", f"{new}:app.py").startswith("import sys\n")
+    assert new in world.fake.replies()[-1]
