@@ -142,25 +142,27 @@ def test_reviewbot_ci_exits_2_with_one_line_naming_the_variable(
 
 
 def test_the_example_gives_the_token_to_the_jobs_that_run_no_pull_requests_code() -> None:
-    """examples/azure-pipelines.yml: the analyze job (the pull request's linters) holds no
-    token and no signing key; its cache is restored, never saved; the token is mapped where
-    the bot publishes (and in the default branch's command run)."""
+    """examples/azure-pipelines.yml: the analyze jobs (the pull request's linters) hold no
+    token and no signing key; their cache is restored, never saved; the token is mapped where
+    the bot publishes, in jobs that check nothing out."""
     import yaml
 
     from tests.conftest import ROOT
 
     text = (ROOT / "examples" / "azure-pipelines.yml").read_text()
     jobs = {job["job"]: job for job in yaml.safe_load(text)["jobs"]}
-    assert set(jobs) == {"analyze", "publish", "commands", "warm"}
+    assert set(jobs) == {"analyze", "publish", "command_analyze", "command_publish", "warm"}
 
     def env(job: str) -> set[str]:
         return {name for step in jobs[job]["steps"] for name in (step.get("env") or {})}
 
-    assert env("analyze") == set() and "System.AccessToken" not in str(jobs["analyze"])
-    assert env("publish") == env("commands") == {azure_pipelines.TOKEN}
+    for name in ("analyze", "command_analyze"):
+        assert env(name) == set() and "System.AccessToken" not in str(jobs[name])
+    for name in ("publish", "command_publish"):
+        assert env(name) == {azure_pipelines.TOKEN}
+        assert jobs[name]["steps"][0] == {"checkout": "none"}
     assert env("warm") == {"REVIEWBOT_CACHE_SIGNING_SECRET"}
-    assert jobs["publish"]["steps"][0] == {"checkout": "none"}
-    for name in ("analyze", "commands"):
+    for name in ("analyze", "command_analyze"):
         steps = jobs[name]["steps"]
         cached = [i for i, s in enumerate(steps) if s.get("task") == "Cache@2"]
         removed = [i for i, s in enumerate(steps)
@@ -168,4 +170,4 @@ def test_the_example_gives_the_token_to_the_jobs_that_run_no_pull_requests_code(
         ran = [i for i, s in enumerate(steps) if str(s.get("script")).startswith("reviewbot ")]
         assert cached and removed and ran and cached[0] < ran[0] < removed[0]
     assert "PullRequest" in jobs["analyze"]["condition"]
-    assert "Manual" in jobs["commands"]["condition"]
+    assert "Manual" in jobs["command_analyze"]["condition"]
