@@ -210,3 +210,16 @@ def test_fix_split_in_two_jobs_commits_like_one(world: World) -> None:
     assert git(world.origin, "rev-parse", f"{new}^") == world.head
     assert git(world.origin, "show", f"{new}:app.py").startswith("import sys\n")
     assert new in world.fake.replies()[-1]
+
+
+def test_ast_edit_then_apply_commits_the_plan_shown(world: World) -> None:
+    """The apply trigger on Azure DevOps is `/apply` (a label records nobody who added it)."""
+    assert world.command("/ast-edit print($A) => log($A)") == 0
+    plan = world.summary().split("`plan ")[1].split("`")[0]
+    assert world.command("/apply") == 0
+    new = world.branch()
+    assert git(world.origin, "rev-parse", f"{new}^") == world.head
+    assert "log(sys.argv)" in git(world.origin, "show", f"{new}:app.py")
+    message = git(world.origin, "log", "-1", "--format=%B", new)
+    assert plan in message and "alice@octo.test" in message
+    assert new in world.fake.replies()[-1]
