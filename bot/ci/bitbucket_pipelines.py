@@ -218,9 +218,10 @@ class BitbucketPipelines:
                            f"{target}, the branch pull request #{trigger.number} goes into: "
                            "start it there (the relay does)", Exit.USAGE)
         author = account(comment.get("user"))
-        content = comment.get("content") if isinstance(comment.get("content"), dict) else {}
+        content = comment.get("content")
+        raw = content.get("raw") if isinstance(content, dict) else None
         return replace(trigger, actor=author, actor_is_bot=author == account(api.me()),
-                       comment_body=str(content.get("raw") or ""),  # type: ignore[union-attr]
+                       comment_body=str(raw or ""),
                        comment_created_at=str(comment.get("created_on") or "") or None,
                        open=pr.get("state") == "OPEN", head_repository=trigger.repository)
 

@@ -161,7 +161,7 @@ class BitbucketChange:
             self._ours[str(cid)] = body
             resolution = comment.get("resolution")
             resolved = isinstance(resolution, dict)
-            by_us = resolved and account(resolution.get("user")) == mine  # type: ignore[union-attr]
+            by_us = isinstance(resolution, dict) and account(resolution.get("user")) == mine
             posted.append(Posted(str(cid), marker.fingerprint, marker.digest,
                                  str(comment["inline"].get("path") or ""), str(cid), resolved,
                                  by_us, cid in answered))
@@ -388,9 +388,10 @@ def _parent(comment: Mapping[str, Any]) -> int | None:
 def _root(parents: Mapping[int, int | None], cid: int) -> int:
     """The top-level comment a reply's thread starts at."""
     seen = set()
-    while parents.get(cid) is not None and cid not in seen:
+    parent = parents.get(cid)
+    while parent is not None and cid not in seen:
         seen.add(cid)
-        cid = parents[cid]  # type: ignore[assignment]
+        cid, parent = parent, parents.get(parent)
     return cid
 
 
