@@ -33,6 +33,7 @@ COMMANDS: dict[str, str] = {
     "warm": "bot.commands.warm",
     "doctor": "bot.commands.doctor",
     "bitbucket-relay": "bot.commands.bitbucket_relay",
+    "azure-relay": "bot.commands.azure_relay",
 }
 
 

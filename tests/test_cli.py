@@ -19,7 +19,8 @@ def _python(code: str) -> subprocess.CompletedProcess[str]:
 
 def test_the_commands() -> None:
     assert set(COMMANDS) == {"review", "analyze", "publish", "ci", "ast-grep", "ast-edit", "sweep",
-                             "doctor", "warm", "bitbucket-relay"}
+                             "doctor", "warm", "bitbucket-relay",
+                             "azure-relay"}
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))

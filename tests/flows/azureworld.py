@@ -7,6 +7,7 @@ an Azure Pipelines agent sets."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -126,33 +127,32 @@ class World:
                         SYSTEM_PULLREQUEST_SOURCECOMMITID=self.fake.head_sha)
 
     def command(self, text: str, user: dict[str, Any] = HUMAN, *args: str,
-                at: str = WRITTEN, branch: str = "refs/heads/main") -> int:
-        """A comment on the pull request written at `at`, and the run its service hook starts
-        on the default branch: the relay's request to the pipelines `runs` operation is
-        checked by the fake (the variables must be settable at queue time), and its variables
-        are the run's."""
-        import httpx
-
+                at: str = WRITTEN) -> int:
+        """A comment on the pull request written at `at`; its service hook's payload through
+        `reviewbot azure-relay`, whose request to the pipelines `runs` operation the fake
+        checks (the variables must be settable at queue time); then the run it started, on the
+        default branch, with the variables it was given. -1 when no run was started."""
         self.fake.now = at
         thread, comment = self.fake.command(text, user)
-        pointers = {"REVIEWBOT_PULL_REQUEST": str(self.fake.number),
-                    "REVIEWBOT_THREAD": str(thread), "REVIEWBOT_COMMENT": str(comment),
-                    "REVIEWBOT_HEAD": self.fake.head_sha, "REVIEWBOT_TARGET": "refs/heads/main"}
-        with httpx.Client(transport=self.fake.transport) as client:
-            answer = client.post(
-                f"{SERVER}/{ORGANIZATION}/{PROJECT}/_apis/pipelines/7/runs",
-                params={"api-version": "7.2-preview.1"},
-                headers={"Authorization": "Bearer bot-token"},
-                json={"resources": {"repositories": {"self": {"refName": branch}}},
-                      "variables": {k: {"value": v} for k, v in pointers.items()}})
-        assert answer.status_code == 200, answer.text
-        sent = self.fake.runs[-1]["sent"]["variables"]
+        hook = self.tmp / "service-hook.json"
+        hook.write_text(json.dumps(service_hook(self.fake, thread, comment, text, user)))
+        runs = len(self.fake.runs)
+        assert self.run("azure-relay", str(hook), "--pipeline", "7",
+                        REVIEWBOT_AZURE_TOKEN="bot-token") == 0
+        if len(self.fake.runs) == runs:
+            return -1
+        sent = self.fake.runs[-1]["sent"]
+        return self.queued({k: v["value"] for k, v in sent["variables"].items()},
+                           sent["resources"]["repositories"]["self"]["refName"], *args)
+
+    def queued(self, variables: dict[str, str], branch: str, *args: str) -> int:
+        """The pipeline's run of `branch` with `variables` (as the relay, or anyone who may
+        queue the pipeline, started it)."""
         git(self.checkout, "checkout", "-q", "--detach", "refs/remotes/origin/main")
         for name in ("SYSTEM_PULLREQUEST_PULLREQUESTID", "SYSTEM_PULLREQUEST_TARGETBRANCH",
                      "SYSTEM_PULLREQUEST_SOURCECOMMITID", "SYSTEM_PULLREQUEST_SOURCEBRANCH"):
             self.monkeypatch.delenv(name, raising=False)
-        return self.run(*args, BUILD_REASON="Manual", BUILD_SOURCEBRANCH=branch,
-                        **{k: v["value"] for k, v in sent.items()})
+        return self.run(*args, BUILD_REASON="Manual", BUILD_SOURCEBRANCH=branch, **variables)
 
     def push(self, files: dict[str, str | bytes | None], at: str) -> str:
         """Someone pushes a commit to the pull request's branch, recorded at `at`."""
@@ -201,10 +201,35 @@ def env(checkout: Path, tmp: Path) -> dict[str, str]:
             azure_pipelines.MAINTAINERS: MAINTAINER}
 
 
+def service_hook(fake: FakeAzure, thread: int, comment: int, text: str,
+                 user: dict[str, Any]) -> dict[str, Any]:
+    """A "Pull request commented on" service hook's payload (Web Hooks, resource version 2.0),
+    with what the relay reads."""
+    pull = f"{SERVER}/{ORGANIZATION}/{PROJECT}/_apis/git/repositories/{REPOSITORY_ID}" \
+           f"/pullRequests/{fake.number}"
+    return {
+        "subscriptionId": "00000000-0000-4000-8000-000000000001", "notificationId": 3,
+        "eventType": "ms.vss-code.git-pullrequest-comment-event", "publisherId": "tfs",
+        "resource": {
+            "comment": {"id": comment, "parentCommentId": 0, "author": user, "content": text,
+                        "publishedDate": WRITTEN, "commentType": "text", "isDeleted": False,
+                        "_links": {"self": {"href": f"{pull}/threads/{thread}/comments/{comment}"},
+                                   "threads": {"href": f"{pull}/threads/{thread}"}}},
+            "pullRequest": {
+                "pullRequestId": fake.number, "status": "active",
+                "repository": {"id": REPOSITORY_ID, "name": REPOSITORY,
+                               "project": {"name": PROJECT}, "defaultBranch": "refs/heads/main"},
+                "lastMergeSourceCommit": {"commitId": fake.head_sha},
+                "sourceRefName": "refs/heads/feature", "targetRefName": "refs/heads/main"}},
+        "resourceVersion": "2.0",
+        "resourceContainers": {"collection": {"baseUrl": f"{SERVER}/{ORGANIZATION}/"},
+                               "project": {"baseUrl": f"{SERVER}/{ORGANIZATION}/"}}}
+
+
 def point_at(monkeypatch: pytest.MonkeyPatch, fake: FakeAzure, sleeps: Sleeps) -> None:
     """The runner's one connection goes to the fake (whose API the environment names)."""
     def open_api(settings: Settings) -> Api:
-        assert settings.repository == REPOSITORY_ID and settings.project == PROJECT
+        assert settings.repository in (REPOSITORY_ID, "-") and settings.project == PROJECT
         return Api(settings, http=fake.transport, sleep=sleeps)
     monkeypatch.setattr(azure_pipelines, "open_api", open_api)
 
@@ -212,7 +237,8 @@ def point_at(monkeypatch: pytest.MonkeyPatch, fake: FakeAzure, sleeps: Sleeps) -
 OTHER_CI = ("GITLAB_CI", "GITEA_ACTIONS", "FORGEJO_ACTIONS", "GITHUB_ACTIONS", "GITHUB_API_URL",
             "GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH", "GITHUB_TOKEN", "GITHUB_WORKSPACE",
             "BITBUCKET_BUILD_NUMBER", "BITBUCKET_REPO_FULL_NAME", "REVIEWBOT_THREAD",
-            "REVIEWBOT_COMMENT", "REVIEWBOT_PULL_REQUEST")
+            "REVIEWBOT_COMMENT", "REVIEWBOT_PULL_REQUEST", "REVIEWBOT_HEAD", "REVIEWBOT_TARGET",
+            "REVIEWBOT_AZURE_TOKEN")
 
 
 def make_world(repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
