@@ -153,9 +153,10 @@ def plan_for(checkout: Path, result: ReviewResult, staged: Sequence[StagedRewrit
 
 # -- the summary's part (pure) ----------------------------------------------------------------
 
-def render(plan: Plan, *, label: str = DEFAULT_LABEL, command: str = "/apply",
+def render(plan: Plan, *, label: str | None = DEFAULT_LABEL, command: str = "/apply",
            max_files: int = 20) -> str:
-    """The plan as the review summary shows it: edit count, files, `plan <id>`, how to apply."""
+    """The plan as the review summary shows it: edit count, files, `plan <id>`, how to apply
+    (`label` None: the forge's changes carry no labels, and the comment names the plan)."""
     if plan.empty:
         return f"Nothing to apply at `{plan.head[:12]}` (`plan {plan.id}`)."
     n, f = len(plan.edits), len(plan.files)
@@ -172,6 +173,9 @@ def render(plan: Plan, *, label: str = DEFAULT_LABEL, command: str = "/apply",
     if blocked:
         out.append(f"This plan changes {', '.join(code(p) for p in blocked)}: files under "
                    f"`{WORKFLOWS}` are never changed by the bot, so applying it will be refused.")
+    elif label is None:
+        out.append(f"To commit it as one commit on this branch, comment "
+                   f"{code(f'{command} {plan.id}')}.")
     else:
         out.append(f"To commit it as one commit on this branch, add the label {code(label)} "
                    f"or comment {code(command)}.")

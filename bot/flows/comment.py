@@ -173,8 +173,8 @@ def _ast_edit(session: Session, command: Command, actor: str, quoted: str) -> tu
     n = len(groups)
     session.say(f"{quoted}\n\nStaged {n} edit{'s' * (n != 1)}; nothing is committed yet.\n\n"
                 f"{structural.preview(groups, texts)}\n\n"
-                + render(plan, label=session.cfg.apply_label,
-                         command=f"{session.cfg.command_prefix}apply"))
+                + render(plan, label=session.cfg.apply_label if session.forge.dialect.labels
+                         else None, command=f"{session.cfg.command_prefix}apply"))
     return True, True
 
 

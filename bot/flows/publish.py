@@ -152,7 +152,8 @@ def _offered(runner: Runner, connection: Connection, trigger: Trigger, analysis:
             if mine.id != analysis.offer:
                 notes.append(f"the analysis offered plan {analysis.offer}; recomputed here from "
                              f"git objects it is plan {mine.id}, which is the one shown")
-        text, talk = offer(bare, without_ignored(planned, talk), talk, cfg, notes)
+        text, talk = offer(bare, without_ignored(planned, talk), talk, cfg, notes,
+                           labels=connection.forge.dialect.labels if connection.forge else True)
     return without_ignored(checked.result, talk), text, talk
 
 

@@ -33,19 +33,20 @@ def with_conversation(checkout: Path, result: ReviewResult, state: Conversation,
     and the state in the summary's hidden marker; `notes`: see `offer`; `texts`: the head's
     lines, read from `checkout` when not given."""
     shown = without_ignored(result, state)
-    text, state = offer(checkout, shown, state, config, notes)
+    text, state = offer(checkout, shown, state, config, notes, labels=dialect.labels)
     if texts is None:
         texts = head_texts(checkout, shown.head, [v.finding.path for v in shown.findings])
     return Offered(build(shown, texts, dialect, delivery, section(state, text)), state)
 
 
 def offer(checkout: Path, shown: ReviewResult, state: Conversation, config: Config,
-          notes: Sequence[str] = ()) -> tuple[str, Conversation]:
+          notes: Sequence[str] = (), *, labels: bool = True) -> tuple[str, Conversation]:
     """The staged plan at `shown.head` (a review with the ignored findings left out) as the
     summary shows it, and the state with its id; `notes` say what was left out of it and why
     (a fix another job claimed that could not be re-derived here)."""
     plan = plan_for(checkout, shown, staged(state), "apply")
-    text = (render(plan, label=config.apply_label, command=f"{config.command_prefix}apply")
+    text = (render(plan, label=config.apply_label if labels else None,
+                   command=f"{config.command_prefix}apply")
             if not plan.empty or state.staged else "")
     return with_notes(text, notes), replace(state, shown=None if plan.empty else plan.id)
 

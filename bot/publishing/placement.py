@@ -58,7 +58,8 @@ class Dialect:
     lines start..end, in a comment whose anchor line is `anchor`; `ranges` says whether a
     comment may sit on a range of lines (else it sits on one line, the first of the range);
     `body_limit` is the longest comment body, in characters; `elsewhere` names where on this
-    forge everything a body had no room for can be read.
+    forge everything a body had no room for can be read; `labels` says whether its changes
+    carry labels (else the apply trigger is a comment that names the plan).
     """
 
     name: str
@@ -66,6 +67,7 @@ class Dialect:
     ranges: bool
     fence: Callable[[int, int, int], str]
     elsewhere: str = "the check run or the SARIF file"
+    labels: bool = True
 
 
 def priority(verdict: Verdict) -> tuple[int, int, str, int, int, str]:

@@ -183,6 +183,9 @@ def test_ast_edit_then_apply_plan_commits_that_plan_alone(world: World) -> None:
     admin_bot(world)
     assert world.comment("/ast-edit print($A) => log($A)") == 0
     plan = world.summary().split("`plan ")[1].split("`")[0]
+    # No labels on Bitbucket: the summary names the comment that commits this plan alone.
+    assert f"To commit it as one commit on this branch, comment `/apply {plan}`." in \
+        world.summary() and "label" not in world.summary().split("`plan ")[1]
     assert world.comment("/apply 0123456789ab") == 0  # another plan: nothing committed
     assert f"The summary shows plan `{plan}`, not plan `0123456789ab`" in world.replies()[-1]
     assert world.branch() == world.head

@@ -30,4 +30,4 @@ def fence(start: int, end: int, anchor: int) -> str:
 
 
 DIALECT = Dialect("bitbucket", body_limit=BODY_LIMIT, ranges=False, fence=fence,
-                  elsewhere="the Code Insights report or the pipeline's log")
+                  elsewhere="the Code Insights report or the pipeline's log", labels=False)
