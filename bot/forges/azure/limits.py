@@ -32,5 +32,7 @@ def fence(start: int, end: int, anchor: int) -> str:
     return "suggestion"  # the block replaces the thread's lines, start..end
 
 
+# `labels` False: a label records nobody who added it, so the apply trigger is a comment
+# (docs/azure-devops.md, "The apply trigger").
 DIALECT = Dialect("azure", body_limit=BODY_LIMIT, ranges=True, fence=fence,
-                  elsewhere="the pipeline's log or the SARIF file")
+                  elsewhere="the pipeline's log or the SARIF file", labels=False)

@@ -37,8 +37,8 @@ SHA = re.compile(r"[0-9a-f]{40}")
 # How Azure DevOps names a pipeline's own identity (the project's or the collection's Build
 # Service): `Build\<guid>`.
 BUILD_IDENTITY = re.compile(r"Build\\[0-9a-fA-F-]{36}")
-SWEEP_HINT = ("reviewbot sweep keeps no tracking item on Azure DevOps yet: run it with "
-              "--format json (or markdown) and publish the report as a pipeline artifact")
+SWEEP_HINT = ("reviewbot sweep keeps no tracking item on Azure DevOps yet "
+              "(docs/azure-devops.md, section 5)")
 
 
 class AzureRepository:
