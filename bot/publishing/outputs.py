@@ -1,13 +1,14 @@
 """The files and lines a review writes besides the forge, checked the same way everywhere:
-SARIF, the Code Quality report, and why the gate did not pass."""
+SARIF and the Code Quality report (rendered together from one result, then written in one
+pass), and why the gate did not pass."""
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from bot import atomic
@@ -39,22 +40,38 @@ def writing(path: Path, flag: str) -> Iterator[None]:
         raise BotError(f"{flag} {path}: cannot write: {exc.strerror or exc}") from exc
 
 
+@dataclass(frozen=True)
+class Output:
+    path: Path
+    flag: str  # the option that named it, for the message when it cannot be written
+    data: bytes
+
+
+def rendered(result: ReviewResult, sarif: Path | None = None,
+             code_quality: Path | None = None) -> tuple[Output, ...]:
+    """Every output file asked for, rendered from the one result. Pure."""
+    out = []
+    # Imported only when asked for: a review without the file skips its renderer.
+    if sarif is not None:
+        from bot.render import sarif as sarif_format
+
+        out.append(Output(sarif, "--sarif", sarif_format.dumps(result)))
+    if code_quality is not None:
+        from bot.render import codequality
+
+        out.append(Output(code_quality, "--code-quality", codequality.dumps(result)))
+    return tuple(out)
+
+
+def write(outputs: Sequence[Output]) -> None:
+    """Each output written whole (atomically), in one pass."""
+    for output in outputs:
+        with writing(output.path, output.flag):
+            atomic.write(output.path, output.data)
+
+
 def write_sarif(path: Path | None, result: ReviewResult) -> None:
-    if path is None:
-        return
-    from bot.render import sarif  # only when asked for: a review without --sarif skips it
-
-    with writing(path, "--sarif"):
-        atomic.write(path, (json.dumps(sarif.to_sarif(result), indent=2) + "\n").encode())
-
-
-def write_code_quality(path: Path | None, result: ReviewResult) -> None:
-    if path is None:
-        return
-    from bot.render import codequality
-
-    with writing(path, "--code-quality"):
-        atomic.write(path, codequality.dumps(result))
+    write(rendered(result, sarif=path))
 
 
 def report_gate(gate: Gate) -> None:

@@ -1,5 +1,5 @@
 """The two places a publication goes: the forge (`to_forge`: the review, the sticky summary,
-the check run or commit status, through the `Forge` protocol) and the runner (`to_runner`: the
+the check run or commit status, through the `Change` protocol) and the runner (`to_runner`: the
 CI's annotations and job summary, SARIF and the Code Quality report, the log, the gate's
 lines). `deliver` hands one publication to both, in that order.
 
@@ -16,9 +16,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from bot.forges.base import Annotation, Forge, StatusReport
+from bot.forges.base import Annotation, Change, StatusReport
+from bot.publishing import outputs
 from bot.publishing.gate import Gate
-from bot.publishing.outputs import report_gate, write_code_quality, write_sarif
+from bot.publishing.outputs import report_gate
 from bot.publishing.publication import Publication
 from bot.publishing.sync import Synced, publish
 
@@ -48,7 +49,7 @@ class Delivered:
     checked: bool  # the forge took the check run or commit status
 
 
-def deliver(forge: Forge, runner: RunnerOut, publication: Publication, number: int,
+def deliver(forge: Change, runner: RunnerOut, publication: Publication, number: int,
             recorded: Recorded | None = None) -> Synced:
     """`publication` on change `number`: the outputs, the forge, then the runner."""
     write_outputs(publication)
@@ -62,11 +63,11 @@ def deliver(forge: Forge, runner: RunnerOut, publication: Publication, number: i
 
 
 def write_outputs(publication: Publication) -> None:
-    write_sarif(publication.delivery.sarif, publication.result)
-    write_code_quality(publication.delivery.code_quality, publication.result)
+    delivery = publication.delivery
+    outputs.write(outputs.rendered(publication.result, delivery.sarif, delivery.code_quality))
 
 
-def to_forge(forge: Forge, publication: Publication) -> Delivered:
+def to_forge(forge: Change, publication: Publication) -> Delivered:
     outcome = publish(forge, publication.result, publication.items, publication.texts,
                       publication.policy, publication.summary, dialect=publication.dialect)
     report = publication.check(outcome.placed)

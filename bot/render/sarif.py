@@ -6,6 +6,7 @@ scanning tracks an alert across pushes instead of closing and reopening it.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 from urllib.parse import quote
 
@@ -41,6 +42,11 @@ def to_sarif(result: ReviewResult, version: str = "0.1.0") -> dict[str, Any]:
             "results": results,
         }],
     }
+
+
+def dumps(result: ReviewResult) -> bytes:
+    """The document as code scanning reads it: indented JSON, UTF-8."""
+    return (json.dumps(to_sarif(result), indent=2) + "\n").encode()
 
 
 def relative_uri(path: str) -> str:
