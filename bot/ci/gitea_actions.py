@@ -257,7 +257,7 @@ class GiteaActions:
         # Here, not at the top: reading a trigger (`analyze`) must not load httpx.
         from bot.forges.gitea.api import Settings
         from bot.forges.gitea.change import GiteaChange
-        from bot.forges.gitea.host import GiteaHost, push_env
+        from bot.forges.gitea.host import push_env
         from bot.forges.gitea.pulls import GiteaPulls
         from bot.forges.gitea.repository import GiteaRepository
 
@@ -269,12 +269,10 @@ class GiteaActions:
         number = trigger.number if trigger.kind != "sweep" else None
         api_ = open_api(Settings(url, token, name, number, target_url=self._run_url()))
         recorded = api_.record_writes().requests if dry_run else None
-        change = GiteaChange(api_.settings, api=api_) if number is not None else None
+        change = GiteaChange(api_.settings, api=api_, forgejo=forgejo(self._env),
+                             labels=trigger.kind == "label") if number is not None else None
         return Connection(name, GiteaRepository(api_.settings, api=api_), GiteaPulls(api_), "#",
-                          change,
-                          GiteaHost(change, forgejo=forgejo(self._env),
-                                    labels=trigger.kind == "label") if change else None,
-                          push_env(token, server(self._env)), recorded, sleep=api_.sleep)
+                          change, push_env(token, server(self._env)), recorded, sleep=api_.sleep)
 
     def _run_url(self) -> str | None:
         run = self._env.get("GITHUB_RUN_ID")

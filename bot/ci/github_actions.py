@@ -18,7 +18,7 @@ from bot.ci import payload as payload_file
 from bot.ci.base import answered, event_range
 from bot.ci.variables import PROJECT, REF, SHA, USER
 from bot.errors import BotError, Exit
-from bot.forges.base import Annotation, Connection, Forge, Pulls, Range
+from bot.forges.base import Annotation, Change, Connection, Pulls, Range
 from bot.forges.repository import Repository
 from bot.model import Severity, Trigger, TriggerKind
 
@@ -285,9 +285,9 @@ def connect(env: Mapping[str, str], name: str, token: str, number: int | None, *
     # Here, not at the top: reading a trigger (`analyze`) must not load PyGithub.
     from bot.forges.dryrun import NoPulls, RepositoryDryRun
     from bot.forges.github.api import Settings
-    from bot.forges.github.change import GitHubForge
+    from bot.forges.github.change import GitHubChange
     from bot.forges.github.commits import GitHubCommits
-    from bot.forges.github.host import GitHubHost, push_env
+    from bot.forges.github.host import push_env
     from bot.forges.github.repository import GitHubRepository
 
     api_url, graphql_url = api_urls(env)
@@ -296,18 +296,18 @@ def connect(env: Mapping[str, str], name: str, token: str, number: int | None, *
     reads = bool(token and name)
     repository: Repository = GitHubRepository(api.settings, api=api)
     pulls: Pulls = GitHubCommits(api)
-    forge: Forge | None = GitHubForge(api.settings, api=api) if number is not None else None
     recorded: list[dict[str, Any]] | None = None
     if dry_run:
         repository = RepositoryDryRun(repository if reads else None)
         pulls = pulls if reads else NoPulls()
         recording = api.record_writes(head=head or "", reads=reads)
         recorded = recording.requests if number is not None else None
-    # The host only reads: without a token its reads are GitHub's answers to no token (what
+    # Without a token a dry run's conversation reads are GitHub's answers to no token (what
     # a fork check needs), not the recording's picture of a fresh pull request.
-    host_api = api if reads or not dry_run else open_api(api.settings)
-    host = GitHubHost(host_api, number, reads=reads) if number is not None else None
-    return Connection(name, repository, pulls, "#", forge, host,
+    change: Change | None = GitHubChange(
+        api.settings, api=api, reads=None if reads or not dry_run else open_api(api.settings)
+    ) if number is not None else None
+    return Connection(name, repository, pulls, "#", change,
                       push_env(token, env.get("GITHUB_SERVER_URL") or ""), recorded,
                       sleep=api.sleep)
 

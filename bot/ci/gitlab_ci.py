@@ -30,7 +30,7 @@ from bot.forges.repository import Repository
 from bot.model import Trigger, TriggerKind
 
 if TYPE_CHECKING:
-    from bot.forges.gitlab.change import GitLabForge
+    from bot.forges.gitlab.change import GitLabChange
     from bot.forges.gitlab.change import Settings as ForgeSettings
     from bot.forges.gitlab.repository import GitLabRepository, RepositorySettings
 
@@ -400,7 +400,7 @@ class GitLabCI:
         # Here, not at the top: reading a trigger (`analyze`) must not load python-gitlab.
         from bot.forges.dryrun import RepositoryDryRun
         from bot.forges.gitlab.change import Settings as ForgeSettings
-        from bot.forges.gitlab.host import GitLabHost, push_env
+        from bot.forges.gitlab.host import push_env
         from bot.forges.gitlab.merge_requests import MergeRequests
         from bot.forges.gitlab.repository import RepositorySettings
 
@@ -418,12 +418,13 @@ class GitLabCI:
         if trigger.number is None or trigger.kind == "sweep":
             return Connection(name, repository, MergeRequests(gitlab_repository), "!",
                               push_env=push_env(token, server))
-        forge = open_forge(ForgeSettings(api_url=url, token=token, project=project,
-                                         iid=trigger.number,
-                                         target_url=self._env.get("CI_JOB_URL") or None))
-        recorded = forge.record_writes().requests if dry_run else None
-        return Connection(name, repository, MergeRequests(gitlab_repository), "!", forge,
-                          GitLabHost(forge, name, server), push_env(token, server), recorded)
+        change = open_change(ForgeSettings(api_url=url, token=token, project=project,
+                                           iid=trigger.number,
+                                           target_url=self._env.get("CI_JOB_URL") or None,
+                                           repository=name, server=server))
+        recorded = change.record_writes().requests if dry_run else None
+        return Connection(name, repository, MergeRequests(gitlab_repository), "!", change,
+                          push_env(token, server), recorded)
 
     def clone_url(self, repository: str) -> str:
         return clone_url(self._env, repository)
@@ -472,11 +473,11 @@ def clone_url(env: Mapping[str, str], repository: str) -> str:
     return f"{(env.get('CI_SERVER_URL') or '').rstrip('/')}/{repository}.git"
 
 
-def open_forge(settings: ForgeSettings) -> GitLabForge:
+def open_change(settings: ForgeSettings) -> GitLabChange:
     """The merge request's connection (tests tune its timeouts and pacing here)."""
-    from bot.forges.gitlab.change import GitLabForge
+    from bot.forges.gitlab.change import GitLabChange
 
-    return GitLabForge(settings)
+    return GitLabChange(settings)
 
 
 def open_repository(settings: RepositorySettings, users: Mapping[str, int]) -> GitLabRepository:

@@ -159,13 +159,13 @@ def _change(runner: Runner, options: Options) -> Change | None:
     change = runner.analysed_range(trigger)
     if change is None:  # a comment: the forge says where the head is (a read-only token will do)
         connection = runner.connect(trigger, runner.token(None))
-        assert connection.host is not None
-        pr = connection.host.load()
-        fetch_change(repo, pr, connection.host.head_ref(trigger.number), connection.push_env,
+        assert connection.change is not None
+        pr = connection.change.pull_request()
+        fetch_change(repo, pr, connection.change.head_ref(trigger.number), connection.push_env,
                      f"{runner.change_name}{trigger.number}")
         change = Range(pr.base, pr.head, pr.open)
         # The staged rewrites and ignored findings decide the plan a command commits.
-        state = read_conversation(connection.host.summary_body())
+        state = read_conversation(connection.change.summary_body())
     else:
         if change.base.startswith("refs/remotes/origin/"):  # a branch: fetched whole
             git.fetch_branches(repo, "origin")
@@ -190,8 +190,8 @@ def _conversation(runner: Runner, trigger: Trigger) -> Conversation:
         return Conversation()
     try:
         connection = runner.connect(trigger, token)
-        assert connection.host is not None
-        return read_conversation(connection.host.summary_body())
+        assert connection.change is not None
+        return read_conversation(connection.change.summary_body())
     except BotError as exc:
         log(f"the conversation could not be read ({exc.message}): the commit is reviewed "
             "ahead without its staged rewrites")

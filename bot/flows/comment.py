@@ -173,7 +173,7 @@ def _ast_edit(session: Session, command: Command, actor: str, quoted: str) -> tu
     n = len(groups)
     session.say(f"{quoted}\n\nStaged {n} edit{'s' * (n != 1)}; nothing is committed yet.\n\n"
                 f"{structural.preview(groups, texts)}\n\n"
-                + render(plan, label=session.cfg.apply_label if session.forge.dialect.labels
+                + render(plan, label=session.cfg.apply_label if session.change.dialect.labels
                          else None, command=f"{session.cfg.command_prefix}apply"))
     return True, True
 
@@ -205,10 +205,10 @@ def reply_outcome(session: Session, outcome: ApplyOutcome, quoted: str,
         why = None if session.reviews_here else session.take_review(outcome.commit,
                                                                      outcome.plan.id, kind)
         text += (f"\n\nCommit {outcome.commit}. The review of the new head follows in this run: "
-                 f"{session.host.after_push}" if why is None else
+                 f"{session.change.after_push}" if why is None else
                  f"\n\nCommit {outcome.commit}. This job runs no linter (the analysis was "
                  f"another job's), and {escape(why)}, so the new head is not reviewed here: "
-                 f"{session.host.after_push} Comment `{session.cfg.command_prefix}review` or "
+                 f"{session.change.after_push} Comment `{session.cfg.command_prefix}review` or "
                  "push a commit to have it reviewed.")
         # The staged rewrites are in the commit; `/fix` took none of them.
         session.state = session.state.applied() if kind == "apply" else replace(

@@ -95,7 +95,7 @@ def publish(runner: Runner, options: Options) -> int:
     if trigger.kind in ("comment", "label"):
         return _act(runner, options, trigger, token, analysis)
     connection = runner.connect(trigger, token, dry_run=options.dry_run)
-    assert connection.forge is not None and connection.host is not None
+    assert connection.change is not None
     cfg = settings_from(connection.repository)
     policy = override(cfg.policy, options.fail_level, options.tool_errors)
     if trigger.kind == "queue":  # a merge queue's group: its gate, no inline comment
@@ -105,13 +105,13 @@ def publish(runner: Runner, options: Options) -> int:
                              options.delivery)
     # The conversation (ignored findings, staged rewrites) lives in the summary comment: carry
     # it over. This read is the publish step's first too.
-    talk = read_conversation(connection.host.summary_body(keep=True))
+    talk = read_conversation(connection.change.summary_body(keep=True))
     found = replace(analysis.result, policy=policy)
     shown, extra, talk = _offered(runner, connection, trigger, analysis, found, talk, cfg)
-    result = within_diff(shown, connection.forge.diff_lines())
-    publication = build(result, analysis.texts, connection.forge.dialect, options.delivery,
+    result = within_diff(shown, connection.change.diff_lines())
+    publication = build(result, analysis.texts, connection.change.dialect, options.delivery,
                         section(talk, extra))
-    outcome = deliver(connection.forge, runner, publication, trigger.number, connection.recorded)
+    outcome = deliver(connection.change, runner, publication, trigger.number, connection.recorded)
     # The head moved: this analysis is history, and the run of the new head decides.
     return int(Exit.OK) if outcome.status == "stale" else int(publication.gate.exit)
 
@@ -129,13 +129,13 @@ def _offered(runner: Runner, connection: Connection, trigger: Trigger, analysis:
     shown = without_ignored(found, talk)
     if not talk.staged and not any(v.finding.fix for v in shown.findings):
         return shown, "", replace(talk, shown=None)
-    assert trigger.repository and connection.host is not None and trigger.number is not None
+    assert trigger.repository and connection.change is not None and trigger.number is not None
     with tempfile.TemporaryDirectory(prefix="reviewbot-publish-") as folder:
         try:
-            base = connection.host.load().base
+            base = connection.change.pull_request().base
             bare = change_repository(Path(folder), runner.clone_url(trigger.repository),
                                      connection.push_env)
-            fetch_commits(bare, ((analysis.head_sha, connection.host.head_ref(trigger.number)),
+            fetch_commits(bare, ((analysis.head_sha, connection.change.head_ref(trigger.number)),
                                  (base, base)),
                           connection.push_env, f"{runner.change_name}{trigger.number}")
         except BotError as exc:
@@ -153,7 +153,7 @@ def _offered(runner: Runner, connection: Connection, trigger: Trigger, analysis:
                 notes.append(f"the analysis offered plan {analysis.offer}; recomputed here from "
                              f"git objects it is plan {mine.id}, which is the one shown")
         text, talk = offer(bare, without_ignored(planned, talk), talk, cfg, notes,
-                           labels=connection.forge.dialect.labels if connection.forge else True)
+                           labels=connection.change.dialect.labels if connection.change else True)
     return without_ignored(checked.result, talk), text, talk
 
 
@@ -169,12 +169,12 @@ def _act(runner: Runner, options: Options, trigger: Trigger, token: str,
     assert trigger.number is not None and trigger.repository
     repository = trigger.repository
     connection = runner.connect(trigger, token)
-    assert connection.host is not None
+    assert connection.change is not None
     if trigger.kind == "label" and trigger.actor is None:
         # A `workflow_run` did not see the label's event: the forge says who added it.
-        pr = connection.host.load()
+        pr = connection.change.pull_request()
         cfg = settings_from(connection.repository, pr.base)
-        who = connection.host.labeled_by(cfg.apply_label)
+        who = connection.change.labeled_by(cfg.apply_label)
         if who is None:
             log(f"{runner.change_name}{trigger.number} does not carry the apply label "
                 f"{cfg.apply_label!r} now: nothing to do")

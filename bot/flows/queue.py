@@ -64,8 +64,8 @@ def gate(runner: Runner, options: CiOptions, trigger: Trigger) -> int:
 def refuse_a_fork(runner: Runner, connection: Connection, trigger: Trigger) -> None:
     """The queue's job holds the token its workflow gives, whoever opened the change: a fork's
     change is not linted next to it (the two jobs are for that), whatever the token may do."""
-    assert connection.host is not None
-    if connection.host.load().fork:
+    assert connection.change is not None
+    if connection.change.pull_request().fork:
         raise BotError(f"{runner.change_name}{trigger.number} comes from a fork: its "
                        f"{name_of(trigger)} run would lint its code next to this job's token; "
                        "run `reviewbot analyze` there and `reviewbot publish` in a job of its "
@@ -76,24 +76,24 @@ def publish(runner: Runner, connection: Connection, trigger: Trigger, result: Re
             texts: Mapping[str, Sequence[str]], delivery: Delivery) -> int:
     """The gate of `result` (the merged result's review) where the queue reads it, and the word
     on the change; the exit status is the gate's."""
-    assert trigger.number is not None and connection.forge is not None
-    forge = connection.forge
-    publication = build(result, texts, forge.dialect, delivery)
+    assert trigger.number is not None and connection.change is not None
+    change = connection.change
+    publication = build(result, texts, change.dialect, delivery)
     decided = publication.gate
     write_outputs(publication)
     placed = Placed(with_kind(publication.items, "summary", NOT_INLINE))
     report = publication.check(placed)
     # The change's own review: the fingerprints of its comments are what it already raised.
-    known = {words.known_key(c.key) for c in forge.load().comments}
+    known = {words.known_key(c.key) for c in change.load().comments}
     body = words.body(result, decided, known, texts, queue=name_of(trigger),
                       target=trigger.target_ref)
     if connection.recorded is not None:  # a dry run: stdout is the JSON of what is not sent
         with contextlib.redirect_stdout(sys.stderr):
-            forge.check(report)
+            change.check(report)
             connection.repository.note(trigger.number, words.MARKER, body, create=decided.failed)
         print_dry_run(decided, connection.recorded)
     else:
-        if not forge.check(report):
+        if not change.check(report):
             runner.annotate(report.annotations)
         runner.job_summary(publication.job_summary(placed))
         try:

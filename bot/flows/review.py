@@ -18,11 +18,11 @@ from bot.publishing.sinks import deliver
 
 
 def review(runner: Runner, options: CiOptions, trigger: Trigger, connection: Connection) -> int:
-    assert trigger.number is not None and connection.forge and connection.host
+    assert trigger.number is not None and connection.change
     writable_output(options.delivery.sarif, "--sarif")
     writable_output(options.delivery.code_quality, "--code-quality")
     checkout = runner.checkout(options.repo)
-    change = connection.host.review_range(trigger)
+    change = connection.change.review_range(trigger)
     if not change.open:
         log(f"{runner.change_name}{trigger.number} is not open; nothing to review")
         return int(Exit.OK)
@@ -31,8 +31,8 @@ def review(runner: Runner, options: CiOptions, trigger: Trigger, connection: Con
     cfg = config.read_at(checkout, change.base)
     result = run_review(options.checks.review(checkout, change.base, change.head))
     # Kept: the publish step's first read of the change is this one.
-    state = read(connection.host.summary_body(keep=True))
+    state = read(connection.change.summary_body(keep=True))
     offered = with_conversation(checkout, result, state, cfg, options.delivery,
-                                connection.forge.dialect)
-    deliver(connection.forge, runner, offered.publication, trigger.number, connection.recorded)
+                                connection.change.dialect)
+    deliver(connection.change, runner, offered.publication, trigger.number, connection.recorded)
     return int(offered.publication.gate.exit)

@@ -23,7 +23,7 @@ from bot.artifact import Next
 from bot.ci.base import Runner
 from bot.conversation.state import Conversation, read, without_ignored
 from bot.errors import BotError, Exit
-from bot.forges.base import Connection, Forge, Host, PullRequest
+from bot.forges.base import Change, Connection, PullRequest
 from bot.forges.repository import Access, Permission, Repository
 from bot.model import ReviewResult, Trigger
 from bot.options import CiOptions
@@ -111,14 +111,9 @@ class Session:
     after: Next | None = None  # see Workplace
 
     @property
-    def forge(self) -> Forge:
-        assert self.connection.forge is not None  # a session is about one change
-        return self.connection.forge
-
-    @property
-    def host(self) -> Host:
-        assert self.connection.host is not None
-        return self.connection.host
+    def change(self) -> Change:
+        assert self.connection.change is not None  # a session is about one change
+        return self.connection.change
 
     @property
     def repo(self) -> Repository:
@@ -127,7 +122,7 @@ class Session:
     @property
     def pr(self) -> PullRequest:
         if self.pull is None:
-            self.pull = self.host.load()
+            self.pull = self.change.pull_request()
         return self.pull
 
     def say(self, body: str) -> None:
@@ -147,19 +142,19 @@ class Session:
         return True
 
     def who_may(self, access: Access, what: str) -> str:
-        roles = [self.host.role(p) for p in sorted(Permission, reverse=True)
+        roles = [self.change.role(p) for p in sorted(Permission, reverse=True)
                  if p >= least(self.cfg)]
         allowed = ", ".join(roles[:-1]) + " or " + roles[-1]
         return (f"Only people with the {allowed} role on {self.connection.repository_name} may "
-                f"{what}; @{access.login} has {self.host.role(access.permission)}. "
+                f"{what}; @{access.login} has {self.change.role(access.permission)}. "
                 "Nothing was done.")
 
     def fetch_head(self) -> None:
-        fetch_change(self.checkout, self.pr, self.host.head_ref(self.number),
+        fetch_change(self.checkout, self.pr, self.change.head_ref(self.number),
                      self.connection.push_env, f"{self.runner.change_name}{self.number}")
 
     def read_state(self) -> Conversation:
-        return read(self.host.summary_body())
+        return read(self.change.summary_body())
 
     @property
     def reviews_here(self) -> bool:
@@ -190,10 +185,10 @@ class Session:
     def author(self) -> str:
         """The configured apply author, else the forge's own bot identity."""
         chosen = self.cfg.apply_author
-        return self.host.author if chosen == config.DEFAULT_AUTHOR else chosen
+        return self.change.author if chosen == config.DEFAULT_AUTHOR else chosen
 
     def moved_since(self, trigger: Trigger) -> str | None:
-        return self.host.moved_since(self.pr, trigger)
+        return self.change.moved_since(self.pr, trigger)
 
     def apply(self, kind: Literal["apply", "fix"], asked_by: str) -> ApplyOutcome:
         """The engine at the head: the plan shown (`apply`) or the safe fixes (`fix`)."""
@@ -227,7 +222,7 @@ class Session:
         """After our push: wait until the forge shows `commit` as the head, and review that."""
         for wait in (0.0, *HEAD_WAIT):
             self.sleep(wait)
-            self.pull = self.host.load()
+            self.pull = self.change.pull_request()
             if self.pull.head == commit:
                 return
         self.pull = replace(self.pull, head=commit) if self.pull else None
@@ -238,8 +233,8 @@ class Session:
             log(f"the head moved to {self.pr.head[:12]}: its review is the next run's")
             return int(Exit.OK)
         offered = with_conversation(self.checkout, self.result(), self.state, self.cfg,
-                                    self.options.delivery, self.forge.dialect, self.notes)
-        deliver(self.forge, self.runner, offered.publication, self.number)
+                                    self.options.delivery, self.change.dialect, self.notes)
+        deliver(self.change, self.runner, offered.publication, self.number)
         self.state = offered.state
         return int(offered.publication.gate.exit)
 

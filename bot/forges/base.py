@@ -1,9 +1,10 @@
 """The protocols every forge package (`github/`, `gitlab/`, `gitea/`) implements, and the
 values they exchange with the flows:
 
-- `Forge`: what the publish step needs from one pull (merge) request;
-- `Host`: the rest of what a conversation needs of that change (where its head is now, when
-  it moved, the bot's own summary, the forge's names for roles);
+- `Change`: one pull (merge) request, one value per forge: what the publish step needs
+  (our earlier comments, the review, the summary, the status report) and what a conversation
+  needs (where its head is now, when it moved, the bot's own summary, the forge's names for
+  roles);
 - `Repository` (`repository.py`): replies, reactions, permissions, labels, issues;
 - `Pulls`: the change a commit came in with (the sweep's attribution);
 - `Connection`: all of them for one run, built by the CI's runner (`bot.ci`).
@@ -116,45 +117,6 @@ def status_annotations(result: ReviewResult) -> tuple[Annotation, ...]:
     return tuple(out)
 
 
-class Forge(Protocol):
-    @property
-    def dialect(self) -> Dialect:
-        """How this forge's comments fence suggestions, and how long a body may be."""
-        ...
-
-    def load(self) -> State:
-        """The PR's head, state, our earlier comments (with thread state) and summary."""
-        ...
-
-    def diff_lines(self) -> Mapping[str, frozenset[int]]:
-        """For each file of the PR as the forge reports it, the head lines a review comment
-        may sit on (the lines inside its hunks); a file without a textual diff has none."""
-        ...
-
-    def post(self, commit: str, body: str, drafts: Sequence[Draft]) -> list[Rejected]:
-        """Post line drafts as one review (split only if the forge refuses a large one) and
-        file drafts one by one. Returns the drafts the forge refused; raises Uncertain."""
-        ...
-
-    def edit(self, comment: Posted, body: str) -> None: ...
-
-    def delete(self, comment: Posted) -> None:
-        """Delete one of our comments: a duplicate left by a write that took effect late."""
-        ...
-
-    def resolve(self, comment: Posted, resolved: bool) -> None:
-        """Resolve (or reopen) the comment's thread; a no-op when the thread is unknown."""
-        ...
-
-    def summary(self, state: State, body: str) -> None:
-        """Create the sticky summary comment, or edit it in place."""
-        ...
-
-    def check(self, report: StatusReport) -> bool:
-        """Publish the status report; False when the token may not (the caller falls back)."""
-        ...
-
-
 @dataclass(frozen=True)
 class PullRequest:
     """The change as the forge says now (a pull request, or a merge request's latest version)."""
@@ -199,8 +161,11 @@ class Range:
     open: bool
 
 
-class Host(Protocol):
-    """The forge side of a conversation on one change, beyond publishing a review."""
+class Change(Protocol):
+    """One change on its forge: what the publish step needs (`load`, `diff_lines`, `post`,
+    `edit`, `delete`, `resolve`, `summary`, `check`) and what a conversation needs beyond it
+    (`pull_request`, `review_range`, `moved_since`, `head_ref`, `summary_body`, `role`,
+    `labeled_by`)."""
 
     @property
     def name(self) -> Literal["github", "gitlab", "gitea", "bitbucket", "azure"]: ...
@@ -220,7 +185,7 @@ class Host(Protocol):
         GitLab: the merge request's latest diff version)."""
         ...
 
-    def load(self) -> PullRequest:
+    def pull_request(self) -> PullRequest:
         """The change as the forge says now (its head, base, branch, and fork)."""
         ...
 
@@ -248,6 +213,43 @@ class Host(Protocol):
         Gitea's) answer None: that job takes the actor from its own event."""
         ...
 
+    @property
+    def dialect(self) -> Dialect:
+        """How this forge's comments fence suggestions, and how long a body may be."""
+        ...
+
+    def load(self) -> State:
+        """The PR's head, state, our earlier comments (with thread state) and summary."""
+        ...
+
+    def diff_lines(self) -> Mapping[str, frozenset[int]]:
+        """For each file of the PR as the forge reports it, the head lines a review comment
+        may sit on (the lines inside its hunks); a file without a textual diff has none."""
+        ...
+
+    def post(self, commit: str, body: str, drafts: Sequence[Draft]) -> list[Rejected]:
+        """Post line drafts as one review (split only if the forge refuses a large one) and
+        file drafts one by one. Returns the drafts the forge refused; raises Uncertain."""
+        ...
+
+    def edit(self, comment: Posted, body: str) -> None: ...
+
+    def delete(self, comment: Posted) -> None:
+        """Delete one of our comments: a duplicate left by a write that took effect late."""
+        ...
+
+    def resolve(self, comment: Posted, resolved: bool) -> None:
+        """Resolve (or reopen) the comment's thread; a no-op when the thread is unknown."""
+        ...
+
+    def summary(self, state: State, body: str) -> None:
+        """Create the sticky summary comment, or edit it in place."""
+        ...
+
+    def check(self, report: StatusReport) -> bool:
+        """Publish the status report; False when the token may not (the caller falls back)."""
+        ...
+
 
 @dataclass(frozen=True)
 class PullRef:
@@ -267,7 +269,7 @@ class Pulls(Protocol):
 class Connection:
     """One run's forge, as the CI's runner connected it; sends no request to be built.
 
-    `forge` and `host` exist when the run is about one change. `push_env` holds the
+    `change` exists when the run is about one change. `push_env` holds the
     credentials for one git process (fetch, push), never written to a config file.
     `recorded` is set on a dry run: the writes the forge did not send, in order.
     """
@@ -276,8 +278,7 @@ class Connection:
     repository: Repository
     pulls: Pulls
     change_prefix: str  # how a change is linked in text: #7, !7
-    forge: Forge | None = None
-    host: Host | None = None
+    change: Change | None = None
     push_env: Mapping[str, str] = field(default_factory=dict)
     recorded: Sequence[Mapping[str, object]] | None = None
     sleep: Callable[[float], None] = time.sleep  # the forge's own pacing (waits for a new head)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from bot.errors import ReadOnly, Uncertain
-from bot.forges.base import Draft, Forge, Posted, Rejected, State
+from bot.forges.base import Change, Draft, Posted, Rejected, State
 from bot.model import ReviewResult
 from bot.publishing import summary as summary_md
 from bot.publishing.gate import Gate
@@ -83,7 +83,7 @@ def draft(item: Item) -> Draft:
                  item.old_path, item.old_line if inline else None)
 
 
-def review(forge: Forge, result: ReviewResult, texts: Mapping[str, Sequence[str]], policy: Policy,
+def review(forge: Change, result: ReviewResult, texts: Mapping[str, Sequence[str]], policy: Policy,
            gate: Gate, *, settle: float = 2.0,
            sleep: Callable[[float], None] = time.sleep) -> Synced:
     """Place every finding, then publish with the sticky summary."""
@@ -95,7 +95,7 @@ def review(forge: Forge, result: ReviewResult, texts: Mapping[str, Sequence[str]
                    settle=settle, sleep=sleep)
 
 
-def publish(forge: Forge, result: ReviewResult, items: Sequence[Item],
+def publish(forge: Change, result: ReviewResult, items: Sequence[Item],
             texts: Mapping[str, Sequence[str]], policy: Policy,
             summary: Callable[[Placed], str], *, settle: float = 2.0,
             sleep: Callable[[float], None] = time.sleep, dialect: Dialect | None = None
@@ -139,7 +139,7 @@ def publish(forge: Forge, result: ReviewResult, items: Sequence[Item],
     return Synced("published", placed)
 
 
-def _post_all(forge: Forge, result: ReviewResult, plan: SyncPlan, texts: Mapping[str, Sequence[str]],
+def _post_all(forge: Change, result: ReviewResult, plan: SyncPlan, texts: Mapping[str, Sequence[str]],
               dialect: Dialect, settle: float, sleep: Callable[[float], None]
               ) -> tuple[tuple[Item, ...], bool]:
     """The items as finally placed, and whether any write was uncertain."""
@@ -163,7 +163,7 @@ def _post_all(forge: Forge, result: ReviewResult, plan: SyncPlan, texts: Mapping
     return tuple(by_key[item.key] for item in plan.items), bool(uncertain)
 
 
-def _post_safely(forge: Forge, head: str, body: str, drafts: list[Draft], settle: float,
+def _post_safely(forge: Change, head: str, body: str, drafts: list[Draft], settle: float,
                  sleep: Callable[[float], None], uncertain: list[bool]) -> list[Rejected]:
     pending = drafts
     for attempt in range(RETRIES + 1):

@@ -6,7 +6,7 @@ after the write took effect, a timeout before and after, the rate limits with th
 headers, a comment refused for its line, the comment or thread deleted just before the write);
 and the apply flow's push refused by the remote (a pre-receive hook, the lease).
 
-Each row runs the bot's own code (the publish step `bot.publishing.sync.review`, `Forge.check`, the
+Each row runs the bot's own code (the publish step `bot.publishing.sync.review`, `Change.check`, the
 `Repository` writes, the sweep `bot.sweep.flow.sweep`) against the validating fake with the
 fault armed, then runs it again clean (a re-run of the job), and counts what the forge then
 holds: a finding neither commented nor in the summary, a command not answered, a label or an

@@ -18,7 +18,7 @@ from bot.forges.azure.api import Api as AzureApi
 from bot.forges.azure.api import Settings as AzureSettings
 from bot.forges.azure.change import AzureChange
 from bot.forges.azure.repository import AzureRepository
-from bot.forges.base import Forge
+from bot.forges.base import Change
 from bot.forges.bitbucket.api import Api as BitbucketApi
 from bot.forges.bitbucket.api import Settings as BitbucketSettings
 from bot.forges.bitbucket.change import BitbucketChange
@@ -28,7 +28,7 @@ from bot.forges.gitea.api import Settings as GiteaSettings
 from bot.forges.gitea.change import GiteaChange
 from bot.forges.gitea.repository import GiteaRepository
 from bot.forges.github.api import Settings as GitHubSettings
-from bot.forges.github.change import GitHubForge
+from bot.forges.github.change import GitHubChange
 from bot.forges.github.repository import GitHubRepository
 from bot.forges.gitlab import change as gitlab
 from bot.forges.gitlab import repository as gitlab_repository
@@ -157,7 +157,7 @@ class Site:
     name: Name
     repo: GitRepo
     head: str
-    forge: Callable[[], Forge]
+    forge: Callable[[], Change]
     repository: Callable[[], Repository]
     inject: Callable[[str, str], Armed]  # (write, matrix kind) -> the fault armed
     comments: Callable[[], Counter[str]]  # the bot's inline comments by finding key
@@ -216,7 +216,7 @@ def github(work: Path) -> Site:
     def reactions(comment: int) -> list[str]:
         return [str(r["content"]) for r in fake.s.reactions.get(comment, [])]
 
-    return Site("github", repo, head, lambda: GitHubForge(settings, sleep=_sleep),
+    return Site("github", repo, head, lambda: GitHubChange(settings, sleep=_sleep),
                 lambda: GitHubRepository(settings, sleep=_sleep),
                 inject, comments, lambda: [str(c["body"]) for c in fake.summaries()], resolved,
                 checks, replies, reactions, lambda: list(fake.s.labels.get(fake.number, [])),
@@ -261,7 +261,7 @@ def gitlab_site(work: Path) -> Site:
     def replies(text: str) -> int:
         return sum(1 for n in fake.bot_notes() if text in str(n["body"]))
 
-    return Site("gitlab", repo, head, lambda: gitlab.GitLabForge(change, sleep=_sleep),
+    return Site("gitlab", repo, head, lambda: gitlab.GitLabChange(change, sleep=_sleep),
                 lambda: gitlab_repository.GitLabRepository(project, sleep=_sleep), inject, comments,
                 lambda: [str(n["body"]) for n in fake.summaries()], resolved, checks, replies,
                 fake.award_names, lambda: list(fake.labels),

@@ -11,7 +11,7 @@ from collections.abc import Callable
 import pytest
 
 from bot.errors import BotError, Exit
-from bot.forges.github.change import GitHubForge
+from bot.forges.github.change import GitHubChange
 from tests.conftest import GitRepo
 from tests.forges.builders import finding, result, verdict
 from tests.forges.conftest import Sleeps
@@ -31,7 +31,7 @@ KINDS = [k for k in FAULT_KINDS if k != "502-late"]
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("write", WRITES)
 def test_a_fault_on_a_write_loses_and_doubles_nothing(
-        repo: GitRepo, fake: FakeGitHub, forge_for: Callable[[], GitHubForge], sleeps: Sleeps,
+        repo: GitRepo, fake: FakeGitHub, forge_for: Callable[[], GitHubChange], sleeps: Sleeps,
         write: str, kind: str) -> None:
     res = setup(repo, fake)
     target = WRITES[write]

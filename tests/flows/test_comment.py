@@ -261,9 +261,10 @@ def test_state_in_someone_else_s_comment_is_not_trusted(world: World) -> None:
     forged = marker(Conversation((), (Staged("return $A", "return None", None, "ada"),)))
     world.fake.comment_by("mallory", f"<!-- reviewbot:summary -->\n{forged}")
     from bot.forges.github.api import Api, Settings
-    from bot.forges.github.host import GitHubHost
-    host = GitHubHost(Api(Settings(api_url=world.fake.api_url, graphql_url=world.fake.graphql_url,
-                                   token="t", repository="octo/demo", number=7)), 7)
+    from bot.forges.github.change import GitHubChange
+    settings = Settings(api_url=world.fake.api_url, graphql_url=world.fake.graphql_url,
+                        token="t", repository="octo/demo", number=7)
+    host = GitHubChange(settings, api=Api(settings))
     assert host.summary_body() is None
 
 

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from bot.forges.github.change import GitHubForge, Settings
+from bot.forges.github.change import GitHubChange, Settings
 from tests.forges.fakegithub import FakeGitHub
 
 HEAD = "a" * 40
@@ -31,9 +31,9 @@ def sleeps() -> Sleeps:
 
 
 @pytest.fixture
-def forge_for(fake: FakeGitHub, sleeps: Sleeps) -> Callable[[], GitHubForge]:
-    def make() -> GitHubForge:
-        return GitHubForge(Settings(api_url=fake.api_url, graphql_url=fake.graphql_url,
+def forge_for(fake: FakeGitHub, sleeps: Sleeps) -> Callable[[], GitHubChange]:
+    def make() -> GitHubChange:
+        return GitHubChange(Settings(api_url=fake.api_url, graphql_url=fake.graphql_url,
                                     token="t0ken", repository=f"{fake.owner}/{fake.repo}",
                                     number=fake.number, timeout=1.0, write_spacing=0.0),
                            sleep=sleeps)

@@ -1,5 +1,5 @@
 """The runners' connections pointed at a fake forge with short timeouts and no waits: what a
-test patches instead of the connection code (`open_api`, `open_forge`, `open_repository`)."""
+test patches instead of the connection code (`open_api`, `open_change`, `open_repository`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from bot.ci import github_actions, gitlab_ci
 from bot.forges.github.api import Api, Settings
-from bot.forges.gitlab.change import GitLabForge
+from bot.forges.gitlab.change import GitLabChange
 from bot.forges.gitlab.change import Settings as GitLabSettings
 from bot.forges.gitlab.repository import GitLabRepository, RepositorySettings
 
@@ -27,10 +27,10 @@ def github(monkeypatch: pytest.MonkeyPatch, sleep: Any, fake: Any = None,
 
 
 def gitlab(monkeypatch: pytest.MonkeyPatch, sleep: Any, timeout: float = 2.0) -> None:
-    def open_forge(settings: GitLabSettings) -> GitLabForge:
-        return GitLabForge(replace(settings, timeout=timeout), sleep=sleep)
+    def open_change(settings: GitLabSettings) -> GitLabChange:
+        return GitLabChange(replace(settings, timeout=timeout), sleep=sleep)
 
     def open_repository(settings: RepositorySettings, users: Any) -> GitLabRepository:
         return GitLabRepository(replace(settings, timeout=timeout), users=users, sleep=sleep)
-    monkeypatch.setattr(gitlab_ci, "open_forge", open_forge)
+    monkeypatch.setattr(gitlab_ci, "open_change", open_change)
     monkeypatch.setattr(gitlab_ci, "open_repository", open_repository)

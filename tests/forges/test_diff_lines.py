@@ -6,26 +6,26 @@ from collections.abc import Callable
 
 import pytest
 
-from bot.forges.github.change import MAX_FILES, GitHubForge
+from bot.forges.github.change import MAX_FILES, GitHubChange
 from bot.forges.hunks import head_lines
 from tests.forges.fakegithub import FakeGitHub
 
 
-def test_lines_inside_each_files_hunks(fake: FakeGitHub, forge_for: Callable[[], GitHubForge]) -> None:
+def test_lines_inside_each_files_hunks(fake: FakeGitHub, forge_for: Callable[[], GitHubChange]) -> None:
     fake.s.diff = {"a.py": {1, 2, 3, 10, 11}, "b/c d.py": {5}, "logo.png": set()}
     fake.s.no_patch.add("logo.png")  # binary: GitHub lists it without a patch
     assert forge_for().diff_lines() == {"a.py": frozenset({1, 2, 3, 10, 11}),
                                         "b/c d.py": frozenset({5}), "logo.png": frozenset()}
 
 
-def test_every_page_is_read(fake: FakeGitHub, forge_for: Callable[[], GitHubForge]) -> None:
+def test_every_page_is_read(fake: FakeGitHub, forge_for: Callable[[], GitHubChange]) -> None:
     fake.s.diff = {f"f{n:03}.py": {n} for n in range(1, 251)}
     lines = forge_for().diff_lines()
     assert len(lines) == 250 and lines["f250.py"] == frozenset({250})
     assert [c.query["page"] for c in fake.calls] == [["1"], ["2"], ["3"]]
 
 
-def test_github_lists_at_most_3000_files(fake: FakeGitHub, forge_for: Callable[[], GitHubForge],
+def test_github_lists_at_most_3000_files(fake: FakeGitHub, forge_for: Callable[[], GitHubChange],
                                          capsys: pytest.CaptureFixture[str]) -> None:
     fake.s.diff = {f"f{n:04}.py": {1} for n in range(MAX_FILES + 5)}
     lines = forge_for().diff_lines()

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from bot.forges.github.change import GitHubForge
+from bot.forges.github.change import GitHubChange
 from bot.model import ReviewResult, Severity
 from bot.publishing.gate import Gate
 from bot.publishing.policy import Policy
@@ -28,7 +28,7 @@ def setup(repo, fake: FakeGitHub, count: int = 6) -> ReviewResult:  # type: igno
     return result(head, found, [change("a.py", range(1, 21))])
 
 
-def run(forge: GitHubForge, res: ReviewResult, repo, sleeps: Sleeps) -> Synced:  # type: ignore[no-untyped-def]
+def run(forge: GitHubChange, res: ReviewResult, repo, sleeps: Sleeps) -> Synced:  # type: ignore[no-untyped-def]
     return review(forge, res, texts(repo.path, res.head, ["a.py"]), Policy(),
                   Gate(0, "error"), settle=0, sleep=sleeps)
 
@@ -53,7 +53,7 @@ def assert_once(fake: FakeGitHub, res: ReviewResult) -> None:
     Fault(r"GET /pulls/\d+/comments$", "502", times=2),
     Fault("graphql:query", "timeout"),
 ])
-def test_single_fault(repo, fake: FakeGitHub, forge_for: Callable[[], GitHubForge],  # type: ignore[no-untyped-def]
+def test_single_fault(repo, fake: FakeGitHub, forge_for: Callable[[], GitHubChange],  # type: ignore[no-untyped-def]
                       sleeps: Sleeps, fault: Fault) -> None:
     res = setup(repo, fake)
     fake.faults.append(fault)
@@ -71,7 +71,7 @@ def test_single_fault(repo, fake: FakeGitHub, forge_for: Callable[[], GitHubForg
 
 
 def test_502_that_did_not_take_effect_splits_the_review(  # type: ignore[no-untyped-def]
-        repo, fake: FakeGitHub, forge_for: Callable[[], GitHubForge], sleeps: Sleeps) -> None:
+        repo, fake: FakeGitHub, forge_for: Callable[[], GitHubChange], sleeps: Sleeps) -> None:
     res = setup(repo, fake, count=8)
     fake.faults.append(Fault(r"POST /pulls/\d+/reviews$", "502"))
     run(forge_for(), res, repo, sleeps)
@@ -80,7 +80,7 @@ def test_502_that_did_not_take_effect_splits_the_review(  # type: ignore[no-unty
 
 
 def test_422_on_one_line_demotes_only_that_comment(  # type: ignore[no-untyped-def]
-        repo, fake: FakeGitHub, forge_for: Callable[[], GitHubForge], sleeps: Sleeps) -> None:
+        repo, fake: FakeGitHub, forge_for: Callable[[], GitHubChange], sleeps: Sleeps) -> None:
     res = setup(repo, fake, count=6)
     fake.s.diff["a.py"].discard(4)  # GitHub disagrees with our diff about line 4
     run(forge_for(), res, repo, sleeps)
@@ -92,7 +92,7 @@ def test_422_on_one_line_demotes_only_that_comment(  # type: ignore[no-untyped-d
 
 
 def test_all_faults_at_once(repo, fake: FakeGitHub,  # type: ignore[no-untyped-def]
-                            forge_for: Callable[[], GitHubForge], sleeps: Sleeps) -> None:
+                            forge_for: Callable[[], GitHubChange], sleeps: Sleeps) -> None:
     res = setup(repo, fake, count=12)
     fake.s.diff["a.py"].discard(7)
     fake.faults += [Fault(r"POST /pulls/\d+/reviews$", "secondary"),
@@ -111,7 +111,7 @@ def test_all_faults_at_once(repo, fake: FakeGitHub,  # type: ignore[no-untyped-d
 
 
 def test_threads_unreadable_leaves_them_open(repo, fake: FakeGitHub,  # type: ignore[no-untyped-def]
-                                             forge_for: Callable[[], GitHubForge],
+                                             forge_for: Callable[[], GitHubChange],
                                              sleeps: Sleeps) -> None:
     res = setup(repo, fake, count=3)
     run(forge_for(), res, repo, sleeps)
@@ -124,7 +124,7 @@ def test_threads_unreadable_leaves_them_open(repo, fake: FakeGitHub,  # type: ig
 
 
 def test_resolve_failing_for_good_is_retried_next_run(  # type: ignore[no-untyped-def]
-        repo, fake: FakeGitHub, forge_for: Callable[[], GitHubForge], sleeps: Sleeps) -> None:
+        repo, fake: FakeGitHub, forge_for: Callable[[], GitHubChange], sleeps: Sleeps) -> None:
     res = setup(repo, fake, count=2)
     run(forge_for(), res, repo, sleeps)
     fixed = result(res.head, res.findings[1:], res.changes)
@@ -139,7 +139,7 @@ def test_resolve_failing_for_good_is_retried_next_run(  # type: ignore[no-untype
 
 @pytest.mark.parametrize("kind", ["502-after", "502", "timeout-after", "timeout"])
 def test_an_uncertain_check_run_creation_leaves_one_check_run(
-        fake: FakeGitHub, forge_for: Callable[[], GitHubForge], sleeps: Sleeps, kind: str) -> None:
+        fake: FakeGitHub, forge_for: Callable[[], GitHubChange], sleeps: Sleeps, kind: str) -> None:
     """A lost answer to the creation: the run is looked up by its external id, not repeated."""
     from bot.forges.base import Annotation, StatusReport
     notes = tuple(Annotation("a.py", n, n, Severity.WARNING, "ruff F841", f"m{n}") for n in range(1, 61))
@@ -152,7 +152,7 @@ def test_an_uncertain_check_run_creation_leaves_one_check_run(
 
 
 def test_a_review_that_appears_after_it_was_sent_again_is_cleaned(
-        repo, fake: FakeGitHub, forge_for: Callable[[], GitHubForge],  # type: ignore[no-untyped-def]
+        repo, fake: FakeGitHub, forge_for: Callable[[], GitHubChange],  # type: ignore[no-untyped-def]
         sleeps: Sleeps) -> None:
     """GitHub answers 502, the re-read does not show the review, it is sent again, and then
     the first one appears too: the duplicate comments are deleted in the same run."""
@@ -165,7 +165,7 @@ def test_a_review_that_appears_after_it_was_sent_again_is_cleaned(
 
 
 def test_a_duplicate_somebody_replied_to_is_kept(
-        repo, fake: FakeGitHub, forge_for: Callable[[], GitHubForge],  # type: ignore[no-untyped-def]
+        repo, fake: FakeGitHub, forge_for: Callable[[], GitHubChange],  # type: ignore[no-untyped-def]
         sleeps: Sleeps) -> None:
     res = setup(repo, fake, count=1)
     run(forge_for(), res, repo, sleeps)

@@ -1,5 +1,6 @@
-"""GitHub's conversation host against the validating fake: the summary's state is read from
-the comment the bot's own account wrote, a personal token's user too."""
+"""GitHub's conversation reads (`host.py`, through `GitHubChange`) against the validating
+fake: the summary's state is read from the comment the bot's own account wrote, a personal
+token's user too."""
 
 from __future__ import annotations
 
@@ -9,24 +10,23 @@ import pytest
 
 from bot.forges.base import Draft
 from bot.forges.github.api import Api, Settings
-from bot.forges.github.change import GitHubForge
-from bot.forges.github.host import GitHubHost
+from bot.forges.github.change import GitHubChange
 from bot.render.markdown import SUMMARY_MARKER, marker
 from tests.forges.fakegithub import BOT_REST, FakeGitHub
 
 SUMMARY = f"{SUMMARY_MARKER}\nthe state"
 
 
-def host(fake: FakeGitHub) -> GitHubHost:
-    return GitHubHost(Api(Settings(api_url=fake.api_url, graphql_url=fake.graphql_url,
-                                   token="t0ken", repository=f"{fake.owner}/{fake.repo}",
-                                   number=fake.number, timeout=1.0, write_spacing=0.0)),
-                      fake.number)
+def host(fake: FakeGitHub) -> GitHubChange:
+    settings = Settings(api_url=fake.api_url, graphql_url=fake.graphql_url, token="t0ken",
+                        repository=f"{fake.owner}/{fake.repo}", number=fake.number, timeout=1.0,
+                        write_spacing=0.0)
+    return GitHubChange(settings, api=Api(settings))
 
 
 @pytest.mark.parametrize("writer", [BOT_REST, "octo-maintainer"])
 def test_the_summary_body_is_the_one_the_bot_s_account_wrote(
-        fake: FakeGitHub, forge_for: Callable[[], GitHubForge], writer: str) -> None:
+        fake: FakeGitHub, forge_for: Callable[[], GitHubChange], writer: str) -> None:
     fake.s.writer = writer
     forge = forge_for()
     state = forge.load()

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bot.forges.base import Annotation, Draft, StatusReport
-from bot.forges.github.change import GitHubForge
+from bot.forges.github.change import GitHubChange
 from bot.model import Severity
 from bot.render.markdown import SUMMARY_MARKER, marker
 from tests.forges.fakegithub import FakeGitHub
@@ -15,7 +15,7 @@ from tests.forges.fakegithub import FakeGitHub
 BODY = "finding\n" + marker("k1", "0")
 
 
-def publish(forge: GitHubForge) -> None:
+def publish(forge: GitHubChange) -> None:
     state = forge.load()
     forge.post(state.head, "review", [Draft("k1", "a.py", BODY, line=3),
                                      Draft("k2", "a.py", "file\n" + marker("k2", "0"))])
@@ -30,7 +30,7 @@ def sent(fake: FakeGitHub) -> list[tuple[str, str, Any]]:
 
 
 def test_a_dry_run_records_what_a_run_then_sends(fake: FakeGitHub,
-                                                  forge_for: Callable[[], GitHubForge]) -> None:
+                                                  forge_for: Callable[[], GitHubChange]) -> None:
     dry = forge_for()
     recorded = dry.api.record_writes(head=fake.s.head, reads=True).requests
     publish(dry)
@@ -48,7 +48,7 @@ def test_a_dry_run_records_what_a_run_then_sends(fake: FakeGitHub,
 
 
 def test_without_a_token_a_dry_run_reads_nothing(fake: FakeGitHub,
-                                                 forge_for: Callable[[], GitHubForge]) -> None:
+                                                 forge_for: Callable[[], GitHubChange]) -> None:
     dry = forge_for()
     recorded = dry.api.record_writes(head=fake.s.head, reads=False).requests
     state = dry.load()

@@ -7,7 +7,7 @@ import pytest
 
 from bot.forges.base import Draft
 from bot.forges.github.api import Settings
-from bot.forges.github.change import GitHubForge
+from bot.forges.github.change import GitHubChange
 from bot.forges.github.repository import GitHubRepository
 from bot.forges.repository import Permission
 from bot.render.markdown import marker
@@ -161,7 +161,7 @@ def test_a_personal_token_s_note_is_found_by_the_account_that_wrote_the_review(
     """A personal token writes as a user, not a bot: as the summary is, the note is the one
     written by the account that wrote the review's comments, not a second one each run."""
     fake.s.writer = "octo-maintainer"
-    forge = GitHubForge(Settings(api_url=fake.api_url, graphql_url=fake.graphql_url,
+    forge = GitHubChange(Settings(api_url=fake.api_url, graphql_url=fake.graphql_url,
                                  token="t0ken", repository=f"{fake.owner}/{fake.repo}",
                                  number=fake.number, timeout=1.0, write_spacing=0.0),
                         sleep=sleeps)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bot.forges.github.change import GitHubForge
+from bot.forges.github.change import GitHubChange
 from bot.model import ReviewResult, Severity
 from bot.publishing.gate import Gate
 from bot.publishing.policy import Policy
@@ -40,7 +40,7 @@ def build(head: str, text: str, with_x: bool) -> ReviewResult:
     return result(head, found, [change("a.py", range(1, len(text.splitlines()) + 1))])
 
 
-def run(forge: GitHubForge, res: ReviewResult, repo_path: object, sleeps: Sleeps) -> Synced:
+def run(forge: GitHubChange, res: ReviewResult, repo_path: object, sleeps: Sleeps) -> Synced:
     return review(forge, res, texts(repo_path, res.head, ["a.py"]),  # type: ignore[arg-type]
                   Policy(), Gate(blocking=1, fail_level="error"), settle=0, sleep=sleeps)
 
@@ -55,7 +55,7 @@ def by_fp(fake: FakeGitHub) -> dict[str, list[dict[str, object]]]:
 
 
 def test_three_runs_never_post_twice(repo, fake: FakeGitHub,  # type: ignore[no-untyped-def]
-                                     forge_for: Callable[[], GitHubForge], sleeps: Sleeps) -> None:
+                                     forge_for: Callable[[], GitHubChange], sleeps: Sleeps) -> None:
     repo.commit({"a.py": "import os\n"}, "base")
     head1 = repo.commit({"a.py": V1}, "v1")
     fake.push(head1, {"a.py": set(range(1, 11))})
@@ -98,7 +98,7 @@ def test_three_runs_never_post_twice(repo, fake: FakeGitHub,  # type: ignore[no-
 
 
 def test_regressed_finding_reopens_only_threads_we_resolved(  # type: ignore[no-untyped-def]
-        repo, fake: FakeGitHub, forge_for: Callable[[], GitHubForge], sleeps: Sleeps) -> None:
+        repo, fake: FakeGitHub, forge_for: Callable[[], GitHubChange], sleeps: Sleeps) -> None:
     repo.commit({"a.py": "import os\n"}, "base")
     head = repo.commit({"a.py": V1}, "v1")
     fake.push(head, {"a.py": set(range(1, 11))})
@@ -113,7 +113,7 @@ def test_regressed_finding_reopens_only_threads_we_resolved(  # type: ignore[no-
 
 
 def test_check_run_annotations_go_in_batches_of_50(fake: FakeGitHub,
-                                                   forge_for: Callable[[], GitHubForge]) -> None:
+                                                   forge_for: Callable[[], GitHubChange]) -> None:
     from bot.forges.base import Annotation, StatusReport
     notes = tuple(Annotation("a.py", n, n, Severity.WARNING, "ruff F841", f"m{n}") for n in range(1, 121))
     assert forge_for().check(StatusReport("reviewbot", fake.s.head, "failure", "t", "s", notes))
@@ -124,7 +124,7 @@ def test_check_run_annotations_go_in_batches_of_50(fake: FakeGitHub,
 
 
 def test_a_users_look_alike_summary_is_not_taken_for_ours(  # type: ignore[no-untyped-def]
-        repo, fake: FakeGitHub, forge_for: Callable[[], GitHubForge], sleeps: Sleeps) -> None:
+        repo, fake: FakeGitHub, forge_for: Callable[[], GitHubChange], sleeps: Sleeps) -> None:
     repo.commit({"a.py": "import os\n"}, "base")
     head = repo.commit({"a.py": V1}, "v1")
     fake.push(head, {"a.py": set(range(1, 11))})

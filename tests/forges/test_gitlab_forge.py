@@ -29,8 +29,8 @@ def fake(repo: GitRepo) -> Iterator[FakeGitLab]:
         assert server.errors == []
 
 
-def forge(fake: FakeGitLab, sleeps: Sleeps) -> gitlab.GitLabForge:
-    return gitlab.GitLabForge(gitlab.Settings(api_url=fake.api_url, token="glpat-bot",
+def forge(fake: FakeGitLab, sleeps: Sleeps) -> gitlab.GitLabChange:
+    return gitlab.GitLabChange(gitlab.Settings(api_url=fake.api_url, token="glpat-bot",
                                               project="42", iid=3, timeout=1.0), sleep=sleeps)
 
 

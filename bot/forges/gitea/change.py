@@ -1,5 +1,5 @@
-"""Gitea's (and Forgejo's) pull request side: `GiteaChange` implements `base.Forge` for one
-pull request, over `api.Api`.
+"""Gitea's (and Forgejo's) pull request: `GiteaChange` implements `base.Change` for one pull
+request, over `api.Api` (its conversation's data, role names and the like, is `host.py`).
 
 What Gitea does, and what is done about it:
 
@@ -32,9 +32,9 @@ import json
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 
@@ -42,18 +42,23 @@ from bot.diff import parse_patch
 from bot.errors import BotError, Exit, NotFound, ReadOnly, Refused
 from bot.forges import meanwhile, sticky
 from bot.forges.base import (
+    Actor,
+    Change,
     Draft,
-    Forge,
     Posted,
     PullRequest,
+    Range,
     Rejected,
     State,
     StatusReport,
 )
+from bot.forges.gitea import host, timeline
 from bot.forges.gitea.api import Api, Settings
-from bot.forges.gitea.limits import DESCRIPTION_LIMIT, DIALECT, RESOLVE_SINCE
+from bot.forges.gitea.limits import ACTIONS_USERS, DESCRIPTION_LIMIT, DIALECT, RESOLVE_SINCE
 from bot.forges.limits import server_wait
+from bot.forges.repository import Permission
 from bot.forges.transport import Request
+from bot.model import Trigger
 from bot.publishing.placement import Dialect
 from bot.render.markdown import SUMMARY_MARKER, clip, parse_marker
 
@@ -72,14 +77,21 @@ class _Ours:
 
 
 class GiteaChange:
-    """One pull request: `Settings.number`, or `number` when given."""
+    """One pull request (`bot.forges.base.Change`): `Settings.number`, or `number` when given."""
 
+    name: Literal["gitea"] = "gitea"
     dialect: Dialect = DIALECT
+    after_push = host.AFTER_PUSH
 
     def __init__(self, settings: Settings, *, number: int | None = None,
                  sleep: Callable[[float], None] = time.sleep,
                  clock: Callable[[], float] = time.time,
-                 http: httpx.BaseTransport | None = None, api: Api | None = None) -> None:
+                 http: httpx.BaseTransport | None = None, api: Api | None = None,
+                 forgejo: bool = False, labels: bool = False) -> None:
+        """`labels`: a label event's run, which needs to know who added each label
+        (`timeline.py`)."""
+        self.author = host.author(forgejo)
+        self._labels = labels
         pr_number = settings.number if number is None else number
         if pr_number is None:
             raise ValueError("GiteaChange needs a pull request number")
@@ -102,6 +114,29 @@ class GiteaChange:
         """The connection, to share with the repository side (`repository.py`)."""
         return self._api
 
+    # -- the conversation ----------------------------------------------------------------
+
+    def review_range(self, trigger: Trigger) -> Range:
+        assert trigger.base_sha and trigger.head_sha  # a pull_request event names both
+        return Range(trigger.base_sha, trigger.head_sha, trigger.open)
+
+    def pull_request(self) -> PullRequest:
+        pull = self._read_pull()
+        if not self._labels:
+            return pull
+        return replace(pull, labeled_by=timeline.read(self._api, pull.number))
+
+    def head_ref(self, number: int) -> str:
+        return host.head_refspec(number)
+
+    def role(self, permission: Permission) -> str:
+        return host.role(permission)
+
+    def labeled_by(self, label: str) -> Actor | None:
+        """Who added `label`, from the issue timeline (Gitea's label event names no label)."""
+        login = timeline.read(self._api, self._number).get(label)
+        return Actor(login, login.lower() in ACTIONS_USERS) if login else None
+
     # -- reads -------------------------------------------------------------------------
 
     def _get_pull(self) -> dict[str, Any]:
@@ -111,7 +146,7 @@ class GiteaChange:
                            Exit.FORGE)
         return data
 
-    def pull(self) -> PullRequest:
+    def _read_pull(self) -> PullRequest:
         """The pull request as Gitea says now: head, base, branch, fork."""
         data = self._get_pull()
         head, base = data["head"], data.get("base") or {}
@@ -166,7 +201,7 @@ class GiteaChange:
         return State(head, data.get("state") == "open", tuple(posted),
                      str(self._summary[0]) if self._summary else None)
 
-    def summary_body(self) -> str | None:
+    def summary_body(self, *, keep: bool = False) -> str | None:
         """The body of the summary comment the bot's own account wrote, else None."""
         self._summary = self._find_summary(_user_id(self._api.me()))
         return self._summary[1] if self._summary else None
@@ -194,7 +229,7 @@ class GiteaChange:
             self._lines = (head, lines)
         return self._lines[1]
 
-    def moved_since(self, pr: PullRequest, comment_created_at: str | None) -> str | None:
+    def moved_since(self, pr: PullRequest, trigger: Trigger) -> str | None:
         """Why `pr.head` may not be the head a comment was written against, or None.
 
         Decided by when Gitea recorded the push that made `pr.head` the branch's tip (the
@@ -202,7 +237,7 @@ class GiteaChange:
         whoever made the commit chose. No such entry (feeds off, or pruned): nobody can tell,
         and the caller refuses.
         """
-        when = self.arrived(pr)
+        when, comment_created_at = self.arrived(pr), trigger.comment_created_at
         head = pr.head[:12]
         if when is None:
             return (f"Gitea's activity feed does not say when the head {head} arrived, so it "
@@ -398,6 +433,6 @@ def _time(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
-def _is_forge(change: GiteaChange) -> Forge:
-    """mypy checks here that `GiteaChange` is a `Forge`: every member, every signature."""
+def _is_change(change: GiteaChange) -> Change:
+    """mypy checks here that `GiteaChange` is a `Change`: every member, every signature."""
     return change

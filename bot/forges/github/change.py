@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from github.CheckRun import CheckRun
 from github.Commit import Commit
@@ -17,18 +17,20 @@ from github.IssueComment import IssueComment
 from github.PullRequest import PullRequest
 from github.PullRequestComment import PullRequestComment
 
+from bot.config import DEFAULT_AUTHOR
 from bot.errors import GraphQLError, NotFound, ReadOnly, Refused, Uncertain
-from bot.forges import meanwhile, sticky
-from bot.forges.base import Annotation, Draft, Posted, Rejected, State, StatusReport
-from bot.forges.github import own
+from bot.forges import base, meanwhile, sticky
+from bot.forges.base import Actor, Annotation, Draft, Posted, Range, Rejected, State, StatusReport
+from bot.forges.github import host, own
 from bot.forges.github.api import PER_PAGE, RETRIES, Api, Settings
 from bot.forges.hunks import head_lines
 from bot.forges.limits import server_wait
-from bot.model import Severity
+from bot.forges.repository import Permission
+from bot.model import Severity, Trigger
 from bot.publishing.placement import Dialect
 from bot.render.markdown import SUMMARY_MARKER, clip, parse_marker
 
-__all__ = ["DIALECT", "GitHubForge", "NotFound", "Refused", "Settings"]
+__all__ = ["DIALECT", "GitHubChange", "NotFound", "Refused", "Settings"]
 
 ANNOTATIONS_PER_REQUEST = 50  # Checks API maxItems
 CHECK_TEXT_LIMIT = 65_535
@@ -62,19 +64,28 @@ UNRESOLVE = ("mutation($id: ID!) { unresolveReviewThread(input: {threadId: $id})
              "{ thread { id isResolved } } }")
 
 
-class GitHubForge:
-    """One pull request: `Settings.number`, or `number` when given."""
+class GitHubChange:
+    """One pull request (`bot.forges.base.Change`): `Settings.number`, or `number` when given."""
 
+    name: Literal["github"] = "github"
     dialect = DIALECT
+    after_push = "a push made with the workflow's GITHUB_TOKEN starts no new workflow run."
+    author = DEFAULT_AUTHOR
 
     def __init__(self, settings: Settings, *, number: int | None = None,
                  sleep: Callable[[float], None] = time.sleep,
-                 clock: Callable[[], float] = time.time, api: Api | None = None) -> None:
+                 clock: Callable[[], float] = time.time, api: Api | None = None,
+                 reads: Api | None = None) -> None:
+        """`reads`: where the conversation's reads go when not through `api` (a dry run
+        without a token: GitHub's answers to no token, which a fork check needs, not the
+        recording's picture of a fresh pull request)."""
         pr_number = settings.number if number is None else number
         if pr_number is None:
-            raise ValueError("GitHubForge needs a pull request number")
+            raise ValueError("GitHubChange needs a pull request number")
         self._number = pr_number
         self._api = api or Api(settings, sleep=sleep, clock=clock)
+        self._reads = reads or self._api
+        self._token = bool(settings.token and settings.repository)
         self._sleep = self._api.sleep
         self._pr: PullRequest | None = None
         self._review_comments: dict[str, PullRequestComment] = {}
@@ -86,6 +97,31 @@ class GitHubForge:
     def api(self) -> Api:
         """The connection, to share with the repository side (`github_repository.py`)."""
         return self._api
+
+    # -- the conversation ----------------------------------------------------------------
+
+    def review_range(self, trigger: Trigger) -> Range:
+        assert trigger.base_sha and trigger.head_sha  # a pull_request event names both
+        return Range(trigger.base_sha, trigger.head_sha, trigger.open)
+
+    def pull_request(self) -> base.PullRequest:
+        return host.load(self._reads, self._number)
+
+    def moved_since(self, pr: base.PullRequest, trigger: Trigger) -> str | None:
+        return host.moved_since(self._reads, pr, trigger)
+
+    def head_ref(self, number: int) -> str:
+        return f"refs/pull/{number}/head"
+
+    def summary_body(self, *, keep: bool = False) -> str | None:
+        """None without a token (a dry run's: nothing of ours can be read)."""
+        return host.summary_body(self._reads, self._number) if self._token else None
+
+    def role(self, permission: Permission) -> str:
+        return permission.label
+
+    def labeled_by(self, label: str) -> Actor | None:
+        return host.labeled_by(self._reads, self._number, label) if self._token else None
 
     # -- reads -------------------------------------------------------------------------
 

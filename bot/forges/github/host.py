@@ -1,6 +1,7 @@
-"""GitHub's side of a conversation on a pull request (`bot.forges.base.Host`): the pull
-request as GitHub says now, when its head arrived, the bot's own summary comment, and the git
-credentials for one process.
+"""GitHub's reads for a conversation on a pull request (`change.GitHubChange` answers
+`bot.forges.base.Change` with them): the pull request as GitHub says now, when its head
+arrived, the bot's own summary comment, who added a label, and the git credentials for one
+process.
 
 On `issue_comment` the payload carries no sha and the checkout is the default branch: the head
 comes from `GET /pulls/{n}` and its commits are fetched from `refs/pull/{n}/head`. Whether the
@@ -13,14 +14,12 @@ from __future__ import annotations
 
 import base64
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
-from bot.config import DEFAULT_AUTHOR
 from bot.errors import NotFound
-from bot.forges.base import Actor, PullRequest, Range
+from bot.forges.base import Actor, PullRequest
 from bot.forges.github import own
 from bot.forges.github.api import Api
-from bot.forges.repository import Permission
 from bot.model import Trigger
 from bot.render.markdown import SUMMARY_MARKER
 
@@ -64,74 +63,48 @@ def parse_time(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
-class GitHubHost:
-    """GitHub's side of a conversation (`bot.forges.base.Host`)."""
+def moved_since(api: Api, pr: PullRequest, trigger: Trigger) -> str | None:
+    """Whether GitHub recorded the push of the head after the comment was written."""
+    when = arrived(api, pr)
+    head = pr.head[:12]
+    if when is None:
+        return (f"GitHub's activity log does not say when the head {head} arrived, so it "
+                "cannot be told whether the command was written against it. Nothing was done.")
+    created_at = trigger.comment_created_at
+    if created_at is None or when >= parse_time(created_at):
+        return (f"The pull request's head moved to {head} after the comment was written "
+                f"(pushed {when:%Y-%m-%d %H:%M:%S} UTC). Nothing was done: check the new head "
+                "and comment again.")
+    return None
 
-    name: Literal["github"] = "github"
-    after_push = "a push made with the workflow's GITHUB_TOKEN starts no new workflow run."
-    author = DEFAULT_AUTHOR
 
-    def __init__(self, api: Api, number: int, *, reads: bool = True) -> None:
-        """`reads`: False for a dry run without a token, which reads nothing."""
-        self._api, self._number, self._reads = api, number, reads
-
-    def review_range(self, trigger: Trigger) -> Range:
-        assert trigger.base_sha and trigger.head_sha  # a pull_request event names both
-        return Range(trigger.base_sha, trigger.head_sha, trigger.open)
-
-    def load(self) -> PullRequest:
-        return load(self._api, self._number)
-
-    def moved_since(self, pr: PullRequest, trigger: Trigger) -> str | None:
-        """Whether GitHub recorded the push of the head after the comment was written."""
-        when = arrived(self._api, pr)
-        head = pr.head[:12]
-        if when is None:
-            return (f"GitHub's activity log does not say when the head {head} arrived, so it "
-                    "cannot be told whether the command was written against it. Nothing was done.")
-        created_at = trigger.comment_created_at
-        if created_at is None or when >= parse_time(created_at):
-            return (f"The pull request's head moved to {head} after the comment was written "
-                    f"(pushed {when:%Y-%m-%d %H:%M:%S} UTC). Nothing was done: check the new head "
-                    "and comment again.")
+def summary_body(api: Api, number: int) -> str | None:
+    """Only the bot's own comment counts, found as the publish step finds it (`own`): anyone
+    may post a comment that looks like a summary, and its state would be theirs."""
+    marked = [c for c in api.list(f"{api.url}/issues/{number}/comments")
+              if SUMMARY_MARKER in (c.get("body") or "")]
+    if not marked:
         return None
+    found = own.first_ours(marked, ()) or own.first_ours(marked, own.reviewers(
+        api.list(f"{api.url}/pulls/{number}/comments")))
+    return None if found is None else str(found.get("body") or "")
 
-    def head_ref(self, number: int) -> str:
-        return f"refs/pull/{number}/head"
 
-    def summary_body(self, *, keep: bool = False) -> str | None:
-        """Only the bot's own comment counts, found as the publish step finds it (`own`):
-        anyone may post a comment that looks like a summary, and its state would be theirs."""
-        if not self._reads:
-            return None
-        marked = [c for c in self._api.list(f"{self._api.url}/issues/{self._number}/comments")
-                  if SUMMARY_MARKER in (c.get("body") or "")]
-        if not marked:
-            return None
-        found = own.first_ours(marked, ()) or own.first_ours(marked, own.reviewers(
-            self._api.list(f"{self._api.url}/pulls/{self._number}/comments")))
-        return None if found is None else str(found.get("body") or "")
-
-    def role(self, permission: Permission) -> str:
-        return permission.label
-
-    def labeled_by(self, label: str) -> Actor | None:
-        """The last `labeled` event of `label` in the issue's events, if the label is on the
-        pull request now."""
-        if not self._reads:
-            return None
-        now = self._api.list(f"{self._api.url}/issues/{self._number}/labels")
-        if not any(isinstance(x, dict) and x.get("name") == label for x in now):
-            return None
-        found: Actor | None = None
-        for event in self._api.list(f"{self._api.url}/issues/{self._number}/events"):
-            actor = event.get("actor")
-            named = event.get("label")
-            if event.get("event") == "labeled" and isinstance(named, dict) \
-                    and named.get("name") == label and isinstance(actor, dict) \
-                    and isinstance(actor.get("login"), str):
-                found = Actor(actor["login"], actor.get("type") == "Bot")
-        return found
+def labeled_by(api: Api, number: int, label: str) -> Actor | None:
+    """The last `labeled` event of `label` in the issue's events, if the label is on the pull
+    request now."""
+    now = api.list(f"{api.url}/issues/{number}/labels")
+    if not any(isinstance(x, dict) and x.get("name") == label for x in now):
+        return None
+    found: Actor | None = None
+    for event in api.list(f"{api.url}/issues/{number}/events"):
+        actor = event.get("actor")
+        named = event.get("label")
+        if event.get("event") == "labeled" and isinstance(named, dict) \
+                and named.get("name") == label and isinstance(actor, dict) \
+                and isinstance(actor.get("login"), str):
+            found = Actor(actor["login"], actor.get("type") == "Bot")
+    return found
 
 
 def push_env(token: str, server_url: str) -> dict[str, str]:

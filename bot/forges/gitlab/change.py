@@ -1,5 +1,11 @@
-"""GitLab's merge request side over the shared client (`client.py`: python-gitlab, our
-retries, a dry run's recording), and its markdown dialect.
+"""GitLab's merge request (`bot.forges.base.Change`) over the shared client (`client.py`:
+python-gitlab, our retries, a dry run's recording), and its markdown dialect.
+
+A webhook's pipeline runs on the default branch: its checkout is never the merge request, so
+the head is fetched (GitLab mirrors it at `refs/merge-requests/IID/head`, a fork's too) and
+every file is read from git at that commit. The head a command was written against is the
+payload's `last_commit.id`; the merge request's latest diff version is what GitLab says the
+head is now.
 
 A GitLab diff note sits on one line; its suggestion block says how many lines above and
 below that line it replaces (```suggestion:-A+B, at most 100 each way).
@@ -11,14 +17,27 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from bot.errors import BotError, Exit, NotFound, ReadOnly, Refused
 from bot.forges import meanwhile, sticky
-from bot.forges.base import Draft, Posted, Rejected, State, StatusReport
+from bot.forges.base import (
+    Actor,
+    Draft,
+    Posted,
+    PullRequest,
+    Range,
+    Rejected,
+    State,
+    StatusReport,
+)
 from bot.forges.gitlab.client import RETRIES, Client, author
 from bot.forges.gitlab.notes import Version, defuse, position
+from bot.forges.gitlab.repository import role
 from bot.forges.hunks import head_lines
 from bot.forges.limits import server_wait
+from bot.forges.repository import Permission
+from bot.model import Trigger
 from bot.publishing.placement import Dialect
 from bot.render.markdown import SUMMARY_MARKER, clip, parse_marker
 
@@ -48,6 +67,8 @@ class Settings:
     iid: int
     timeout: float = 30.0
     target_url: str | None = None  # CI_JOB_URL, where the commit status links to
+    repository: str = ""  # the project's full path (CI_PROJECT_PATH)
+    server: str = ""  # CI_SERVER_URL: the apply commit's default author is named after it
 
 
 @dataclass(frozen=True)
@@ -68,10 +89,13 @@ class _Thread:
     note: int
 
 
-class GitLabForge(Client):
-    """One merge request."""
+class GitLabChange(Client):
+    """One merge request (`bot.forges.base.Change`)."""
 
+    name: Literal["gitlab"] = "gitlab"
     dialect = DIALECT
+    after_push = ("the push also starts a merge request pipeline of its own, which finds this "
+                  "review in place.")
 
     def __init__(self, settings: Settings, *, sleep: Callable[[float], None] = time.sleep,
                  clock: Callable[[], float] = time.time) -> None:
@@ -83,12 +107,49 @@ class GitLabForge(Client):
         self._threads: dict[str, _Thread] = {}  # our notes by id
         self._summary: tuple[int, str] | None = None  # note id, body
         self._kept: State | None = None  # what the next load() returns (summary_body(keep=))
+        host = urlsplit(settings.server).hostname or "gitlab.invalid"
+        self.author = f"reviewbot <reviewbot@noreply.{host}>"
 
     def _write(self, method: Literal["POST", "PUT", "DELETE"], path: str, *,
                data: Mapping[str, Any] | None = None, query: Mapping[str, str] | None = None,
                idempotent: bool = False) -> Any:
         self._kept = None  # after a write, a load reads again
         return super()._write(method, path, data=data, query=query, idempotent=idempotent)
+
+    # -- the conversation ----------------------------------------------------------------
+
+    def review_range(self, trigger: Trigger) -> Range:
+        """Never CI_COMMIT_SHA (a merge commit in merged-result pipelines): the latest diff
+        version's base and head."""
+        version, is_open = self.version()
+        return Range(version.base, version.head, is_open)
+
+    def pull_request(self) -> PullRequest:
+        mr = self.merge_request()
+        repository = self._s.repository
+        return PullRequest(mr.iid, mr.version.head, mr.version.base, mr.source_branch,
+                           mr.source_project if mr.fork else repository, mr.source_url,
+                           mr.allow_collaboration, mr.open, repository)
+
+    def moved_since(self, pr: PullRequest, trigger: Trigger) -> str | None:
+        seen = trigger.head_sha
+        if seen is None:
+            return ("The webhook does not say which head the comment was written against. "
+                    "Nothing was done.")
+        if pr.head != seen:
+            return (f"The merge request's head moved to {pr.head[:12]} after the comment was "
+                    f"written at {seen[:12]}. Nothing was done: check the new head and comment "
+                    "again.")
+        return None
+
+    def head_ref(self, number: int) -> str:
+        return f"refs/merge-requests/{number}/head"  # a fork's head is mirrored there too
+
+    def role(self, permission: Permission) -> str:
+        return role(permission)
+
+    def labeled_by(self, label: str) -> Actor | None:
+        return None  # a label's pipeline here is the trusted job: its event names who acted
 
     # -- reads -------------------------------------------------------------------------
 

@@ -9,9 +9,9 @@ from collections.abc import Callable
 import pytest
 
 from bot.errors import BotError, Uncertain
-from bot.forges.base import Draft, Forge, StatusReport
+from bot.forges.base import Change, Draft, StatusReport
 from bot.forges.gitea.change import FIXED_MARKER, GiteaChange
-from bot.model import ReviewResult
+from bot.model import ReviewResult, Trigger
 from bot.publishing.gate import Gate
 from bot.publishing.policy import Policy
 from bot.publishing.sync import Synced, review
@@ -39,7 +39,7 @@ def build(head: str, text: str) -> ReviewResult:
     return result(head, found, [change("a.py", range(1, len(text.splitlines()) + 1))])
 
 
-def run(forge: Forge, res: ReviewResult, repo: GitRepo, sleeps: Sleeps) -> Synced:
+def run(forge: Change, res: ReviewResult, repo: GitRepo, sleeps: Sleeps) -> Synced:
     return review(forge, res, texts(repo.path, res.head, ["a.py"]), Policy(),
                   Gate(blocking=1, fail_level="error"), settle=0, sleep=sleeps)
 
@@ -252,18 +252,23 @@ def test_a_token_that_may_not_set_statuses_falls_back(
     assert not change_for().check(StatusReport("reviewbot", fake.head_sha, "success", "ok", "s"))
 
 
+def written(at: str) -> Trigger:
+    """A comment's trigger, written at `at`."""
+    return Trigger("gitea", "issue_comment", "comment", number=1, comment_created_at=at)
+
+
 def test_the_pull_request_as_gitea_says_and_when_its_head_arrived(
         fake: FakeGitea, change_for: Callable[..., GiteaChange]) -> None:
     forge = change_for()
-    pr = forge.pull()
+    pr = forge.pull_request()
     assert (pr.number, pr.head, pr.head_ref, pr.head_repository, pr.open) == (
         1, fake.head_sha, "feature", "octo/demo", True)
     assert pr.base == fake.base_sha() and not pr.fork and pr.can_push
-    assert forge.moved_since(pr, "2026-01-01T00:01:00Z") is None  # written after the push
-    moved = forge.moved_since(pr, "2025-12-31T23:59:00Z")
+    assert forge.moved_since(pr, written("2026-01-01T00:01:00Z")) is None  # written after the push
+    moved = forge.moved_since(pr, written("2025-12-31T23:59:00Z"))
     assert moved is not None and "moved" in moved
     fake.activities.clear()
-    unknown = forge.moved_since(pr, "2026-01-01T00:01:00Z")
+    unknown = forge.moved_since(pr, written("2026-01-01T00:01:00Z"))
     assert unknown is not None and "does not say" in unknown
 
 
