@@ -54,6 +54,8 @@ def test_three_runs_open_push_rerun(world: World) -> None:
     writes = len(fake.writes())
     assert world.review() == 1
     assert len(fake.writes()) == writes
+    # Bitbucket shows no raw HTML: every marker went as a link reference definition
+    assert all("<!--" not in c["raw"] for c in fake.bot_comments())
 
 
 def test_a_finding_that_returns_reopens_its_comment(world: World) -> None:

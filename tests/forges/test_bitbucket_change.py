@@ -13,6 +13,7 @@ from bot.errors import BotError, Exit
 from bot.forges.base import Annotation, Draft, StatusReport
 from bot.forges.bitbucket.api import Api, Settings
 from bot.forges.bitbucket.change import BitbucketChange
+from bot.forges.bitbucket.markers import from_wire
 from bot.forges.bitbucket.repository import BitbucketRepository
 from bot.model import Severity
 from bot.render.markdown import SUMMARY_MARKER
@@ -92,7 +93,7 @@ def test_a_summary_someone_else_wrote_is_not_ours(fake: FakeBitbucket) -> None:
     state = side.load()
     assert state.summary_id is None
     side.summary(state, f"{SUMMARY_MARKER} ours")
-    assert [c["raw"] for c in fake.bot_comments()] == [f"{SUMMARY_MARKER} ours"]
+    assert [from_wire(c["raw"]) for c in fake.bot_comments()] == [f"{SUMMARY_MARKER} ours"]
 
 
 def test_a_duplicate_is_deleted_and_one_someone_answered_is_kept(fake: FakeBitbucket) -> None:
@@ -105,7 +106,7 @@ def test_a_duplicate_is_deleted_and_one_someone_answered_is_kept(fake: FakeBitbu
     first, second = again.load().comments
     assert first.replied and not second.replied
     again.delete(second)
-    assert [c["raw"] for c in fake.bot_comments()] == [f"one {MARKER}"]
+    assert [from_wire(c["raw"]) for c in fake.bot_comments()] == [f"one {MARKER}"]
 
 
 def test_a_redirect_out_of_the_api_is_refused(fake: FakeBitbucket) -> None:

@@ -29,6 +29,7 @@ from bot.errors import BotError, Exit, HTTPError, NotFound
 from bot.forges import replies, sticky
 from bot.forges.bitbucket.api import Api, Settings, account
 from bot.forges.bitbucket.limits import DETAILS_LIMIT, SWEEP_REPORT
+from bot.forges.bitbucket.markers import from_wire, to_wire
 from bot.forges.limits import server_wait
 from bot.forges.repository import Access, Issue, Permission, Reaction, Repository
 from bot.forges.transport import Request, segment
@@ -72,7 +73,7 @@ class BitbucketRepository:
 
         def post(text: str) -> int:
             made = self._api.write("POST", comments, {"type": "pullrequest_comment",
-                                                      "content": {"raw": text}})
+                                                      "content": {"raw": to_wire(text)}})
             return int(made["id"]) if isinstance(made, dict) and isinstance(
                 made.get("id"), int) else 0
 
@@ -96,13 +97,13 @@ class BitbucketRepository:
 
         def change(current: sticky.Sticky[None], text: str) -> sticky.Sticky[None]:
             self._api.write("PUT", f"{comments}/{current.id}",
-                            {"type": "pullrequest_comment", "content": {"raw": text}},
+                            {"type": "pullrequest_comment", "content": {"raw": to_wire(text)}},
                             idempotent=True)
             return sticky.Sticky(current.id, text, None)
 
         def post(text: str) -> sticky.Sticky[None] | None:
             made = self._api.write("POST", comments, {"type": "pullrequest_comment",
-                                                      "content": {"raw": text}})
+                                                      "content": {"raw": to_wire(text)}})
             return sticky.Sticky(int(made["id"]), text, None) if isinstance(made, dict) \
                 and isinstance(made.get("id"), int) else None
 
@@ -178,7 +179,7 @@ class BitbucketRepository:
             return self._write_report(title, body, True)
         made = self._api.write("POST", f"{self._api.repo}/issues", {
             "type": "issue", "title": title, "kind": "bug",
-            "content": {"raw": body, "markup": "markdown"}})
+            "content": {"raw": to_wire(body), "markup": "markdown"}})
         return issue_of(made if isinstance(made, dict) else {})
 
     def update_issue(self, number: int, *, title: str | None = None, body: str | None = None,
@@ -193,7 +194,7 @@ class BitbucketRepository:
         if title is not None:
             change["title"] = title
         if body is not None:
-            change["content"] = {"raw": body, "markup": "markdown"}
+            change["content"] = {"raw": to_wire(body), "markup": "markdown"}
         if open is not None:
             change["state"] = "open" if open else "resolved"
         path = f"{self._api.repo}/issues/{number}"
@@ -238,7 +239,7 @@ def _quoted(text: str) -> str:
 
 def _raw(item: Mapping[str, Any]) -> str:
     content = item.get("content")
-    return str(content.get("raw") or "") if isinstance(content, dict) else ""
+    return from_wire(str(content.get("raw") or "")) if isinstance(content, dict) else ""
 
 
 def access_of(login: str, values: Sequence[Any], bot: bool) -> Access:
