@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 from bot.model import FileChange, ReviewResult, Scope, Verdict
 from bot.publishing.placement import Dialect, Item, last_line, priority
-from bot.render.markdown import comment_body, safe_fingerprint
+from bot.render.markdown import Commented, comment_body, safe_fingerprint
 from bot.render.suggestion import NoSuggestion, Suggestion, suggest
 
 MULTI_LINE = 5  # a finding spanning up to this many more lines is commented as a range
@@ -60,7 +60,7 @@ def _place(verdict: Verdict, key: str, change: FileChange | None, lines: Sequenc
             fix = NoSuggestion("the line is outside the diff")
         where = "" if finding.file_level else \
             f"Line {first} is outside the lines this change touched, so this comment is on the file."
-        body = comment_body(verdict, lines, key, fix, where, dialect=dialect)
+        body = comment_body(Commented(verdict, key, lines, fix, where), dialect)
         return Item(verdict, key, "file", "outside the diff", body=body, old_path=change.old_path)
     start, end = first, first
     if isinstance(fix, Suggestion):
@@ -72,7 +72,7 @@ def _place(verdict: Verdict, key: str, change: FileChange | None, lines: Sequenc
         end = min(last, first + MULTI_LINE)
     if not dialect.ranges:  # one anchor line: the first of the range, a suggestion reaches down
         end = start
-    body = comment_body(verdict, lines, key, fix, "", dialect=dialect, anchor=end)
+    body = comment_body(Commented(verdict, key, lines, fix, anchor=end), dialect)
     return Item(verdict, key, "inline", line=end, start_line=start if start < end else None,
                 body=body, old_path=change.old_path, old_line=change.base_lines.get(end))
 
@@ -112,9 +112,8 @@ def demote(item: Item, reason: str, lines: Sequence[str], *, dialect: Dialect) -
     if item.kind == "inline":
         note = f"Posted on the file: the forge refused line {item.line} ({reason})."
         fix = item.verdict.finding.fix
-        body = comment_body(item.verdict, lines, item.key,
-                            NoSuggestion("the forge refused the line") if fix else None,
-                            note, dialect=dialect)
+        refused = NoSuggestion("the forge refused the line") if fix else None
+        body = comment_body(Commented(item.verdict, item.key, lines, refused, note), dialect)
         return replace(item, kind="file", reason=reason, line=None, start_line=None,
                        old_line=None, body=body)
     return replace(item, kind="summary", reason=f"the forge refused it: {reason}")

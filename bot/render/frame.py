@@ -41,11 +41,15 @@ def frame_lines(lines: Sequence[str], line: int, end_line: int | None = None,
 
 def render_frame(lines: Sequence[str], line: int, end_line: int | None = None,
                  context: int = 1, column: int | None = None, end_column: int | None = None) -> str:
-    """Plain-text frame: `█ 12 | code` for flagged lines, `  11 | code` for context.
+    """Plain-text frame: `█ 12 | code` for flagged lines, `  11 | code` for context."""
+    return render_rows(frame_lines(lines, line, end_line, context), line, end_line, column,
+                       end_column)
 
-    A caret line under a single-line finding points at its columns when they are known.
-    """
-    rows = frame_lines(lines, line, end_line, context)
+
+def render_rows(rows: Sequence[FrameLine], line: int, end_line: int | None = None,
+                column: int | None = None, end_column: int | None = None) -> str:
+    """`rows` (a finding's `frame_lines`) as plain text. A caret line under a single-line
+    finding points at its columns when they are known."""
     if not rows:
         return ""
     width = len(str(rows[-1].number))

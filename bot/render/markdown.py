@@ -11,12 +11,11 @@ import hashlib
 import re
 import urllib.parse
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from bot.lineview import LineView
 from bot.model import Applicability, Finding, Scope, Severity, Verdict
 from bot.publishing.placement import Body, Dialect
-from bot.render.frame import frame_lines, render_frame
+from bot.render.frame import FrameLine, frame_lines, render_rows
 from bot.render.quoting import printable
 from bot.render.suggestion import NoSuggestion, Suggestion, block
 
@@ -174,36 +173,38 @@ def _changed_why(verdict: Verdict) -> str:
     return ", ".join(reason.replace("-", " ") for reason in verdict.reasons)
 
 
-class _Clipped(LineView):
-    """`lines`, each clipped as it is read: a frame reads a few lines, never the whole file
-    (one pass per finding over a large file would cost more than the review)."""
+def frame_rows(lines: Sequence[str], finding: Finding) -> list[FrameLine]:
+    """The lines of the file a finding's frame shows: none for a file-level finding or an
+    empty file."""
+    if finding.file_level or not lines:
+        return []
+    return frame_lines(lines, finding.span.line, finding.span.end_line)
 
-    def __init__(self, lines: Sequence[str]) -> None:
-        self._lines = lines
 
-    def __len__(self) -> int:
-        return len(self._lines)
-
-    def line(self, position: int) -> str:
-        return clip(self._lines[position].rstrip("\r\n"), LINE_LIMIT)
+def fenced(rows: Sequence[FrameLine], finding: Finding, size: int) -> str:
+    """The frame of `rows` as a fenced block (each line clipped), or "" when the finding's
+    line is not in the file of `size` lines."""
+    if not rows or finding.span.line > size + 1:
+        return ""
+    single = finding.span.end_line == finding.span.line
+    clipped = [replace(row, text=clip(row.text, LINE_LIMIT)) for row in rows]
+    text = render_rows(clipped, finding.span.line, finding.span.end_line,
+                       column=finding.span.column if single else None,
+                       end_column=finding.span.end_column if single else None)
+    return block(text.split("\n"), "text") if text else ""
 
 
 def frame(lines: Sequence[str], finding: Finding) -> str:
     """The code frame as a fenced block, or "" when the line is not in the file."""
-    if finding.file_level or not lines or finding.span.line > len(lines) + 1:
-        return ""
-    single = finding.span.end_line == finding.span.line
-    text = render_frame(_Clipped(lines), finding.span.line, finding.span.end_line,
-                        column=finding.span.column if single else None,
-                        end_column=finding.span.end_column if single else None)
-    return block(text.split("\n"), "text") if text else ""
+    return fenced(frame_rows(lines, finding), finding, len(lines))
 
 
 def frame_digest(lines: Sequence[str], finding: Finding) -> str:
     """What the frame shows, without line numbers."""
-    if finding.file_level or not lines:
-        return ""
-    rows = frame_lines(lines, finding.span.line, finding.span.end_line)
+    return _rows_digest(frame_rows(lines, finding))
+
+
+def _rows_digest(rows: Sequence[FrameLine]) -> str:
     return "\n".join(("█" if row.flagged else " ") + row.text for row in rows)
 
 
@@ -222,31 +223,44 @@ def suggestion_part(result: Suggestion | NoSuggestion | None, dialect: Dialect,
     return f"**{title}**{note}\n\n{block(result.lines, info)}"
 
 
-def comment_body(verdict: Verdict, lines: Sequence[str], fingerprint: str,
-                 suggestion: Suggestion | NoSuggestion | None = None,
-                 note: str = "", *, dialect: Dialect, anchor: int | None = None) -> Body:
-    """The full body of an inline or file-level comment for one finding, within the
-    dialect's body limit.
+@dataclass(frozen=True)
+class Commented:
+    """One finding as its comment shows it: what a comment body is rendered from.
 
-    `note` says where the comment sits when it is not on the flagged line (file-level);
-    `anchor` is the line the comment sits on (it places a relative suggestion fence).
-    """
-    finding = verdict.finding
-    parts = [headline(verdict), escape(clip(finding.message, MESSAGE_LIMIT))]
-    if note:
-        parts.append(f"<sub>{inline(note)}</sub>")
-    shown = frame(lines, finding)
+    `lines` are its file's head lines (the file or its excerpt); `fix` is the fix as offered
+    where the comment sits; `note` says where the comment sits when it is not on the flagged
+    line (file-level); `anchor` is the line the comment sits on (it places a relative
+    suggestion fence; default: the first replaced line)."""
+
+    verdict: Verdict
+    key: str  # the marker's fingerprint
+    lines: Sequence[str]
+    fix: Suggestion | NoSuggestion | None = None
+    note: str = ""
+    anchor: int | None = None
+
+
+def comment_body(commented: Commented, dialect: Dialect) -> Body:
+    """The full body of an inline or file-level comment for one finding, within the
+    dialect's body limit; the frame's rows are read once, for the frame and its digest."""
+    finding = commented.verdict.finding
+    parts = [headline(commented.verdict), escape(clip(finding.message, MESSAGE_LIMIT))]
+    if commented.note:
+        parts.append(f"<sub>{inline(commented.note)}</sub>")
+    rows = frame_rows(commented.lines, finding)
+    shown = fenced(rows, finding, len(commented.lines))
     if shown:
         parts.append(shown)
-    tail = suggestion_part(suggestion, dialect, anchor)
+    tail = suggestion_part(commented.fix, dialect, commented.anchor)
     if tail:
         parts.append(tail)
-    digest = _digest(parts[0], parts[1], note, frame_digest(lines, finding), tail)
+    digest = _digest(parts[0], parts[1], commented.note, _rows_digest(rows), tail)
     text = "\n\n".join(parts)
     room = dialect.body_limit - 200
     if len(text) > room:  # keep the marker: without it a re-run would repost
         text = clip("\n\n".join(parts[:2]), room)
-    return Body(f"{text}\n\n{marker(fingerprint, digest)}", safe_fingerprint(fingerprint), digest)
+    return Body(f"{text}\n\n{marker(commented.key, digest)}", safe_fingerprint(commented.key),
+                digest)
 
 
 def _digest(*parts: str) -> str:

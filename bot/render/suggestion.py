@@ -93,15 +93,13 @@ def _last_line(edit: Edit) -> int:
 def _apply(edits: Sequence[Edit], lines: Sequence[str], start: int, end: int) -> str | None:
     """The lines [start, end] with `edits` applied, or None when an edit reaches outside them
     (past a line's text, or beyond the start of the line after them) or two edits conflict."""
+    if not all(_inside(lines, start, end, e.span.line, e.span.column)
+               and _inside(lines, start, end, e.span.end_line, e.span.end_column) for e in edits):
+        return None
     index = LineIndex("".join(lines[start - 1:end]))
-    moved = []
-    for edit in edits:
-        if not (_inside(lines, start, end, edit.span.line, edit.span.column)
-                and _inside(lines, start, end, edit.span.end_line, edit.span.end_column)):
-            return None
-        span = edit.span
-        moved.append(TextEdit(index.offset(span.line - start + 1, span.column),
-                              index.offset(span.end_line - start + 1, span.end_column), edit.new_text))
+    moved = [TextEdit(index.offset(e.span.line - start + 1, e.span.column),
+                      index.offset(e.span.end_line - start + 1, e.span.end_column), e.new_text)
+             for e in edits]
     try:
         return apply_edits(index.text, moved)
     except EditConflict:

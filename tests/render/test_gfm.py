@@ -27,7 +27,7 @@ from bot.publishing.gate import Gate, decide
 from bot.publishing.placement import Dialect, Placed
 from bot.publishing.policy import place
 from bot.publishing.publication import check_report
-from bot.render.markdown import comment_body
+from bot.render.markdown import Commented, comment_body
 from bot.render.suggestion import Suggestion, suggest
 from tests import gfm
 from tests.conftest import GitRepo
@@ -177,7 +177,7 @@ def verdicts(draw: st.DrawFn) -> Verdict:
 def test_comment_body_survives_any_text(verdict: Verdict, dialect: Dialect, note: str) -> None:
     fix = verdict.finding.fix
     made = suggest(fix, "a.py", SOURCE) if fix else None
-    body = comment_body(verdict, SOURCE, verdict.fingerprint, made, note, dialect=dialect).text
+    body = comment_body(Commented(verdict, verdict.fingerprint, SOURCE, made, note), dialect).text
     gfm.check_inert(body)
     _fence_checks(body, verdict, made if isinstance(made, Suggestion) else None, dialect)
     if dialect is gitlab.DIALECT:
@@ -212,8 +212,8 @@ def test_summary_survives_any_text(found: list[Verdict], tools: list[ToolRun], n
 def test_a_message_cannot_open_a_fence_or_a_table() -> None:
     f = Finding("ruff", "F1", Severity.ERROR, "first\n```\n| a | b |\n|---|---|\n# head\n@x #1",
                 "a.py", Span(2, 1, 2, 4))
-    body = comment_body(Verdict(f, "introduced", "fp", where="diff"), SOURCE, "fp",
-                        dialect=github.DIALECT).text
+    body = comment_body(Commented(Verdict(f, "introduced", "fp", where="diff"), "fp", SOURCE),
+                        github.DIALECT).text
     assert [x.info for x in gfm.fences(body)] == ["text"]
     assert gfm.tables(body) == []
     assert not any(t.type == "heading_open" for t in gfm.parse(body))

@@ -8,6 +8,7 @@ from bot.publishing.policy import place
 from bot.publishing.summary import render
 from bot.render.markdown import (
     BODY_LIMIT,
+    Commented,
     comment_body,
     escape,
     parse_marker,
@@ -24,15 +25,15 @@ def test_marker_round_trip_and_unsafe_fingerprints() -> None:
     assert safe_fingerprint("abc:1") == "abc:1"
     assert safe_fingerprint("a-->b").startswith("h")
     f = finding("a.py", 2, message="m")
-    body = comment_body(verdict(f, "fp"), split_lines("x\ny\nz\n"), "fp", dialect=DIALECT)
+    body = comment_body(Commented(verdict(f, "fp"), "fp", split_lines("x\ny\nz\n")), DIALECT)
     marker = parse_marker(body.text)
     assert marker is not None and (marker.fingerprint, marker.digest) == ("fp", body.digest)
 
 
 def test_body_has_badge_link_message_frame_suggestion() -> None:
     f = finding("a.py", 2, message="`y` is unused", fix=((2, 1, 3, 1, ""),))
-    text = comment_body(verdict(f, "fp"), split_lines("x = 1\ny = 2\nz = 3\n"), "fp",
-                        suggestion=None, dialect=DIALECT).text
+    text = comment_body(Commented(verdict(f, "fp"), "fp", split_lines("x = 1\ny = 2\nz = 3\n")),
+                        DIALECT).text
     assert text.startswith("🆕 **Introduced** · 🔴 error · [`ruff` `F841`](https://docs.astral.sh/")
     assert "`y` is unused" in text
     assert "█ 2 | y = 2" in text and "  1 | x = 1" in text and "  3 | z = 3" in text
@@ -42,16 +43,16 @@ def test_digest_ignores_line_numbers_but_not_code() -> None:
     text = split_lines("a\nb = 1\nc\n")
     moved = split_lines("new\nnew\na\nb = 1\nc\n")
     changed = split_lines("a\nb = 1\nd\n")
-    one = comment_body(verdict(finding("a.py", 2), "fp"), text, "fp", dialect=DIALECT)
-    two = comment_body(verdict(finding("a.py", 4), "fp"), moved, "fp", dialect=DIALECT)
-    three = comment_body(verdict(finding("a.py", 2), "fp"), changed, "fp", dialect=DIALECT)
+    one = comment_body(Commented(verdict(finding("a.py", 2), "fp"), "fp", text), DIALECT)
+    two = comment_body(Commented(verdict(finding("a.py", 4), "fp"), "fp", moved), DIALECT)
+    three = comment_body(Commented(verdict(finding("a.py", 2), "fp"), "fp", changed), DIALECT)
     assert one.digest == two.digest != three.digest
     assert one.text != two.text  # the frame shows the new numbers
 
 
 def test_huge_message_keeps_the_marker_under_the_limit() -> None:
     f = finding("a.py", 1, message="x" * 200_000)
-    body = comment_body(verdict(f, "fp"), ["y\n" * 10], "fp", dialect=DIALECT)
+    body = comment_body(Commented(verdict(f, "fp"), "fp", ["y\n" * 10]), DIALECT)
     assert len(body.text) < BODY_LIMIT and parse_marker(body.text) is not None
 
 
