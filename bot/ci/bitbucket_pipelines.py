@@ -255,7 +255,7 @@ class BitbucketPipelines:
         # Here, not at the top: reading a trigger (`analyze`) must not load httpx.
         from bot.forges.bitbucket.api import Settings
         from bot.forges.bitbucket.change import BitbucketChange
-        from bot.forges.bitbucket.host import BitbucketHost, push_env
+        from bot.forges.bitbucket.host import push_env
         from bot.forges.bitbucket.pulls import BitbucketPulls
         from bot.forges.bitbucket.repository import BitbucketRepository
 
@@ -275,7 +275,6 @@ class BitbucketPipelines:
                                    sweeping=trigger.kind == "sweep")
         change = BitbucketChange(api.settings, api=api) if number is not None else None
         return Connection(name, repo, BitbucketPulls(), "#", change,
-                          BitbucketHost(change) if change else None,
                           push_env(token, server(self._env)), recorded, sleep=api.sleep)
 
     def _run_url(self) -> str | None:

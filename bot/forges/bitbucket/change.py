@@ -1,5 +1,5 @@
-"""Bitbucket Cloud's pull request side: `BitbucketChange` implements `base.Forge` for one
-pull request, over `api.Api`.
+"""Bitbucket Cloud's pull request: `BitbucketChange` implements `base.Change` for one pull
+request, over `api.Api` (its conversation's data, role names and the like, is `host.py`).
 
 What Bitbucket does, and what is done about it:
 
@@ -33,7 +33,7 @@ import hashlib
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 
@@ -41,15 +41,18 @@ from bot.diff import parse_patch
 from bot.errors import BotError, Exit, NotFound, ReadOnly, Refused
 from bot.forges import meanwhile, sticky
 from bot.forges.base import (
+    Actor,
     Annotation,
+    Change,
     Draft,
-    Forge,
     Posted,
     PullRequest,
+    Range,
     Rejected,
     State,
     StatusReport,
 )
+from bot.forges.bitbucket import host
 from bot.forges.bitbucket.api import Api, Settings, account
 from bot.forges.bitbucket.limits import (
     ANNOTATIONS_PER_REPORT,
@@ -62,8 +65,9 @@ from bot.forges.bitbucket.limits import (
 )
 from bot.forges.bitbucket.markers import from_wire, to_wire
 from bot.forges.limits import server_wait
+from bot.forges.repository import Permission
 from bot.forges.transport import Request
-from bot.model import Severity
+from bot.model import Severity, Trigger
 from bot.publishing.placement import Dialect
 from bot.render.markdown import SUMMARY_MARKER, clip, parse_marker
 
@@ -78,9 +82,13 @@ DUPLICATE = ("<sub>A duplicate of an earlier reviewbot comment on this line (a w
 
 
 class BitbucketChange:
-    """One pull request: `Settings.number`, or `number` when given."""
+    """One pull request (`bot.forges.base.Change`): `Settings.number`, or `number` when
+    given."""
 
+    name: Literal["bitbucket"] = "bitbucket"
     dialect: Dialect = DIALECT
+    after_push = host.AFTER_PUSH
+    author = host.AUTHOR
 
     def __init__(self, settings: Settings, *, number: int | None = None,
                  sleep: Callable[[float], None] = time.sleep,
@@ -106,6 +114,26 @@ class BitbucketChange:
         """The connection, to share with the repository side (`repository.py`)."""
         return self._api
 
+    # -- the conversation ----------------------------------------------------------------
+
+    def review_range(self, trigger: Trigger) -> Range:
+        assert trigger.base_sha and trigger.head_sha  # the pull request pipeline names both
+        return Range(trigger.base_sha, trigger.head_sha, trigger.open)
+
+    def moved_since(self, pr: PullRequest, trigger: Trigger) -> str | None:
+        return host.moved_since(pr, trigger)
+
+    def head_ref(self, number: int) -> str:
+        """Bitbucket mirrors no pull request ref: the head is fetched from its branch."""
+        return f"refs/heads/{self.pull_request().head_ref}"
+
+    def role(self, permission: Permission) -> str:
+        return host.role(permission)
+
+    def labeled_by(self, label: str) -> Actor | None:
+        """Bitbucket pull requests carry no labels: the apply trigger is `/apply PLAN`."""
+        return None
+
     # -- reads -------------------------------------------------------------------------
 
     def _get_pull(self) -> dict[str, Any]:
@@ -126,7 +154,7 @@ class BitbucketChange:
         raise BotError(f"Bitbucket names the pull request's head {sha}, which is none of its "
                        "commits", Exit.FORGE)
 
-    def pull(self) -> PullRequest:
+    def pull_request(self) -> PullRequest:
         """The pull request as Bitbucket says now: head, base, branch, fork."""
         data = self._get_pull()
         source, destination = data["source"], data.get("destination") or {}
@@ -170,7 +198,7 @@ class BitbucketChange:
         return State(head, data.get("state") == "OPEN", tuple(posted),
                      str(self._summary[0]) if self._summary else None)
 
-    def summary_body(self) -> str | None:
+    def summary_body(self, *, keep: bool = False) -> str | None:
         """The body of the summary comment the bot's own account wrote, else None."""
         self._summary = self._find_summary()
         return self._summary[1] if self._summary else None
@@ -408,6 +436,6 @@ def _summary_of(comments: Sequence[Mapping[str, Any]], mine: str | None
     return None
 
 
-def _is_forge(change: BitbucketChange) -> Forge:
-    """mypy checks here that `BitbucketChange` is a `Forge`: every member, every signature."""
+def _is_change(change: BitbucketChange) -> Change:
+    """mypy checks here that `BitbucketChange` is a `Change`: every member, every signature."""
     return change

@@ -2,17 +2,15 @@
 names, what a push starts, the apply commit's default author, where a pull request's head is
 fetched from, and the git credentials for one push.
 
-`BitbucketHost` is Bitbucket's side of a conversation (`bot.forges.base.Host`), over the pull
-request's connection (`change.BitbucketChange`).
+`change.BitbucketChange` answers the conversation's part of `bot.forges.base.Change` with
+them.
 """
 
 from __future__ import annotations
 
 import base64
-from typing import Literal
 
-from bot.forges.base import Actor, PullRequest, Range
-from bot.forges.bitbucket.change import BitbucketChange
+from bot.forges.base import PullRequest
 from bot.forges.repository import Permission
 from bot.model import Trigger
 
@@ -46,48 +44,16 @@ def push_env(token: str, server_url: str) -> dict[str, str]:
             "GIT_CONFIG_VALUE_0": f"AUTHORIZATION: basic {basic}"}
 
 
-class BitbucketHost:
-    """Bitbucket Cloud's side of a conversation (`bot.forges.base.Host`)."""
-
-    name: Literal["bitbucket"] = "bitbucket"
-    after_push = AFTER_PUSH
-    author = AUTHOR
-
-    def __init__(self, change: BitbucketChange, *, reads: bool = True) -> None:
-        """`reads`: False for a dry run without a token, which reads nothing."""
-        self._change, self._reads = change, reads
-
-    def review_range(self, trigger: Trigger) -> Range:
-        assert trigger.base_sha and trigger.head_sha  # the pull request pipeline names both
-        return Range(trigger.base_sha, trigger.head_sha, trigger.open)
-
-    def load(self) -> PullRequest:
-        return self._change.pull()
-
-    def moved_since(self, pr: PullRequest, trigger: Trigger) -> str | None:
-        """Bitbucket's API does not say when a head was pushed: the relay names the head the
-        pull request had when the comment was made (its webhook's), and another head now
-        refuses the commands. Without it nobody can tell, and they are refused too."""
-        if not trigger.head_sha:
-            return ("The pipeline does not name the head the comment was written against "
-                    "(REVIEWBOT_HEAD, set by the webhook relay), so it cannot be told whether "
-                    "the head moved since. Nothing was done.")
-        if not pr.head.startswith(trigger.head_sha) and not trigger.head_sha.startswith(pr.head):
-            return (f"The pull request's head moved to {pr.head[:12]} after the comment was "
-                    f"written (at {trigger.head_sha[:12]}). Nothing was done: check the new head "
-                    "and comment again.")
-        return None
-
-    def head_ref(self, number: int) -> str:
-        """Bitbucket mirrors no pull request ref: the head is fetched from its branch."""
-        return f"refs/heads/{self._change.pull().head_ref}"
-
-    def summary_body(self, *, keep: bool = False) -> str | None:
-        return self._change.summary_body() if self._reads else None
-
-    def role(self, permission: Permission) -> str:
-        return role(permission)
-
-    def labeled_by(self, label: str) -> Actor | None:
-        """Bitbucket pull requests carry no labels: the apply trigger is `/apply PLAN`."""
-        return None
+def moved_since(pr: PullRequest, trigger: Trigger) -> str | None:
+    """Bitbucket's API does not say when a head was pushed: the relay names the head the pull
+    request had when the comment was made (its webhook's), and another head now refuses the
+    commands. Without it nobody can tell, and they are refused too."""
+    if not trigger.head_sha:
+        return ("The pipeline does not name the head the comment was written against "
+                "(REVIEWBOT_HEAD, set by the webhook relay), so it cannot be told whether "
+                "the head moved since. Nothing was done.")
+    if not pr.head.startswith(trigger.head_sha) and not trigger.head_sha.startswith(pr.head):
+        return (f"The pull request's head moved to {pr.head[:12]} after the comment was "
+                f"written (at {trigger.head_sha[:12]}). Nothing was done: check the new head "
+                "and comment again.")
+    return None
