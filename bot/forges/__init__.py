@@ -6,18 +6,19 @@ What a new forge provides
 -------------------------
 A forge is one package here and one runner under `bot/ci/`. The package provides:
 
-- `change.py`: the change's side, an object that satisfies `base.Forge` (load the change and
-  our earlier comments by their hidden markers, the lines the forge's diff takes comments on,
-  post one review, edit, delete, resolve, the sticky summary, the status report) and its
-  markdown `Dialect` (how suggestions are fenced, how long a body may be);
-- `host.py`: `base.Host` for the same change (where its head is now and when it moved, the
-  bot's own summary body, the forge's names for roles, who added a label, the apply commit's
-  default author);
+- `change.py`: the change, one class that satisfies `base.Change`: what the publish step
+  needs (`load` our earlier comments by their hidden markers, the lines the forge's diff takes
+  comments on, post one review, edit, delete, resolve, the sticky summary, the status report,
+  and its markdown `Dialect`: how suggestions are fenced, how long a body may be) and what a
+  conversation needs (`pull_request`: where its head is now; when it moved, the bot's own
+  summary body, the ref its head is fetched from, the forge's names for roles, who added a
+  label, the apply commit's default author);
+- `host.py`: the conversation's data and pure helpers that `change.py` answers with (role
+  names, what a push starts, the default author), and `push_env(token, server)`: the
+  credentials for one git process, never written to a config file;
 - `repository.py`: `repository.Repository` (replies made once, reactions, the
   collaborator-permission check, labels, notes found by marker, tracking issues, a file at a
-  ref), and `base.Pulls` (the change a commit came in with);
-- a `push_env(token, server)`: the credentials for one git process, never written to a
-  config file.
+  ref), and `base.Pulls` (the change a commit came in with).
 
 Every member is required: a forge that cannot do something does a documented no-op (and
 says so where a user would look for it). Values in and out are the frozen dataclasses of
@@ -44,8 +45,8 @@ The seams it builds on, shared by every forge:
   (its JSON lines are what those dry runs print for replies, notes and labels).
 
 Its runner under `bot/ci/` (`ci.base.Runner`) reads the CI's event into a `Trigger` and
-builds the `base.Connection` (`connect`): the repository, the change's `Forge` and `Host`,
-`Pulls`, `push_env`, and on a dry run the recorded writes. The fakes under `tests/forges/`
+builds the `base.Connection` (`connect`): the repository, the `Change` (when the run is about
+one), `Pulls`, `push_env`, and on a dry run the recorded writes. The fakes under `tests/forges/`
 check every request a test sends against the forge's published API description; a new forge
 brings its fake and its description with it.
 """
