@@ -56,6 +56,7 @@ GUID = Form("a GUID", variables._matching(
 # refuses in names, no leading or trailing space.
 NAME = Form("an Azure DevOps name", variables._matching(r"[^\\/:*?\"<>|;#$%&+=@]+"))
 REASON = Form("an Azure Pipelines build reason", variables._matching(r"[A-Za-z]+"))
+STATES = Form("two states, `open,closed` (To Do,Done)", variables._matching(r"[^,;]+,[^,;]+"))
 TARGET = Form("a branch ref (refs/heads/…)", lambda value: value.startswith("refs/heads/")
               and BRANCH.check(value.removeprefix("refs/heads/")))
 CHANGE = "PR "  # how the job log names a change: PR 7 (Azure DevOps writes no sign)
@@ -64,6 +65,7 @@ ENABLE_COMMENTS = (
     "To get threads and the status: give the project's Build Service identity `Contribute to "
     f"pull requests` on the repository, and {TOKEN_HINT}.")
 HANDLED = {"review": "BUILD_REASON=PullRequest (a build validation policy)",
+           "sweep": "BUILD_REASON=Schedule (a scheduled run of the default branch)",
            "comment": "a service hook's run with REVIEWBOT_PULL_REQUEST, REVIEWBOT_THREAD and "
                       "REVIEWBOT_COMMENT"}
 
@@ -124,6 +126,11 @@ def from_env(env: Mapping[str, str]) -> Trigger:
         return Trigger("azure", reason, "comment", repository=name, number=number,
                        comment_id=comment, head_sha=variables.optional(env, "REVIEWBOT_HEAD", SHA),
                        target_ref=into.removeprefix("refs/heads/") if into else None)
+    if reason == "Schedule":
+        branch = variables.required(env, "BUILD_SOURCEBRANCH", TARGET, EVERY_RUN)
+        return Trigger("azure", reason, "sweep", repository=name,
+                       target_ref=branch.removeprefix("refs/heads/"),
+                       head_sha=variables.required(env, "BUILD_SOURCEVERSION", SHA, EVERY_RUN))
     return Trigger("azure", reason, "ignored", repository=name,
                    reason=f"a run for BUILD_REASON={reason} needs nothing from `reviewbot ci`")
 
@@ -133,6 +140,18 @@ def token(env: Mapping[str, str]) -> str:
     if not value:
         raise BotError(f"no Azure DevOps token: {TOKEN_HINT}", Exit.USAGE)
     return value
+
+
+def work_items(env: Mapping[str, str]) -> tuple[str | None, str, str, str]:
+    """The sweep's work item settings: REVIEWBOT_AZURE_TEAM (the team a WIQL query runs in;
+    default the project's own), REVIEWBOT_AZURE_WORK_ITEM (its type; default Task) and
+    REVIEWBOT_AZURE_WORK_ITEM_STATES (`open,closed` as the process names them; default
+    `To Do,Done`)."""
+    team = variables.optional(env, "REVIEWBOT_AZURE_TEAM", NAME)
+    kind = variables.optional(env, "REVIEWBOT_AZURE_WORK_ITEM", NAME) or "Task"
+    states = variables.optional(env, "REVIEWBOT_AZURE_WORK_ITEM_STATES", STATES) or "To Do,Done"
+    opened, closed = (part.strip() for part in states.split(","))
+    return team.strip() if team else None, kind.strip(), opened, closed
 
 
 def maintainers(env: Mapping[str, str]) -> tuple[str, ...]:
@@ -231,16 +250,18 @@ class AzurePipelines:
     def _settings(self, token: str, number: int | None) -> Settings:
         from bot.forges.azure.api import Settings
 
+        team, kind, opened, closed = work_items(self._env)
         return Settings(collection(self._env), project(self._env), repository_id(self._env),
                         token, number, target_url=self._run_url(),
-                        repository_name=repository_name(self._env))
+                        repository_name=repository_name(self._env), team=team,
+                        work_item_type=kind, open_state=opened, closed_state=closed)
 
     def connect(self, trigger: Trigger, token: str | None, *, dry_run: bool = False
                 ) -> Connection:
         """A dry run reads with the token (what it records is what a run would send now)."""
         # Here, not at the top: reading a trigger (`analyze`) must not load httpx.
         from bot.forges.azure.change import AzureChange
-        from bot.forges.azure.host import AzureHost, push_env
+        from bot.forges.azure.host import push_env
         from bot.forges.azure.pulls import AzurePulls
         from bot.forges.azure.repository import AzureRepository
 
@@ -253,7 +274,6 @@ class AzurePipelines:
                           AzureRepository(api.settings, api=api,
                                           maintainers=maintainers(self._env)),
                           AzurePulls(api), "PR ", change,
-                          AzureHost(change) if change else None,
                           push_env(token, server(self._env)), recorded, sleep=api.sleep)
 
     def _run_url(self) -> str | None:

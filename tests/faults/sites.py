@@ -7,6 +7,7 @@ Each fake names its fault kinds its own way; `KINDS` maps the matrix's names ont
 
 from __future__ import annotations
 
+import html
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -64,9 +65,9 @@ KINDS: dict[Name, dict[str, str]] = {
               "429 Retry-After": "429"},
 }
 # The writes a forge does not have (Bitbucket: no reactions, no labels on pull requests).
-# Azure DevOps: no reactions; sweeps keep no tracking item there (docs/azure-devops.md).
+# Azure DevOps: no reactions.
 ABSENT: dict[Name, tuple[str, ...]] = {"bitbucket": ("reaction", "label add", "label remove"),
-                                       "azure": ("reaction", "issue create", "issue update")}
+                                       "azure": ("reaction",)}
 
 # Each write -> the request that makes it, as the fake's fault target.
 TARGETS: dict[Name, dict[str, str]] = {
@@ -137,6 +138,8 @@ TARGETS: dict[Name, dict[str, str]] = {
         "reply": r"POST .*/pullRequests/1/threads",
         "label add": r"POST .*/pullRequests/1/labels",
         "label remove": r"DELETE .*/pullRequests/1/labels/.+",
+        "issue create": r"POST .*/wit/workitems/\$Task",
+        "issue update": r"PATCH .*/wit/workitems/\d+",
     },
 }
 
@@ -410,7 +413,10 @@ def azure_site(work: Path) -> Site:
                 lambda: [str(st["state"]) for st in fake.statuses
                          if st["context"]["name"] == "reviewbot"][-1:],
                 replies, lambda cid: [], lambda: [str(t["name"]) for t in fake.labels],
-                lambda: [], lambda: [first(t) for t in findings()], _no_line, "failed", 1, 1,
+                lambda: [(html.unescape(str(i["fields"].get("System.Description"))),
+                          i["fields"].get("System.State") != "Done")
+                         for i in fake.work_items.values()],
+                lambda: [first(t) for t in findings()], _no_line, "failed", 1, 1,
                 fake.errors, lambda: None)
 
 

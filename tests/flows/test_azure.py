@@ -236,3 +236,37 @@ def test_ast_edit_then_apply_commits_the_plan_shown(world: World) -> None:
     message = git(world.origin, "log", "-1", "--format=%B", new)
     assert plan in message and "alice@octo.test" in message
     assert new in world.fake.replies()[-1]
+
+
+def sweep(world: World) -> int:
+    """A scheduled run of the default branch as the checkout has it now."""
+    git(world.checkout, "fetch", "-q", "origin", "+refs/heads/*:refs/remotes/origin/*")
+    git(world.checkout, "checkout", "-q", "--detach", "refs/remotes/origin/main")
+    for name in ("SYSTEM_PULLREQUEST_PULLREQUESTID", "SYSTEM_PULLREQUEST_TARGETBRANCH",
+                 "SYSTEM_PULLREQUEST_SOURCECOMMITID", "SYSTEM_PULLREQUEST_SOURCEBRANCH"):
+        world.monkeypatch.delenv(name, raising=False)
+    return world.run("ci", "--repo", str(world.checkout), BUILD_REASON="Schedule",
+                     BUILD_SOURCEBRANCH="refs/heads/main",
+                     BUILD_SOURCEVERSION=git(world.checkout, "rev-parse", "HEAD"))
+
+
+def test_a_scheduled_sweep_tracks_regressions_in_a_work_item(world: World) -> None:
+    fake = world.fake
+    # 1. the baseline: one work item, closed, tagged, its state kept in its description
+    assert sweep(world) == 0
+    [(number, item)] = fake.work_items.items()
+    fields = item["fields"]
+    assert fields["System.State"] == "Done" and "reviewbot:regressions" in fields["System.Tags"]
+    assert fields["System.Description"].startswith("<pre>&lt;!-- reviewbot:sweep ref=main ")
+    # 2. a regression lands on the default branch: the same work item, open, names it
+    world.repo.git("checkout", "-q", "main")
+    world.repo.commit({"lib.py": "import os\n"}, "a regression")
+    world.repo.git("push", "-q", str(world.origin), "main:main")
+    assert sweep(world) == 0
+    assert list(fake.work_items) == [number]
+    fields = fake.work_items[number]["fields"]
+    assert fields["System.State"] == "To Do" and "F401" in fields["System.Description"]
+    # 3. nothing new on the branch: nothing written
+    writes = len(fake.writes())
+    assert sweep(world) == 0
+    assert len(fake.writes()) == writes

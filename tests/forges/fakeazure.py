@@ -19,7 +19,9 @@ the thread, a comment's content only by its author; each push is an iteration, w
 come from real git in a real repository; pull request statuses are kept per iteration when
 one is named; a label is added once by name and removed by name or id; a pipeline run takes
 variables only where the pipeline allows them to be set at queue time
-(`settable_variables`); an item is a file at a commit, as raw text when text is asked for.
+(`settable_variables`); an item is a file at a commit, as raw text when text is asked for; a
+WIQL query finds the project's work items by their tags (the one form the bot sends, in the
+context of the default team `demo Team`).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from tests.forges.loopback import Fault
 from tests.forges.validate import Swagger, swagger
 
 ORGANIZATION, PROJECT, REPOSITORY = "octo", "demo", "demo"
+TEAM = f"{PROJECT} Team"  # the project's default team: the context of a WIQL query
 REPOSITORY_ID = "0b6b3c6e-3c47-4b4f-9d27-6a0f1c2f0a11"
 PIPELINE_ID = 7
 SERVER = "https://dev.azure.test"
@@ -75,7 +78,8 @@ class Call:
 
     @property
     def write(self) -> bool:
-        return self.method != "GET"
+        # A WIQL query is a POST that changes nothing.
+        return self.method != "GET" and not self.path.endswith("/_apis/wit/wiql")
 
 
 @dataclass
@@ -204,6 +208,9 @@ class FakeAzure:
     def _route(self, method: str, path: str, query: dict[str, list[str]], body: Any,
                user: dict[str, Any], accept: str) -> tuple[int, Any]:
         prefix = f"/{ORGANIZATION}/{PROJECT}/_apis"
+        team = re.fullmatch(rf"/{ORGANIZATION}/{PROJECT}/([^/]+)/_apis/wit/wiql", path)
+        if method == "POST" and team:
+            return self._wiql(team.group(1), body)
         if not path.startswith(prefix + "/"):
             return 404, _error("project not found", "ProjectDoesNotExistException")
         rest = path[len(prefix):]
@@ -504,6 +511,32 @@ class FakeAzure:
         n = max(self.work_items, default=0) + 1
         self.work_items[n] = {"rev": 1, "fields": fields}
         return 200, self._work_item(n)
+
+    def _wiql(self, team: str, body: dict[str, Any]) -> tuple[int, Any]:
+        """A flat query of the project's work items by their tags, the one form the fake
+        evaluates: `SELECT [System.Id] FROM WorkItems WHERE [System.TeamProject] = @project
+        AND [System.Tags] CONTAINS 'tag' ... ORDER BY [System.Id]`; any other is an error."""
+        if team != TEAM:
+            return 404, _error(f"TF400299: the team {team} does not exist",
+                               "TeamNotFoundException")
+        query = " ".join(str(body.get("query") or "").split())
+        form = re.fullmatch(r"SELECT \[System\.Id\] FROM WorkItems WHERE "
+                            r"\[System\.TeamProject\] = @project((?: AND \[System\.Tags\] "
+                            r"CONTAINS '(?:[^']|'')+')+) ORDER BY \[System\.Id\]", query)
+        if form is None:
+            self.errors.append(f"WIQL the fake does not evaluate: {query}")
+            return 400, _error("unsupported query", "WorkItemTrackingQueryException")
+        wanted = [t.replace("''", "'") for t in re.findall(r"CONTAINS '((?:[^']|'')+)'",
+                                                            form.group(1))]
+        found = [n for n, item in sorted(self.work_items.items())
+                 if all(t.lower() in [x.strip().lower() for x in
+                                      str(item["fields"].get("System.Tags") or "").split(";")]
+                        for t in wanted)]
+        return 200, {"queryType": "flat", "queryResultType": "workItem", "asOf": NOW,
+                     "columns": [{"referenceName": "System.Id", "name": "ID",
+                                  "url": f"{SERVER}/{ORGANIZATION}/_apis/wit/fields/System.Id"}],
+                     "workItems": [{"id": n, "url": f"{API}/wit/workItems/{n}"}
+                                   for n in found]}
 
     def _get_work_item(self, n: int) -> tuple[int, Any]:
         if n not in self.work_items:

@@ -12,9 +12,10 @@ not idempotent raises `Uncertain`: the caller reads again before writing again.
 
 from __future__ import annotations
 
+import builtins
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import httpx
@@ -48,6 +49,12 @@ class Settings:
     target_url: str | None = None  # where the status links to (the run's page)
     max_wait: float = 300.0  # the longest rate-limit wait accepted
     repository_name: str | None = None  # BUILD_REPOSITORY_NAME, for messages and links
+    team: str | None = None  # the team a WIQL query runs in (default: the project's own)
+    # A sweep's work item: its type, and its states while open and once closed (the Basic
+    # and Scrum processes' names; Agile and CMMI say New and Closed).
+    work_item_type: str = "Task"
+    open_state: str = "To Do"
+    closed_state: str = "Done"
 
     @property
     def name(self) -> str:
@@ -78,7 +85,7 @@ class Api:
         self.settings = settings
         self.sleep = sleep
         self._network = Transport(
-            f"{collection}/{segment(settings.project)}/_apis",
+            f"{collection}/{segment(settings.project)}",
             {"Authorization": f"Bearer {settings.token}", "Accept": "application/json"},
             azure_judge(settings.max_wait), forge="Azure DevOps", timeout=settings.timeout,
             sleep=sleep, clock=clock, transport=http)
@@ -98,8 +105,10 @@ class Api:
 
     # -- requests ------------------------------------------------------------------------
 
-    def send(self, request: Request) -> Response:
-        response = self._sender.send(request)
+    def send(self, request: Request, scope: str = "/_apis") -> Response:
+        """`request`, its path under the project's `scope`: `/_apis`, or a team's
+        (`/{team}/_apis`, where WIQL queries run)."""
+        response = self._sender.send(replace(request, path=scope + request.path))
         if response.status == 203 and b"<html" in response.content[:200].lower():
             # The sign-in page: the token was not taken.
             raise HTTPError(f"Azure DevOps refused the token ({request.method} {request.path} "
@@ -114,6 +123,16 @@ class Api:
         data = self.get(path, version, query)
         items = data.get("value") if isinstance(data, dict) else data
         return [d for d in items if isinstance(d, dict)] if isinstance(items, list) else []
+
+    def query(self, wiql: str) -> builtins.list[int]:
+        """The ids a flat WIQL query finds, in its order (a POST that writes nothing)."""
+        team = self.settings.team or f"{self.settings.project} Team"
+        data = self.send(Request("POST", "/wit/wiql", {"api-version": "7.2-preview.2"},
+                                 body={"query": wiql}, write=False),
+                         scope=f"/{segment(team)}/_apis").json()
+        found = data.get("workItems") if isinstance(data, dict) else None
+        return [int(w["id"]) for w in found or () if isinstance(w, dict)
+                and isinstance(w.get("id"), int)]
 
     def write(self, method: str, path: str, version: str, body: Any = None, *,
               idempotent: bool = False, query: Query | None = None,

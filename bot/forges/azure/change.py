@@ -18,6 +18,8 @@ What Azure DevOps does, and what is done about it:
 - A fixed finding's thread gets the native status `fixed`, property `reviewbot.fixed` (the
   head it was fixed in), and its comment a line saying so; a finding that comes back reopens
   (`active`) only a thread the bot marked fixed: a person closing a thread is a decision.
+- The conversation's part: the head's push is the iteration's `createdDate` (`moved_since`);
+  a label records nobody (`labeled_by` is None: the apply trigger is `/apply`).
 - No operation in the description deletes a thread: a duplicate thread (a write carried out
   twice) is closed, its property removed and its comment says it is a duplicate.
 - The summary is a thread without a file, edited in place; the gate is a pull request status
@@ -31,17 +33,29 @@ import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 
 from bot.errors import BotError, Exit, NotFound, ReadOnly, Refused
 from bot.forges import meanwhile, sticky
-from bot.forges.azure import limits
+from bot.forges.azure import host, limits
 from bot.forges.azure.api import Api, Settings
 from bot.forges.azure.limits import DIALECT, FINGERPRINT, SUMMARY, THREADS
-from bot.forges.base import Draft, Forge, Posted, PullRequest, Rejected, State, StatusReport
+from bot.forges.base import (
+    Actor,
+    Change,
+    Draft,
+    Posted,
+    PullRequest,
+    Range,
+    Rejected,
+    State,
+    StatusReport,
+)
 from bot.forges.limits import server_wait
+from bot.forges.repository import Permission
+from bot.model import Trigger
 from bot.publishing.placement import Dialect
 from bot.render.markdown import SUMMARY_MARKER, clip, parse_marker
 
@@ -64,9 +78,12 @@ class _Thread:
 
 
 class AzureChange:
-    """One pull request: `Settings.number`, or `number` when given."""
+    """One pull request (`base.Change`): `Settings.number`, or `number` when given."""
 
     dialect: Dialect = DIALECT
+    name: Literal["azure"] = "azure"
+    after_push = host.AFTER_PUSH
+    author = host.AUTHOR
 
     def __init__(self, settings: Settings, *, number: int | None = None,
                  sleep: Callable[[float], None] = time.sleep,
@@ -103,7 +120,45 @@ class AzureChange:
                            "its source commit", Exit.FORGE)
         return data
 
-    def pull(self) -> PullRequest:
+    # -- the conversation's part -------------------------------------------------------
+
+    def review_range(self, trigger: Trigger) -> Range:
+        """The run's head against the target branch as the pipeline fetched it (the review
+        takes their merge base): what `analyze` reviews too, without the API."""
+        assert trigger.head_sha  # the runner names it for a review
+        return Range(f"refs/remotes/origin/{trigger.target_ref or 'main'}", trigger.head_sha,
+                     trigger.open)
+
+    def moved_since(self, pr: PullRequest, trigger: Trigger) -> str | None:
+        """Why `pr.head` may not be the head the comment was written against, or None.
+
+        Decided by when Azure DevOps recorded the iteration (push) that made `pr.head` the
+        head, against when it recorded the comment: never by commit dates, which whoever made
+        the commit chose, nor by the run's variables, which whoever queues it sets."""
+        found = self.of_head(pr.head)
+        head = pr.head[:12]
+        created = found.get("createdDate") if found else None
+        if not isinstance(created, str):
+            return (f"Azure DevOps lists no iteration with the head {head}, so it cannot be "
+                    "told whether the command was written against it. Nothing was done.")
+        when = host.moment(created)
+        if trigger.comment_created_at is None or when >= host.moment(trigger.comment_created_at):
+            return (f"The pull request's head moved to {head} after the comment was written "
+                    f"(pushed {when:%Y-%m-%d %H:%M:%S} UTC). Nothing was done: check the new "
+                    "head and comment again.")
+        return None
+
+    def head_ref(self, number: int) -> str:
+        return host.head_refspec(number)
+
+    def role(self, permission: Permission) -> str:
+        return host.role(permission)
+
+    def labeled_by(self, label: str) -> Actor | None:
+        """Azure DevOps records no author of a label (tag): never an actor to trust."""
+        return None
+
+    def pull_request(self) -> PullRequest:
         """The pull request as Azure DevOps says now: head, base, branch. A pull request's
         source branch is in the same repository here: forks are not read."""
         data = self._get_pull()
@@ -159,7 +214,7 @@ class AzureChange:
         return State(head, data.get("status") == "active", tuple(posted),
                      str(self._summary[0]) if self._summary else None)
 
-    def summary_body(self) -> str | None:
+    def summary_body(self, *, keep: bool = False) -> str | None:
         """The body of the summary thread the bot wrote, else None."""
         self._summary = _summary(self.threads())
         return self._summary[2] if self._summary else None
@@ -427,8 +482,8 @@ def bot_identity(threads: Sequence[Mapping[str, Any]]) -> str | None:
     return _id(first.get("author")) if first else None
 
 
-def _is_forge(change: AzureChange) -> Forge:
-    """mypy checks here that `AzureChange` is a `Forge`: every member, every signature."""
+def _is_change(change: AzureChange) -> Change:
+    """mypy checks here that `AzureChange` is a `Change`: every member, every signature."""
     return change
 
 

@@ -10,16 +10,22 @@ notes and a file at a revision, over `api.Api`.
   bot when the pipeline's own settings name it (`REVIEWBOT_AZURE_MAINTAINERS`, unique names
   or ids, set in the pipeline's YAML on the default branch, never at queue time); anyone
   else has no access. An unknown permission is never read as one.
-- Sweeps keep no tracking item on Azure DevOps yet: the described work item operations find
-  nothing by text (a query needs WIQL), so `find_issue` says so (see docs/azure-devops.md).
+- The sweep's tracking issue is a work item (`Task` by default): title, description (the
+  sweep's markdown kept as text, escaped in a <pre> block: Azure DevOps sanitizes the HTML
+  of a description, and the sweep's state is an HTML comment), tags (`reviewbot` and the
+  sweep's label) and state (open and closed per the process: settings). It is found again by
+  a WIQL query on its tag and the marker in its description; a reply to it is a comment in
+  its discussion (`System.History`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import html
 import re
 import time
 from collections.abc import Callable, Collection, Sequence
+from typing import Any
 
 import httpx
 
@@ -37,8 +43,9 @@ SHA = re.compile(r"[0-9a-f]{40}")
 # How Azure DevOps names a pipeline's own identity (the project's or the collection's Build
 # Service): `Build\<guid>`.
 BUILD_IDENTITY = re.compile(r"Build\\[0-9a-fA-F-]{36}")
-SWEEP_HINT = ("reviewbot sweep keeps no tracking item on Azure DevOps yet "
-              "(docs/azure-devops.md, section 5)")
+SWEEP_TAG = "reviewbot"  # every sweep work item carries it, with the sweep's label
+JSON_PATCH = "application/json-patch+json"
+PRE = re.compile(r"<pre>(.*)</pre>", re.S)
 
 
 class AzureRepository:
@@ -48,8 +55,13 @@ class AzureRepository:
                  http: httpx.BaseTransport | None = None, api: Api | None = None) -> None:
         self._api = api or Api(settings, sleep=sleep, clock=clock, http=http)
         self._maintainers = frozenset(m.strip().lower() for m in maintainers if m.strip())
+        self._work_items: set[int] = set()  # the work items this run read or made
 
     def reply(self, number: int, body: str) -> int:
+        if number in self._work_items:  # the sweep's work item: a comment in its discussion
+            self._api.write("PATCH", f"/wit/workitems/{number}", limits.WORK_ITEMS,
+                            [_set("System.History", _html(body))], content_type=JSON_PATCH)
+            return number
         path = f"{self._api.pull(number)}/threads"
 
         def post(text: str) -> int:
@@ -141,14 +153,81 @@ class AzureRepository:
         return content.encode() if isinstance(content, str) else None
 
     def find_issue(self, marker: str, label: str | None = None) -> Issue | None:
-        raise BotError(SWEEP_HINT, Exit.USAGE)
+        """The oldest work item tagged `label` (else `reviewbot`) whose description holds
+        `marker`: found by a WIQL query on the tag, then read one by one."""
+        tag = (label or SWEEP_TAG).replace("'", "''")
+        for number in self._api.query(
+                "SELECT [System.Id] FROM WorkItems WHERE [System.TeamProject] = @project "
+                f"AND [System.Tags] CONTAINS '{tag}' ORDER BY [System.Id]"):
+            try:
+                issue = self._work_item(number)
+            except NotFound:  # deleted since the query
+                continue
+            if marker in issue.body:
+                return issue
+        return None
 
     def create_issue(self, title: str, body: str, labels: Sequence[str] = ()) -> Issue:
-        raise BotError(SWEEP_HINT, Exit.USAGE)
+        kind = segment(self._api.settings.work_item_type)
+        made = self._api.write("POST", f"/wit/workitems/${kind}", limits.WORK_ITEMS, [
+            _set("System.Title", title), _set("System.Description", _html(body)),
+            _set("System.Tags", _tags([SWEEP_TAG, *labels]))], content_type=JSON_PATCH)
+        return self._issue_of(made)
 
     def update_issue(self, number: int, *, title: str | None = None, body: str | None = None,
                      labels: Sequence[str] | None = None, open: bool | None = None) -> Issue:
-        raise BotError(SWEEP_HINT, Exit.USAGE)
+        """Change what is given (`labels` replaces the work item's tags); a work item is
+        open in `open_state`, closed in `closed_state` (settings)."""
+        settings = self._api.settings
+        ops = [op for op in (
+            _set("System.Title", title) if title is not None else None,
+            _set("System.Description", _html(body)) if body is not None else None,
+            _set("System.Tags", _tags([SWEEP_TAG, *labels])) if labels is not None else None,
+            None if open is None else _set(
+                "System.State", settings.open_state if open else settings.closed_state))
+            if op is not None]
+        if not ops:
+            return self._work_item(number)
+        made = self._api.write("PATCH", f"/wit/workitems/{number}", limits.WORK_ITEMS, ops,
+                               idempotent=True, content_type=JSON_PATCH)
+        return self._issue_of(made)
+
+    def _work_item(self, number: int) -> Issue:
+        return self._issue_of(self._api.get(f"/wit/workitems/{number}", limits.WORK_ITEMS))
+
+    def _issue_of(self, raw: Any) -> Issue:
+        fields = raw.get("fields") if isinstance(raw, dict) else None
+        if not isinstance(raw, dict) or not isinstance(raw.get("id"), int) \
+                or not isinstance(fields, dict):
+            raise BotError("Azure DevOps answered a work item request without a work item",
+                           Exit.FORGE)
+        self._work_items.add(int(raw["id"]))
+        tags = tuple(t.strip() for t in str(fields.get("System.Tags") or "").split(";")
+                     if t.strip() and t.strip() != SWEEP_TAG)
+        return Issue(int(raw["id"]), str(fields.get("System.Title") or ""),
+                     _text(str(fields.get("System.Description") or "")), tags,
+                     fields.get("System.State") != self._api.settings.closed_state)
+
+
+def _set(field: str, value: str) -> dict[str, str]:
+    """One JSON Patch operation that sets a work item's field (`add` replaces a value)."""
+    return {"op": "add", "path": f"/fields/{field}", "value": value}
+
+
+def _tags(names: Sequence[str]) -> str:
+    return "; ".join(dict.fromkeys(n for n in names if n))
+
+
+def _html(markdown: str) -> str:
+    """A work item's description is HTML, which Azure DevOps sanitizes (an HTML comment,
+    where the sweep keeps its state, would not survive): the text is kept as it is, escaped,
+    in a <pre> block."""
+    return f"<pre>{html.escape(markdown, quote=False)}</pre>"
+
+
+def _text(description: str) -> str:
+    found = PRE.fullmatch(description.strip())
+    return html.unescape(found.group(1)) if found else description
 
 
 def _is_repository(repository: AzureRepository) -> Repository:
