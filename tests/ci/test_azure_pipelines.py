@@ -54,6 +54,24 @@ def test_other_runs_need_nothing() -> None:
     assert trigger.kind == "ignored" and "IndividualCI" in trigger.reason
 
 
+def test_a_scheduled_run_sweeps_its_branch() -> None:
+    trigger = from_env({**RUN, "BUILD_REASON": "Schedule", "BUILD_SOURCEBRANCH": "refs/heads/main",
+                        "BUILD_SOURCEVERSION": HEAD})
+    assert (trigger.kind, trigger.target_ref, trigger.head_sha) == ("sweep", "main", HEAD)
+    with pytest.raises(BotError, match=r"^BUILD_SOURCEVERSION='main' is not a commit sha"):
+        from_env({**RUN, "BUILD_REASON": "Schedule", "BUILD_SOURCEBRANCH": "refs/heads/main",
+                  "BUILD_SOURCEVERSION": "main"})
+
+
+def test_the_work_item_settings_are_read_by_their_form() -> None:
+    assert azure_pipelines.work_items({}) == (None, "Task", "To Do", "Done")
+    assert azure_pipelines.work_items({"REVIEWBOT_AZURE_TEAM": "Core", "REVIEWBOT_AZURE_WORK_ITEM":
+                                       "Bug", "REVIEWBOT_AZURE_WORK_ITEM_STATES": "New, Closed"}
+                                      ) == ("Core", "Bug", "New", "Closed")
+    with pytest.raises(BotError, match=r"^REVIEWBOT_AZURE_WORK_ITEM_STATES='Done' is not two"):
+        azure_pipelines.work_items({"REVIEWBOT_AZURE_WORK_ITEM_STATES": "Done"})
+
+
 @pytest.mark.parametrize("name, value", [
     ("SYSTEM_PULLREQUEST_PULLREQUESTID", "seven"), ("SYSTEM_PULLREQUEST_PULLREQUESTID", "0"),
     ("SYSTEM_PULLREQUEST_SOURCECOMMITID", "HEAD"),
@@ -151,7 +169,8 @@ def test_the_example_gives_the_token_to_the_jobs_that_run_no_pull_requests_code(
 
     text = (ROOT / "examples" / "azure-pipelines.yml").read_text()
     jobs = {job["job"]: job for job in yaml.safe_load(text)["jobs"]}
-    assert set(jobs) == {"analyze", "publish", "command_analyze", "command_publish", "warm"}
+    assert set(jobs) == {"analyze", "publish", "command_analyze", "command_publish", "warm",
+                         "sweep"}
 
     def env(job: str) -> set[str]:
         return {name for step in jobs[job]["steps"] for name in (step.get("env") or {})}
