@@ -3,7 +3,7 @@
 
 What is decided here: the gate, where each finding goes (before the caps, which depend on what
 the change already carries), the summary's closing section (the conversation's state and the
-staged plan), the outputs' paths. What only the forge can tell (what is already posted, what it
+staged plan), the output files. What only the forge can tell (what is already posted, what it
 refuses) arrives later as `Placed`; the summary, the check report and the job summary are then
 rendered from it by the publication's own renderers, the same ones for every flow.
 """
@@ -18,6 +18,7 @@ from bot.model import ReviewResult, Scope
 from bot.options import Delivery
 from bot.publishing import summary
 from bot.publishing.gate import Gate, decide
+from bot.publishing.outputs import Output, rendered
 from bot.publishing.placement import Dialect, Item, Placed
 from bot.publishing.policy import Policy, place
 
@@ -34,6 +35,7 @@ class Publication:
     dialect: Dialect  # the forge's, with room left for `closing`
     items: tuple[Item, ...]  # every commented finding placed, before the caps
     delivery: Delivery  # the outputs' paths and the caps
+    outputs: tuple[Output, ...]  # the files asked for (SARIF, Code Quality), rendered
     closing: str = ""  # the summary's last section: the conversation's state and the plan
 
     def summary(self, placed: Placed) -> str:
@@ -59,7 +61,8 @@ def build(result: ReviewResult, texts: Mapping[str, Sequence[str]], dialect: Dia
         else dialect
     policy = Policy(max_inline=delivery.max_inline, max_file=delivery.max_file)
     return Publication(result, texts, decide(result), policy, room,
-                       place(result, texts, policy, dialect=room), delivery, closing)
+                       place(result, texts, policy, dialect=room), delivery,
+                       rendered(result, delivery.sarif, delivery.code_quality), closing)
 
 
 def check_report(result: ReviewResult, gate: Gate, placed: Placed,

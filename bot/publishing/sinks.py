@@ -63,8 +63,7 @@ def deliver(forge: Change, runner: RunnerOut, publication: Publication, number: 
 
 
 def write_outputs(publication: Publication) -> None:
-    delivery = publication.delivery
-    outputs.write(outputs.rendered(publication.result, delivery.sarif, delivery.code_quality))
+    outputs.write(publication.outputs)
 
 
 def to_forge(forge: Change, publication: Publication) -> Delivered:
