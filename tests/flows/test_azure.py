@@ -37,6 +37,9 @@ def test_three_runs_open_push_rerun(world: World) -> None:
     assert f401["threadContext"]["rightFileStart"] == {"line": 1, "offset": 1}
     assert f841["threadContext"]["rightFileStart"]["line"] == 7
     assert f401["threadContext"]["filePath"] == "/app.py"
+    # The fix as a suggestion block, which replaces the thread's lines (here: deletes line 1).
+    assert "```suggestion\n```" in str(f401["comments"][0]["content"])
+    assert f401["threadContext"]["rightFileEnd"] == {"line": 1, "offset": 10}
     assert f401["pullRequestThreadContext"]["iterationContext"]["secondComparingIteration"] == 1
     assert "reviewbot:summary" in world.summary()
     [status] = fake.statuses
