@@ -221,6 +221,8 @@ class _Pack:
 
 @dataclass
 class _Policy:
+    """One command's use of the cache (`session`): who saves, what it keeps, what failed."""
+
     # Outside a `session` nothing is saved: only a command that says it is trusted saves.
     save: bool = False
     # Results this process keeps for itself: (folder, label, key) -> payload. Used when the run

@@ -96,6 +96,8 @@ class Inputs:
 
 @dataclass
 class _Anchored:
+    """A finding with what places it: its file pair, its line's hash and context."""
+
     finding: Finding
     side_path: str  # head path for head findings, base path for base ones
     pair_key: str  # head path of the file pair both sides are grouped under

@@ -85,6 +85,8 @@ class Declared:
 
 @dataclass(frozen=True)
 class Config:
+    """The repository's settings (`.reviewbot.yml`), with their defaults."""
+
     fail_level: FailLevel = FailLevel.ERROR
     tool_errors: ToolErrors = "fail"
     timeout: float = 300.0

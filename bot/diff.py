@@ -21,6 +21,8 @@ _ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v
 
 @dataclass(frozen=True)
 class Hunk:
+    """One hunk of a unified diff: its ranges and lines at both sides."""
+
     old_start: int
     old_count: int
     new_start: int
@@ -31,6 +33,8 @@ class Hunk:
 
 @dataclass(frozen=True)
 class FilePatch:
+    """One file of a diff: its paths at both sides, its status and hunks."""
+
     old_path: str | None  # None for an added file
     new_path: str | None  # None for a deleted file
     status: FileStatus

@@ -27,6 +27,8 @@ COMMANDS = ("GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT", "GITHUB_STATE")
 
 @dataclass
 class _Watched:
+    """A file a runner's variable names, and what it held when the watch began."""
+
     name: str  # the variable that names the file
     path: Path
     content: bytes | None  # None: the file did not exist

@@ -294,6 +294,8 @@ def tree_blobs(repo: Path, rev: str, paths: list[str], recursive: bool = False) 
 
 @dataclass(frozen=True)
 class TreeEntry:
+    """One line of `git ls-tree`."""
+
     mode: str
     kind: str  # "blob", "tree" or "commit" (a submodule)
     sha: str

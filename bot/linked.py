@@ -28,6 +28,8 @@ ALWAYS_COPIED = frozenset({
 
 @dataclass(frozen=True)
 class LinkPlan:
+    """The base's files: linked from the head's, or written from git."""
+
     links: list[str] = field(default_factory=list)  # the same at both revisions: the head's
     writes: list[str] = field(default_factory=list)  # checked out from git
 

@@ -119,6 +119,8 @@ class Edit:
 
 @dataclass(frozen=True)
 class Fix:
+    """A tool's fix for a finding: its edits and how safe they are to apply."""
+
     description: str
     edits: tuple[Edit, ...]
     applicability: Applicability = Applicability.SAFE

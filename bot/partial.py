@@ -32,6 +32,8 @@ def folders_above(paths: Iterable[str]) -> set[str]:
 
 @dataclass(frozen=True)
 class Plan:
+    """How the changed files' base is made: folders, links and files written from git."""
+
     folders: list[str] = field(default_factory=list)  # made as real folders, parents first
     links: list[tuple[str, str]] = field(default_factory=list)  # unchanged: the head's, linked
     shared: list[str] = field(default_factory=list)  # unchanged folders: the head's, linked

@@ -13,9 +13,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot import config as config_mod
-from bot import git, guard, shards, workspace
+from bot import git, guard, workspace
 from bot.analyzer import Analyzer, Outcome, Resolution, Target
 from bot.classify import Inputs, classify
 from bot.errors import BotError
@@ -28,6 +29,9 @@ from bot.model import Finding, GatePolicy, ReviewResult, Side, ToolRun, ToolStat
 from bot.structural import TOOL as RULES_TOOL
 from bot.trees import DiskView
 
+if TYPE_CHECKING:
+    from bot import shards  # imported where a run is sharded: a review of all its files never is
+
 HINT_NOTHING = (
     "no linter is configured for the changed files: add a ruff section to pyproject.toml "
     "([tool.ruff]), an eslint.config.js or a biome.json (see README, 'Tools')"
@@ -36,6 +40,8 @@ HINT_NOTHING = (
 
 @dataclass(frozen=True)
 class ReviewOptions:
+    """What a review is asked for: the revisions, the settings, the tools and their limits."""
+
     repo: Path
     base: str | None = None
     head: str = "HEAD"
@@ -182,6 +188,8 @@ def _shard_plan(opts: ReviewOptions, applicable: Sequence[Analyzer], changes: wo
     """The files each tool checks in this shard (None: every file), and the plan's id."""
     if opts.shard is None:
         return None, ""
+    from bot import shards
+
     settings = [opts.shard.count, sorted(opts.only or ()), opts.timeout,
                 [a.name for a in applicable], _settings_digest(opts.config), _bot_version()]
     # A file pair goes to one shard whole: under its head path (its base path if deleted). The

@@ -32,6 +32,8 @@ OWNER = "owner.json"
 
 @dataclass(frozen=True)
 class Owner:
+    """The process that made a scratch folder, and the repository it was made for."""
+
     pid: int
     start: str | None  # the kernel's start time of the process; None where unknown
     repo: str

@@ -45,6 +45,8 @@ _RAW_STATUS: dict[str, FileStatus] = {"A": "added", "M": "modified", "D": "delet
 
 @dataclass(frozen=True)
 class Revisions:
+    """The revisions a review compares: the base as asked, the merge base, the head."""
+
     repo: Path
     base_ref: str
     merge_base: str
@@ -53,6 +55,8 @@ class Revisions:
 
 @dataclass
 class Changes:
+    """What changed between the revisions, and what the classifier reads of it."""
+
     patches: list[FilePatch]
     # What the classifier reads of the change (made last, once the files are read).
     evidence: Evidence = field(default_factory=Evidence)

@@ -48,7 +48,9 @@ UNUSED = ("bot.forges", "bot.ci", "bot.flows.", "bot.conversation", "bot.apply",
           # a language server's time budget, memo and diagnostics: only once one runs
           "bot.lsp.budget", "bot.lsp.memo", "bot.lsp.diagnostics",
           # files read as tokens: only where findings moved (the next test)
-          "bot.tokens")
+          "bot.tokens",
+          # the shards' plan: only for a sharded run
+          "bot.shards")
 LOCAL_FLOW = "bot.flows.local"  # `reviewbot review` itself
 
 # Git processes of a review of N Python files with ruff (the head checked out, a linked base):
@@ -94,6 +96,17 @@ def test_a_plain_review_imports_nothing_it_does_not_use(repo: GitRepo) -> None:
     unused = [m for m in modules if any(m == u or m.startswith(u) for u in UNUSED)
               and m != LOCAL_FLOW]
     assert heavy == [] and unused == []
+
+
+def test_loading_the_bot_raises_the_collector_s_first_threshold() -> None:
+    """The bot's start makes tens of thousands of lasting objects; at the default threshold
+    (700) the collector walks them some 40 times meanwhile (docs/performance.md)."""
+    probe = "import gc; before = gc.get_threshold(); import bot; print(before, gc.get_threshold())"
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True,
+                         check=True).stdout
+    before, after = (tuple(int(x) for x in part.strip(" ()").split(",")) for part in
+                     out.strip().split(") ("))
+    assert before[0] == 700 and after == (100_000, *before[1:])
 
 
 def test_a_review_that_compares_tokens_loads_one_grammar_and_nothing_else(repo: GitRepo) -> None:

@@ -37,6 +37,8 @@ class Fixing:
 
 @dataclass(frozen=True)
 class LocalOptions:
+    """A local review's request: the revisions, the working tree, what to check."""
+
     repo: Path
     base: str | None = None  # None: the remote's default branch, else main, else master
     head: str = "HEAD"

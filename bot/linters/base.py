@@ -88,6 +88,8 @@ def no_grouping(units: Sequence[Unit]) -> list[list[Unit]]:
 
 @dataclass(frozen=True)
 class LinterSpec:
+    """What the runner needs to know of one linter: how to find, run and read it."""
+
     name: str
     extensions: frozenset[str]
     executables: tuple[str, ...]

@@ -17,6 +17,8 @@ MAX_BUDGET_FACTOR = 4  # the retry budget grows per isolated file, up to this ma
 
 @dataclass(frozen=True)
 class Attempt:
+    """How one invocation ended, and why when it did not end well."""
+
     kind: Literal["ok", "failed", "timeout"]
     message: str = ""
 

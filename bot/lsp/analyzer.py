@@ -53,6 +53,8 @@ def group_by_project(checkout: Path, paths: Sequence[str], spec: ServerSpec
 
 @dataclass(frozen=True)
 class LspAnalyzer(Analyzer):
+    """A language server as an `Analyzer`: its diagnostics at both revisions."""
+
     spec: ServerSpec
     # Whether this repository chose this server (pyright vs basedpyright); None = always.
     chosen: Callable[[Path], bool] | None = None
@@ -256,6 +258,8 @@ def _coverage(spec: ServerSpec, target: Target) -> frozenset[str]:
 
 @dataclass(frozen=True)
 class _Plan:
+    """The sessions a collect starts, and what it leaves out on purpose."""
+
     # (project root, changed files, importers, changed files left out) per server to start
     sessions: list[tuple[Path, list[str], list[str], list[str]]]
     note: str = ""  # what was left out on purpose, for the tool's row

@@ -45,6 +45,8 @@ class Marker:
 
 @dataclass(frozen=True)
 class ServerSpec:
+    """What the client needs to know of one language server: how to find, start and ask it."""
+
     name: str  # the tool name findings carry
     executables: tuple[str, ...]
     args: tuple[str, ...]
