@@ -23,7 +23,7 @@ max RSS (the largest single descendant, exact). The verdicts are checked against
 diff of the linters alone at the base and at the head (per file and rule).
 
     .venv/bin/python bench/large/run.py [--sizes 250 500 1000] [--repeat 3] [--quick]
-        [--profile 1000] [--keep DIR] [--tree DIR]
+        [--profile 1000] [--keep DIR] [--tree DIR] [--heavy auto 1]
 """
 
 from __future__ import annotations
@@ -151,11 +151,12 @@ class Bench:
     eslint: str
     golangci: str
 
-    def env(self, golangci_cache: Path) -> dict[str, str]:
+    def env(self, golangci_cache: Path, heavy: str = "") -> dict[str, str]:
         # The bot's bytecode cached, as an installed package has it (pip compiles it).
         return {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
                 "GOLANGCI_LINT_CACHE": str(golangci_cache), "PYTHONPATH": str(self.tree),
-                "PYTHONPYCACHEPREFIX": str(self.tmp / "pyc")}
+                "PYTHONPYCACHEPREFIX": str(self.tmp / "pyc"),
+                **({"REVIEWBOT_HEAVY_TOOLS": heavy} if heavy else {})}
 
     def linters_alone(self, paths: Sequence[str], golangci_cache: Path) -> Run:
         py = [p for p in paths if p.endswith(".py")]
@@ -177,12 +178,12 @@ class Bench:
         return total
 
     def review(self, cache: Path, golangci_cache: Path, only: bool = True,
-               profile: Path | None = None) -> Run:
+               profile: Path | None = None, heavy: str = "") -> Run:
         code = BOT if profile is None else PROFILE
         argv = [sys.executable, "-c", code, *([str(profile)] if profile else []), "review",
                 "--repo", str(self.repo), "--base", "main", "--format", "json", "--cache-dir",
                 str(cache), *(a for t in TOOLS for a in ("--only", t) if only)]
-        run = measured(argv, self.repo, self.env(golangci_cache))
+        run = measured(argv, self.repo, self.env(golangci_cache, heavy))
         if profile is None:
             report = json.loads(run.out)
             bad = [t for t in report["tools"] if t["status"] != "ok"]
@@ -250,64 +251,78 @@ class Samples:
         return statistics.median(self.data[key])
 
 
-def bench_size(bench: Bench, size: int, paths: Sequence[str], repeat: int, full: bool
-               ) -> tuple[Samples, str]:
+def bench_size(bench: Bench, size: int, paths: Sequence[str], repeat: int, full: bool,
+               heavy: Sequence[str] = ("",)) -> dict[str, tuple[Samples, str]]:
+    """Each setting of REVIEWBOT_HEAVY_TOOLS in `heavy` ("": the variable unset) against the
+    same linters-alone runs, alternated within each round: its samples and its verdicts."""
     want = expected(bench, size, paths)
-    s = Samples()
-    checks = []
+    out = {}
+    samples = {h: Samples() for h in heavy}
+    checks: dict[str, list[bool]] = {h: [] for h in heavy}
+    got: dict[str, str] = {}
     tmp = bench.tmp
     for _ in range(repeat):
         git(bench.repo, "checkout", "-q", f"change-{size}")
         alone = bench.linters_alone(paths, fresh(tmp / "gl-peer"))
-        s.add("alone cold", alone.seconds)
-        s.add("alone mb", alone.tree_mb)
-        for tool, seconds in alone.parts.items():
-            s.add(f"alone {tool}", seconds)
-        cold = bench.review(fresh(tmp / "findings"), fresh(tmp / "gl-bot"))
-        s.add("cold", cold.seconds)
-        for key, value in (("own mb", cold.own_mb), ("tree mb", cold.tree_mb),
-                           ("child mb", cold.child_mb)):
-            s.add(key, value)
-        for tool, seconds in cold.parts.items():
-            s.add(f"cold {tool}", seconds)
-        checks.append(verdicts(cold)[:2] == want and verdicts(cold)[2] == 0)
-        # A new push: the base in the findings cache, golangci-lint's cache as the review left it.
         git(bench.repo, "checkout", "-q", f"change-{size}-push")
-        copy(tmp / "gl-bot", tmp / "gl-push-peer")
-        s.add("alone push", bench.linters_alone(paths, tmp / "gl-push-peer").seconds)
-        warm = bench.review(copy(tmp / "findings", tmp / "findings-push"),
-                            copy(tmp / "gl-bot", tmp / "gl-push-bot"))
-        s.add("warm", warm.seconds)
-        s.add("warm own mb", warm.own_mb)
-        checks.append(verdicts(warm)[:2] == want and verdicts(warm)[2] == 0)
-        if full:
+        copy(tmp / "gl-peer", tmp / "gl-push-peer")
+        push = bench.linters_alone(paths, tmp / "gl-push-peer").seconds
+        for h in heavy:
+            s = samples[h]
+            s.add("alone cold", alone.seconds)
+            s.add("alone mb", alone.tree_mb)
+            for tool, seconds in alone.parts.items():
+                s.add(f"alone {tool}", seconds)
+            s.add("alone push", push)
             git(bench.repo, "checkout", "-q", f"change-{size}")
-            whole = bench.review(fresh(tmp / "findings"), fresh(tmp / "gl-bot"), only=False)
-            s.add("default", whole.seconds)
-            s.add("default tree mb", whole.tree_mb)
-    note = (f"{want[0]} introduced, {want[1]} fixed: right" if all(checks)
-            else f"**wrong** (expected {want[0]} introduced, {want[1]} fixed; got "
-                 f"{verdicts(cold)} cold, {verdicts(warm)} warm)")
-    return s, note
+            cold = bench.review(fresh(tmp / "findings"), fresh(tmp / "gl-bot"), heavy=h)
+            s.add("cold", cold.seconds)
+            for key, value in (("own mb", cold.own_mb), ("tree mb", cold.tree_mb),
+                               ("child mb", cold.child_mb)):
+                s.add(key, value)
+            for tool, seconds in cold.parts.items():
+                s.add(f"cold {tool}", seconds)
+            checks[h].append(verdicts(cold)[:2] == want and verdicts(cold)[2] == 0)
+            # A new push: the base in the findings cache, golangci-lint's cache as the review
+            # left it.
+            git(bench.repo, "checkout", "-q", f"change-{size}-push")
+            warm = bench.review(copy(tmp / "findings", tmp / "findings-push"),
+                                copy(tmp / "gl-bot", tmp / "gl-push-bot"), heavy=h)
+            s.add("warm", warm.seconds)
+            s.add("warm own mb", warm.own_mb)
+            checks[h].append(verdicts(warm)[:2] == want and verdicts(warm)[2] == 0)
+            got[h] = f"{verdicts(cold)} cold, {verdicts(warm)} warm"
+            if full:
+                git(bench.repo, "checkout", "-q", f"change-{size}")
+                whole = bench.review(fresh(tmp / "findings"), fresh(tmp / "gl-bot"), only=False,
+                                     heavy=h)
+                s.add("default", whole.seconds)
+                s.add("default tree mb", whole.tree_mb)
+    for h in heavy:
+        note = (f"{want[0]} introduced, {want[1]} fixed: right" if all(checks[h])
+                else f"**wrong** (expected {want[0]} introduced, {want[1]} fixed; got {got[h]})")
+        out[h] = (samples[h], note)
+    return out
 
 
-def table(results: dict[int, tuple[Samples, str]], full: bool) -> str:
-    rows = ["| change | linters alone cold (s) | review cold (s) | ratio | linters alone on the "
-            "push (s) | review base cached (s) | ratio | bot RSS (MB) | tree RSS peak (MB) | "
-            "largest child (MB) | verdicts |",
-            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
-    for size, (s, note) in results.items():
-        rows.append(f"| {size} | {s['alone cold']:.2f} | {s['cold']:.2f} | "
+def table(results: dict[tuple[int, str], tuple[Samples, str]], full: bool) -> str:
+    rows = ["| change | heavy tools | linters alone cold (s) | review cold (s) | ratio | linters "
+            "alone on the push (s) | review base cached (s) | ratio | bot RSS (MB) | tree RSS "
+            "peak (MB) | largest child (MB) | verdicts |",
+            "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for (size, heavy), (s, note) in results.items():
+        rows.append(f"| {size} | {heavy or 'auto'} | {s['alone cold']:.2f} | {s['cold']:.2f} | "
                     f"{s['cold'] / s['alone cold']:.2f}x | {s['alone push']:.2f} | "
                     f"{s['warm']:.2f} | {s['warm'] / s['alone push']:.2f}x | {s['own mb']:.0f} | "
                     f"{s['tree mb']:.0f} | {s['child mb']:.0f} | {note} |")
-    rows += ["", "| change | " + " | ".join(f"{t} alone / in the review (s)" for t in TOOLS)
+    rows += ["", "| change | heavy tools | " + " | ".join(f"{t} alone / in the review (s)"
+                                                         for t in TOOLS)
              + " | cold s per 100 files | base cached s per 100 files |"
              + (" default tools cold (s) |" if full else ""),
-             "|---:|" + "---:|" * (len(TOOLS) + 2 + int(full))]
-    for size, (s, _) in results.items():
+             "|---:|---|" + "---:|" * (len(TOOLS) + 2 + int(full))]
+    for (size, heavy), (s, _) in results.items():
         parts = " | ".join(f"{s[f'alone {t}']:.2f} / {s[f'cold {t}']:.2f}" for t in TOOLS)
-        rows.append(f"| {size} | {parts} | {100 * s['cold'] / size:.2f} | "
+        rows.append(f"| {size} | {heavy or 'auto'} | {parts} | {100 * s['cold'] / size:.2f} | "
                     f"{100 * s['warm'] / size:.2f} |"
                     + (f" {s['default']:.2f} |" if full else ""))
     return "\n".join(rows)
@@ -328,6 +343,9 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="build the repository here and keep it")
     parser.add_argument("--tree", type=Path, default=ROOT,
                         help="the bot's source tree to run (another checkout: a before/after)")
+    parser.add_argument("--heavy", nargs="+", default=[""], metavar="SETTING",
+                        help="REVIEWBOT_HEAVY_TOOLS for the review, each alternated within a "
+                             "round (auto, 1, 2; default: unset)")
     args = parser.parse_args()
     sizes = (20, 40) if args.quick else tuple(args.sizes)
     repeat = 1 if args.quick else args.repeat
@@ -360,7 +378,9 @@ def main() -> None:
             return
         results = {}
         for size in sizes:
-            results[size] = bench_size(bench, size, changes[size], repeat, args.full)
+            for heavy, result in bench_size(bench, size, changes[size], repeat, args.full,
+                                            args.heavy).items():
+                results[(size, heavy)] = result
             print(f"change of {size}: done", file=sys.stderr)
         git(repo, "checkout", "-q", "main")
     load = os.getloadavg()
