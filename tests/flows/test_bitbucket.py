@@ -314,3 +314,29 @@ def test_a_regression_that_lands_is_tracked_then_closed(world: World, tracker: b
         now = git(world.origin, "rev-parse", "main")
         assert world.fake.reports[(now, "reviewbot-sweep")]["result"] == "PASSED"
     assert world.fake.comments == []  # nothing written on any pull request
+
+
+def test_a_sweeps_dry_run_writes_nothing(world: World) -> None:
+    assert world.run(sweep_variables(world), "ci", "--dry-run") == 0
+    assert world.fake.writes() == [] and world.fake.issues == {}
+    assert any(c.path.endswith("/issues") for c in world.fake.calls)  # it did read
+
+
+def test_a_tags_pipeline_needs_nothing(world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    assert world.run({"BITBUCKET_TAG": "v1.0",
+                      "BITBUCKET_COMMIT": git(world.origin, "rev-parse", "main")}) == 0
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("reviewbot: nothing to do: a tag's pipeline") and "\n" not in err
+    assert world.fake.calls == []
+
+
+def test_a_comments_pipeline_refuses_a_dry_run(world: World,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    admin_bot(world)
+    cid = world.fake.comment_by(HUMAN, "/fix")
+    assert world.run({"BITBUCKET_BRANCH": "main",
+                      "BITBUCKET_COMMIT": git(world.origin, "rev-parse", "main"),
+                      "REVIEWBOT_PR_ID": "1", "REVIEWBOT_COMMENT_ID": str(cid),
+                      "REVIEWBOT_HEAD": world.branch()}, "ci", "--dry-run") == 2
+    assert "--dry-run works for reviews and sweeps" in capsys.readouterr().err
+    assert world.fake.writes() == [] and world.branch() == world.head
