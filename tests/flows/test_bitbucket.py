@@ -216,10 +216,13 @@ def test_the_sweep_keeps_an_issue_where_the_tracker_is_on(world: World) -> None:
     assert len(world.fake.writes()) == writes
 
 
-def test_the_sweep_writes_a_report_where_there_is_no_tracker(world: World) -> None:
+def test_the_sweep_writes_a_report_where_there_is_no_tracker(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
     world.fake.has_issues = False
     assert world.run(sweep_variables(world)) == 0
     main = git(world.origin, "rev-parse", "main")
+    assert (f"octo/demo has no issue tracker: the sweep is kept in the Code Insights report "
+            f"reviewbot-sweep on {main[:12]}") in capsys.readouterr().out
     report = world.fake.reports[(main, "reviewbot-sweep")]
     assert "state=" in report["details"] and world.fake.issues == {}
     writes = len(world.fake.writes())

@@ -162,6 +162,9 @@ class BitbucketRepository:
             found = self._api.list(f"{self._api.repo}/issues")
         except NotFound:
             self._tracker = False
+            where = self._history[0][:12] if self._history else "the swept commit"
+            print(f"reviewbot: {self._api.settings.repository} has no issue tracker: the sweep "
+                  f"is kept in the Code Insights report {SWEEP_REPORT} on {where}")
             return None
         self._tracker = True
         return found
