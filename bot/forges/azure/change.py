@@ -1,4 +1,4 @@
-"""Azure DevOps's pull request side: `AzureChange` implements `base.Forge` for one pull
+"""Azure DevOps's pull request: `AzureChange` implements `base.Change` for one pull
 request, over `api.Api`.
 
 What Azure DevOps does, and what is done about it:
