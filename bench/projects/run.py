@@ -46,6 +46,7 @@ sys.path.insert(0, str(HERE))
 import gen  # noqa: E402
 
 from bench.repos import make_repo  # noqa: E402
+from bot import cache as findings_cache  # noqa: E402
 from bot import toolpath  # noqa: E402
 from bot.model import ReviewResult  # noqa: E402
 from bot.pipeline import ReviewOptions, run_review  # noqa: E402
@@ -85,7 +86,11 @@ def review(repo: Path, tools: Sequence[str], cache: Path, expect: Sequence[str] 
     """The review's wall time, each tool's part, and the result; `expect`: rules that must be
     reported as introduced (a fast review that misses the change proves nothing)."""
     start = time.perf_counter()
-    result = run_review(ReviewOptions(repo, base="main", only=tuple(tools), cache_dir=cache))
+    # A saving session, as a local review or the warm job: the entries go to `cache` on disk.
+    # Outside one a run saves nothing and keeps its results in this process's memory, keyed
+    # by folder, where a "cold" review in a folder emptied by `fresh` would find them.
+    with findings_cache.session(save=True):
+        result = run_review(ReviewOptions(repo, base="main", only=tuple(tools), cache_dir=cache))
     elapsed = time.perf_counter() - start
     parts = {}
     for run in result.tools:
