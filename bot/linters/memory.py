@@ -154,8 +154,7 @@ class HeavyGate:
         self._setting = Setting()
 
     def _admits(self, need: int) -> bool:
-        if self._running == 0:
-            return True
+        """Beside the runs under way (there is one at least)."""
         if self._setting.at_once is not None:
             return self._running < self._setting.at_once
         return self._room is not None and self._held + need + RESERVE <= self._room
@@ -164,10 +163,13 @@ class HeavyGate:
     def hold(self, need: int) -> Iterator[None]:
         """Wait for room for a run estimated at `need` bytes, hold it while the run lasts."""
         with self._cond:
-            if self._running == 0:  # nothing heavy under way: what the machine has now
-                self._setting = setting()
-                self._room = room() if self._setting.at_once is None else None
-            while not self._admits(need):
+            while True:
+                if self._running == 0:  # nothing heavy under way: what the machine has now
+                    self._setting = setting()
+                    self._room = room() if self._setting.at_once is None else None
+                    break
+                if self._admits(need):
+                    break
                 self._cond.wait()
             self._running += 1
             self._held += need

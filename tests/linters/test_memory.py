@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -71,3 +73,37 @@ def test_the_setting(raw: str, at_once: int | None) -> None:
 def test_a_setting_that_does_not_read(raw: str) -> None:
     with pytest.raises(BotError, match="REVIEWBOT_HEAVY_TOOLS"):
         memory.setting({memory.VARIABLE: raw})
+
+
+@pytest.mark.parametrize(("room_mb", "variable", "most"), [
+    (2 * 512 + 256, None, 2),  # room for two estimates and the reserve, not three
+    (4096, None, 3),
+    (None, None, 1),  # the machine does not say: one at a time
+    (100, "3", 3),
+])
+def test_the_gate_lets_in_as_many_as_the_room_holds(
+        monkeypatch: pytest.MonkeyPatch, room_mb: int | None, variable: str | None,
+        most: int) -> None:
+    monkeypatch.setattr(memory, "room", lambda: None if room_mb is None else room_mb * MiB)
+    if variable is None:
+        monkeypatch.delenv(memory.VARIABLE, raising=False)
+    else:
+        monkeypatch.setenv(memory.VARIABLE, variable)
+    gate = memory.HeavyGate()
+    lock, now, peak = threading.Lock(), [0], [0]
+
+    def run() -> None:
+        with gate.hold(512 * MiB):
+            with lock:
+                now[0] += 1
+                peak[0] = max(peak[0], now[0])
+            time.sleep(0.5)  # long enough for the three to meet where the gate lets them
+            with lock:
+                now[0] -= 1
+
+    threads = [threading.Thread(target=run) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert peak[0] == most
