@@ -283,7 +283,6 @@ def connect(env: Mapping[str, str], name: str, token: str, number: int | None, *
     dry run reads with the token when there is one (what it records is what a run would send
     now), and reads nothing without (what a first run would send)."""
     # Here, not at the top: reading a trigger (`analyze`) must not load PyGithub.
-    from bot.forges.dryrun import NoPulls, RepositoryDryRun
     from bot.forges.github.api import Settings
     from bot.forges.github.change import GitHubChange
     from bot.forges.github.commits import GitHubCommits
@@ -296,12 +295,8 @@ def connect(env: Mapping[str, str], name: str, token: str, number: int | None, *
     reads = bool(token and name)
     repository: Repository = GitHubRepository(api.settings, api=api)
     pulls: Pulls = GitHubCommits(api)
-    recorded: list[dict[str, Any]] | None = None
-    if dry_run:
-        repository = RepositoryDryRun(repository if reads else None)
-        pulls = pulls if reads else NoPulls()
-        recording = api.record_writes(head=head or "", reads=reads)
-        recorded = recording.requests if number is not None else None
+    # A dry run: both sides' writes are recorded where PyGithub sends (`recording.py`).
+    recorded = api.record_writes(head=head or "", reads=reads).requests if dry_run else None
     # Without a token a dry run's conversation reads are GitHub's answers to no token (what
     # a fork check needs), not the recording's picture of a fresh pull request.
     change: Change | None = GitHubChange(

@@ -26,7 +26,6 @@ from bot.ci.variables import BRANCH, NAME, NUMBER, PROJECT, SHA, URL, USER
 from bot.credentials import is_secret_name
 from bot.errors import BotError, Exit
 from bot.forges.base import Annotation, Connection, Range
-from bot.forges.repository import Repository
 from bot.model import Trigger, TriggerKind
 
 if TYPE_CHECKING:
@@ -398,7 +397,6 @@ class GitLabCI:
                 ) -> Connection:
         """A dry run reads with the token too: what it records is what a run would send now."""
         # Here, not at the top: reading a trigger (`analyze`) must not load python-gitlab.
-        from bot.forges.dryrun import RepositoryDryRun
         from bot.forges.gitlab.change import Settings as ForgeSettings
         from bot.forges.gitlab.host import push_env
         from bot.forges.gitlab.merge_requests import MergeRequests
@@ -413,17 +411,19 @@ class GitLabCI:
             "issues" if trigger.kind == "sweep" else "merge_requests")
         gitlab_repository = open_repository(RepositorySettings(url, token, project,
                                                                replies=replies), users)
-        repository: Repository = (RepositoryDryRun(gitlab_repository) if dry_run
-                                  else gitlab_repository)
+        # A dry run: the project's writes and the merge request's are recorded in one list.
+        recording = gitlab_repository.record_writes() if dry_run else None
+        recorded = recording.requests if recording else None
         if trigger.number is None or trigger.kind == "sweep":
-            return Connection(name, repository, MergeRequests(gitlab_repository), "!",
-                              push_env=push_env(token, server))
+            return Connection(name, gitlab_repository, MergeRequests(gitlab_repository), "!",
+                              push_env=push_env(token, server), recorded=recorded)
         change = open_change(ForgeSettings(api_url=url, token=token, project=project,
                                            iid=trigger.number,
                                            target_url=self._env.get("CI_JOB_URL") or None,
                                            repository=name, server=server))
-        recorded = change.record_writes().requests if dry_run else None
-        return Connection(name, repository, MergeRequests(gitlab_repository), "!", change,
+        if recording:
+            change.record_writes(recording)
+        return Connection(name, gitlab_repository, MergeRequests(gitlab_repository), "!", change,
                           push_env(token, server), recorded)
 
     def clone_url(self, repository: str) -> str:

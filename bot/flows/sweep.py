@@ -18,6 +18,7 @@ from bot.model import Trigger
 from bot.options import Checks
 from bot.pipeline import ReviewOptions
 from bot.publishing.outputs import writing
+from bot.publishing.sinks import print_dry_run
 from bot.sweep import flow
 
 
@@ -35,10 +36,13 @@ def from_ci(runner: Runner, repo: Path | None, token: str | None, dry_run: bool,
 
 def sweep(runner: Runner | None, connection: Connection, checkout: Path, ref: str, head: str,
           checks: Checks) -> flow.Swept:
-    """One sweep; its summary goes to the CI's job summary when there is a CI (`runner`)."""
+    """One sweep; its summary goes to the CI's job summary when there is a CI (`runner`). A
+    dry run prints the writes it did not send (`connection.recorded`) as one JSON document."""
     outcome = flow.sweep(options(checks, checkout, ref, head, connection.change_prefix),
                          connection.repository, connection.pulls)
     print(f"reviewbot: {outcome.message}", file=sys.stderr)
+    if connection.recorded is not None:
+        print_dry_run(None, connection.recorded)
     if outcome.summary and runner is not None:
         runner.job_summary(outcome.summary)
     return outcome

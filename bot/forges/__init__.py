@@ -40,9 +40,9 @@ The seams it builds on, shared by every forge:
 - the dry run: the forge's real code runs, and `transport.Recording` at its one way out
   records every write instead of sending it (Gitea's transport, GitLab's `_write`, GitHub's
   PyGithub requester and GraphQL mutations: `github/recording.py`); a new forge records at its
-  own way out the same way. `Connection.recorded` is that list, which the publishing step
-  prints. GitHub's and GitLab's repository side is still wrapped by `dryrun.RepositoryDryRun`
-  (its JSON lines are what those dry runs print for replies, notes and labels).
+  own way out the same way, the change's writes and the repository's (notes, replies, labels,
+  issues) in one list. `Connection.recorded` is that list, which the publishing step (and the
+  sweep) prints as one JSON document.
 
 Its runner under `bot/ci/` (`ci.base.Runner`) reads the CI's event into a `Trigger` and
 builds the `base.Connection` (`connect`): the repository, the `Change` (when the run is about

@@ -161,3 +161,31 @@ def test_a_note_whose_answer_is_lost_is_made_once(fake: FakeGitLab, sleeps: Slee
     fake.faults.append(Fault("POST /merge_requests/3/notes$", kind))
     _repository(fake, sleeps).note(3, QUEUE, f"{QUEUE}\nfails")
     assert _notes(fake) == [f"{QUEUE}\nfails"]
+
+
+def test_a_dry_run_records_every_project_write_and_sends_none(fake: FakeGitLab,
+                                                               sleeps: Sleeps) -> None:
+    """The project side records at `_write` like the merge request side, into one list: a
+    reply, an award, labels, an issue made and closed (answered as the request describes it,
+    so the sweep goes on), a note; reads still go to GitLab."""
+    fake.labels = ["bug"]
+    repository = _repository(fake, sleeps, replies="issues")
+    recording = repository.record_writes()
+    made = repository.create_issue("regressions", "<!-- m1 -->", ["sweep", "ci"])
+    assert (made.number, made.labels, made.open) == (0, ("sweep", "ci"), True)
+    closed = repository.update_issue(made.number, open=False)
+    assert (closed.number, closed.open) == (0, False)
+    repository.reply(3, "fixed")
+    repository.react(3, 5, "eyes")
+    repository.add_label(3, "later")
+    repository.remove_label(3, "bug")
+    repository.note(3, "<!-- q -->", "<!-- q --> the queue's word")
+    assert [(r["method"], r["path"]) for r in recording.requests] == [
+        ("POST", "/projects/42/issues"), ("PUT", "/projects/42/issues/0"),
+        ("POST", "/projects/42/issues/3/notes"),
+        ("POST", "/projects/42/merge_requests/3/notes/5/award_emoji"),
+        ("PUT", "/projects/42/merge_requests/3"), ("PUT", "/projects/42/merge_requests/3"),
+        ("POST", "/projects/42/merge_requests/3/notes")]
+    assert recording.requests[1]["body"] == {"state_event": "close"}
+    assert fake.issues == [] and fake.labels == ["bug"]
+    assert all(c.method == "GET" for c in fake.calls)  # the note's lookup read GitLab

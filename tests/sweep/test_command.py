@@ -88,10 +88,13 @@ def test_dry_run_needs_no_token_and_sends_nothing(repo: GitRepo, monkeypatch: py
         monkeypatch.delenv(key, raising=False)
     head = start(repo)
     assert cli.main(["sweep", "--repo", str(repo.path), "--dry-run"]) == 0
-    writes = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert [w["write"] for w in writes] == ["create-issue", "update-issue"]
-    assert writes[0]["labels"] == ["reviewbot:regressions"] and head[:12] in writes[0]["body"]
-    assert writes[1]["open"] is False
+    printed = json.loads(capsys.readouterr().out)
+    assert "gate" not in printed  # a sweep has none
+    made, closed = printed["requests"]
+    assert (made["method"], closed["method"]) == ("POST", "PATCH")
+    assert made["path"].endswith("/issues") and closed["path"].endswith("/issues/0")
+    assert made["body"]["labels"] == ["reviewbot:regressions"] and head[:12] in made["body"]["body"]
+    assert closed["body"]["state"] == "closed"
 
 
 @pytest.mark.parametrize("argv,env,says", [

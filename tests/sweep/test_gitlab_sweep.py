@@ -119,8 +119,9 @@ def test_dry_run_reads_and_prints_the_writes(schedule: Schedule,
     capsys.readouterr()
     assert schedule.run("--dry-run") == 0
     assert schedule.fake.writes() == [] and schedule.fake.calls  # it did read the issue
-    writes = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    writes = json.loads(capsys.readouterr().out)["requests"]
     assert writes and "F401" in json.dumps(writes)
+    assert {w["method"] for w in writes} <= {"POST", "PUT"}
     assert schedule.issue()["state"] == "closed"  # unchanged
 
 

@@ -9,6 +9,7 @@ answered as a first run on a fresh pull request would find it (nothing of ours y
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -17,6 +18,7 @@ from github.Requester import Requester
 from bot.forges.transport import Recording, Request, Response
 
 SendJson = Callable[..., tuple[dict[str, Any], Any]]
+_ISSUE = re.compile(r"/issues(?:/(\d+))?$")  # an issue made or edited: the sweep reads it back
 
 
 class _Requester:
@@ -62,11 +64,16 @@ def _answer(base: str, repository_url: str, number: int | None, head: str
             return _read(request.path)
         body = request.body if isinstance(request.body, Mapping) else {}
         made: dict[str, Any] = {"id": 0, **{k: v for k, v in body.items() if k != "comments"}}
+        issue = _ISSUE.search(request.path)
+        if issue:
+            made = {"number": int(issue.group(1) or 0), "state": "open", **made}
         if request.path.endswith("/check-runs"):  # its annotations go on with PATCHes to it
             made["url"] = f"{repository_url}/check-runs/{{check_run_id}}"
         return made
 
     def _read(path: str) -> Any:
+        if path.endswith("/permission"):  # a collaborator's: nobody's, with no token
+            return {}
         if number is not None and path == f"{repository}/pulls/{number}":
             pull = f"{repository_url}/pulls/{number}"
             repo = {"full_name": repository.removeprefix("/repos/"), "url": repository_url}

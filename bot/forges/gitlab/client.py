@@ -10,6 +10,7 @@ the one recording layer of every forge) instead of sending it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any, Literal, TypeVar
 from urllib.parse import quote
@@ -25,6 +26,7 @@ from bot.forges.transport import Recording, Request
 RETRIES = 4
 PER_PAGE = 100
 T = TypeVar("T")
+_ISSUE = re.compile(r"/issues(?:/(\d+))?$")  # an issue made or edited: the sweep reads it back
 
 
 class Client:
@@ -42,10 +44,11 @@ class Client:
         self._project = f"/projects/{quote(project, safe='')}"
         self._me: int | None = None
 
-    def record_writes(self) -> Recording:
-        """A dry run: from now on each write is recorded in the returned `Recording.requests`,
-        not sent (and answered with nothing: GitLab's answer is not known)."""
-        self._recording = Recording(lambda request: None)
+    def record_writes(self, into: Recording | None = None) -> Recording:
+        """A dry run: from now on each write is recorded in the returned `Recording.requests`
+        (`into`'s, to share one record between the merge request and the project side), not
+        sent, and answered with nothing but an issue's own fields (`answer`)."""
+        self._recording = into or Recording(answer)
         return self._recording
 
     def me(self) -> int:
@@ -125,6 +128,20 @@ class Client:
         return retry(send, judge, retries=RETRIES, sleep=self._sleep,
                      exhausted=lambda why: BotError(f"the GitLab API kept failing: {why}",
                                                     Exit.FORGE))
+
+
+def answer(request: Request) -> dict[str, Any] | None:
+    """A recorded write's answer: an issue made or edited is the issue the request describes
+    (the sweep goes on with it); GitLab's answer to anything else is not read back."""
+    found = _ISSUE.search(request.path)
+    if found is None or request.method == "DELETE":
+        return None
+    body = request.body if isinstance(request.body, Mapping) else {}
+    labels = body.get("labels")
+    return {"iid": int(found.group(1) or 0), "title": body.get("title", ""),
+            "description": body.get("description", ""),
+            "labels": [x for x in str(labels).split(",") if x] if labels else [],
+            "state": "closed" if body.get("state_event") == "close" else "opened"}
 
 
 OFF: dict[str, Any] = {"obey_rate_limit": False, "retry_transient_errors": False, "max_retries": 0}

@@ -58,8 +58,7 @@ class GitLabRepository(Client):
         notes = f"{self._project}/{self._replies}/{number}/notes"
 
         def post(text: str) -> int:
-            made = self._call(lambda: self._gl.http_post(notes, post_data={"body": text},
-                                                         **OFF), write=True)
+            made = self._write("POST", notes, data={"body": text})
             return int(made["id"]) if isinstance(made, dict) else 0
 
         def find(key: str) -> int | None:
@@ -95,9 +94,9 @@ class GitLabRepository(Client):
     def react(self, number: int, comment_id: int, reaction: Reaction) -> None:
         try:
             # Awarding twice is refused ("has already been taken"): sending it again is harmless.
-            self._call(lambda: self._gl.http_post(
-                f"{self._project}/merge_requests/{number}/notes/{comment_id}/award_emoji",
-                post_data={"name": EMOJI[reaction]}, **OFF), write=True, idempotent=True)
+            self._write("POST",
+                        f"{self._project}/merge_requests/{number}/notes/{comment_id}/award_emoji",
+                        data={"name": EMOJI[reaction]}, idempotent=True)
         except NotFound as exc:
             if "already been taken" not in exc.message:  # the note deleted: the run goes on
                 print(f"reviewbot: note {comment_id} was deleted meanwhile; no {reaction} award")
@@ -126,15 +125,13 @@ class GitLabRepository(Client):
         return Access(login, permission, bool(user.get("bot")))
 
     def add_label(self, number: int, label: str) -> None:
-        self._call(lambda: self._gl.http_put(f"{self._project}/merge_requests/{number}",
-                                             post_data={"add_labels": label}, **OFF),
-                   write=True, idempotent=True)
+        self._write("PUT", f"{self._project}/merge_requests/{number}",
+                    data={"add_labels": label}, idempotent=True)
 
     def remove_label(self, number: int, label: str) -> None:
         # remove_labels takes only the names given: the merge request's other labels stay.
-        self._call(lambda: self._gl.http_put(f"{self._project}/merge_requests/{number}",
-                                             post_data={"remove_labels": label}, **OFF),
-                   write=True, idempotent=True)
+        self._write("PUT", f"{self._project}/merge_requests/{number}",
+                    data={"remove_labels": label}, idempotent=True)
 
     def read_file(self, path: str, ref: str | None = None) -> bytes | None:
         query = {"ref": ref} if ref else {}
@@ -158,8 +155,7 @@ class GitLabRepository(Client):
 
     def create_issue(self, title: str, body: str, labels: Sequence[str] = ()) -> Issue:
         data = {"title": title, "description": defuse(body), "labels": ",".join(labels)}
-        made = self._call(lambda: self._gl.http_post(f"{self._project}/issues", post_data=data,
-                                                     **OFF), write=True)
+        made = self._write("POST", f"{self._project}/issues", data=data)
         return _issue(made if isinstance(made, dict) else {})
 
     def update_issue(self, number: int, *, title: str | None = None, body: str | None = None,
@@ -173,9 +169,8 @@ class GitLabRepository(Client):
             change["labels"] = ",".join(labels)
         if open is not None:
             change["state_event"] = "reopen" if open else "close"
-        made = self._call(lambda: self._gl.http_put(f"{self._project}/issues/{number}",
-                                                    post_data=change, **OFF),
-                          write=True, idempotent=True)
+        made = self._write("PUT", f"{self._project}/issues/{number}", data=change,
+                           idempotent=True)
         return _issue(made if isinstance(made, dict) else {})
 
     def merge_request_of(self, sha: str) -> tuple[int, str | None, bool] | None:
