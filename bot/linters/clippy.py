@@ -154,5 +154,5 @@ SPEC = LinterSpec(
     version_args=("clippy", "--version"),
     env={"CARGO_TERM_COLOR": "never"},
     beyond_paths=True,
-    memory_heavy=True,  # hundreds of MB on a large change: one such tool at a time
+    memory_heavy=True,  # hundreds of MB on a large change: beside another only where memory allows
 )

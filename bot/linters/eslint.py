@@ -154,7 +154,7 @@ SPEC = LinterSpec(
     # (ESLint 9 resolves it from the working folder and ignores files outside it.)
     for_version=lambda spec, version: replace(spec, pairable=version_tuple(version) >= (10,)),
     pairs_with=pairs_with,
-    memory_heavy=True,  # hundreds of MB on a large change: one such tool at a time
+    memory_heavy=True,  # hundreds of MB on a large change: beside another only where memory allows
 )
 
 

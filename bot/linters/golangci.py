@@ -293,5 +293,5 @@ SPEC = LinterSpec(
     unread=unread,
     for_version=for_version,
     read_version=read_version,
-    memory_heavy=True,  # hundreds of MB on a large change: one such tool at a time
+    memory_heavy=True,  # hundreds of MB on a large change: beside another only where memory allows
 )

@@ -184,5 +184,5 @@ SPEC = LinterSpec(
     ok_exit_codes=frozenset({0, 1, 2}),  # 2: blocking errors (syntax), still reported
     beyond_paths=True,
     for_version=for_version,
-    memory_heavy=True,  # hundreds of MB on a large change: one such tool at a time
+    memory_heavy=True,  # hundreds of MB on a large change: beside another only where memory allows
 )
