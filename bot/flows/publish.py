@@ -111,7 +111,7 @@ def publish(runner: Runner, options: Options) -> int:
     result = within_diff(shown, connection.change.diff_lines())
     publication = build(result, analysis.texts, connection.change.dialect, options.delivery,
                         section(talk, extra))
-    outcome = deliver(connection.change, runner, publication, trigger.number, connection.recorded)
+    outcome = deliver(connection, runner, publication, trigger.number)
     # The head moved: this analysis is history, and the run of the new head decides.
     return int(Exit.OK) if outcome.status == "stale" else int(publication.gate.exit)
 

@@ -16,28 +16,22 @@ review did: it is the same findings under the same gate.
 
 from __future__ import annotations
 
-import contextlib
-import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from bot import git
 from bot.ci.base import Runner
-from bot.errors import BotError, Exit, ReadOnly
-from bot.flows.session import log
+from bot.errors import BotError, Exit
 from bot.forges.base import Connection
 from bot.model import ReviewResult, Trigger
 from bot.options import CiOptions, Delivery
 from bot.pipeline import run_review
 from bot.publishing import queue as words
 from bot.publishing.gate import Gate
-from bot.publishing.outputs import report_gate, writable_output
-from bot.publishing.placement import Placed
-from bot.publishing.publication import build
-from bot.publishing.sinks import print_dry_run, write_outputs
-from bot.publishing.sync import with_kind
+from bot.publishing.outputs import writable_output
+from bot.publishing.publication import Note, build
+from bot.publishing.sinks import deliver
 from bot.workspace import texts as head_texts
-
-NOT_INLINE = "a merged result in a merge queue or train takes no inline comments"
 
 
 def name_of(trigger: Trigger) -> str:
@@ -77,40 +71,21 @@ def publish(runner: Runner, connection: Connection, trigger: Trigger, result: Re
     """The gate of `result` (the merged result's review) where the queue reads it, and the word
     on the change; the exit status is the gate's."""
     assert trigger.number is not None and connection.change is not None
-    change = connection.change
-    publication = build(result, texts, change.dialect, delivery)
+    publication = build(result, texts, connection.change.dialect, delivery)
     decided = publication.gate
-    write_outputs(publication)
-    placed = Placed(with_kind(publication.items, "summary", NOT_INLINE))
-    report = publication.check(placed)
     # The change's own review: the fingerprints of its comments are what it already raised.
-    known = {words.known_key(c.key) for c in change.load().comments}
+    known = {words.known_key(c.key) for c in connection.change.load().comments}
     body = words.body(result, decided, known, texts, queue=name_of(trigger),
                       target=trigger.target_ref)
-    if connection.recorded is not None:  # a dry run: stdout is the JSON of what is not sent
-        with contextlib.redirect_stdout(sys.stderr):
-            change.check(report)
-            connection.repository.note(trigger.number, words.MARKER, body, create=decided.failed)
-        print_dry_run(decided, connection.recorded)
-    else:
-        if not change.check(report):
-            runner.annotate(report.annotations)
-        runner.job_summary(publication.job_summary(placed))
-        try:
-            connection.repository.note(trigger.number, words.MARKER, body,
-                                       create=decided.failed)
-        except ReadOnly as exc:  # the gate is the exit status all the same
-            runner.warn(f"reviewbot could not comment on {runner.change_name}{trigger.number} "
-                        f"({exc.message}): {runner.enable_comments}")
-    _log(runner, trigger, result, decided, known)
-    report_gate(decided)
+    note = Note(words.MARKER, body, decided.failed, _line(runner, trigger, result, decided, known))
+    deliver(connection, runner, replace(publication, note=note), trigger.number)
     return int(decided.exit)
 
 
-def _log(runner: Runner, trigger: Trigger, result: ReviewResult, decided: Gate,
-         known: set[str]) -> None:
+def _line(runner: Runner, trigger: Trigger, result: ReviewResult, decided: Gate,
+          known: set[str]) -> str:
     fresh, seen = words.split(result, known)
-    log(f"{name_of(trigger)}: {runner.change_name}{trigger.number} merged as "
-        f"{result.head[:12]} onto {result.merge_base[:12]}: "
-        f"{'fails' if decided.failed else 'passes'}; {len(fresh)} new or changed finding(s) "
-        f"from the combination, {len(seen)} already in the change's review")
+    return (f"{name_of(trigger)}: {runner.change_name}{trigger.number} merged as "
+            f"{result.head[:12]} onto {result.merge_base[:12]}: "
+            f"{'fails' if decided.failed else 'passes'}; {len(fresh)} new or changed finding(s) "
+            f"from the combination, {len(seen)} already in the change's review")

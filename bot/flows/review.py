@@ -34,5 +34,5 @@ def review(runner: Runner, options: CiOptions, trigger: Trigger, connection: Con
     state = read(connection.change.summary_body(keep=True))
     offered = with_conversation(checkout, result, state, cfg, options.delivery,
                                 connection.change.dialect)
-    deliver(connection.change, runner, offered.publication, trigger.number, connection.recorded)
+    deliver(connection, runner, offered.publication, trigger.number)
     return int(offered.publication.gate.exit)

@@ -234,7 +234,7 @@ class Session:
             return int(Exit.OK)
         offered = with_conversation(self.checkout, self.result(), self.state, self.cfg,
                                     self.options.delivery, self.change.dialect, self.notes)
-        deliver(self.change, self.runner, offered.publication, self.number)
+        deliver(self.connection, self.runner, offered.publication, self.number)
         self.state = offered.state
         return int(offered.publication.gate.exit)
 

@@ -27,6 +27,19 @@ SUMMARY_ROOM = 500  # what the summary leaves of a comment's length for its own 
 
 
 @dataclass(frozen=True)
+class Note:
+    """A merge queue's word on the change: one comment held by `marker`, edited in place by a
+    re-run (`create` False: an earlier one is edited, none is posted), and the run's log line.
+    A publication with a note puts no review on the change: the merged result is no change's
+    head; the check run or commit status on it says the gate."""
+
+    marker: str
+    body: str
+    create: bool
+    line: str
+
+
+@dataclass(frozen=True)
 class Publication:
     result: ReviewResult  # as shown: ignored findings left out, hunks cut to the forge's diff
     texts: Mapping[str, Sequence[str]]  # the head's lines the comments quote
@@ -37,6 +50,7 @@ class Publication:
     delivery: Delivery  # the outputs' paths and the caps
     outputs: tuple[Output, ...]  # the files asked for (SARIF, Code Quality), rendered
     closing: str = ""  # the summary's last section: the conversation's state and the plan
+    note: Note | None = None  # a merge queue's, instead of the review and the summary
 
     def summary(self, placed: Placed) -> str:
         """The sticky summary comment."""
