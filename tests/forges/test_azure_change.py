@@ -165,3 +165,10 @@ def test_an_unknown_token_is_refused_with_a_hint(
         fake: FakeAzure, change_for: Callable[..., AzureChange]) -> None:
     with pytest.raises(HTTPError, match=r"sign-in page.*System\.AccessToken"):
         change_for("nobody").load()
+
+
+def test_before_a_summary_a_persons_thread_with_our_property_is_not_ours(
+        fake: FakeAzure, change_for: Callable[..., AzureChange]) -> None:
+    change_for("alice-token").post(fake.head_sha, "", [Draft("k9", "m.py", marked("k9"), line=2)])
+    change_for().post(fake.head_sha, "", [Draft("k1", "m.py", marked("k1"), line=2)])
+    assert [p.key for p in change_for().load().comments] == ["k1"]

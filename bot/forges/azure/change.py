@@ -13,8 +13,9 @@ What Azure DevOps does, and what is done about it:
 - Our threads are found again by their property `reviewbot.fingerprint` and the hidden marker
   of their first comment. Azure DevOps's described API has no "who am I" for a pipeline's
   token, so the bot's identity is the author of its sticky summary thread (property
-  `reviewbot.summary`): a thread whose first comment someone else wrote is not ours. Azure
-  DevOps lets only a comment's author edit it, which is the second guard.
+  `reviewbot.summary`), and before there is a summary a pipeline's identity (`Build\\<guid>`):
+  a thread whose first comment someone else wrote is not ours. Azure DevOps lets only a
+  comment's author edit it, which is the second guard.
 - A fixed finding's thread gets the native status `fixed`, property `reviewbot.fixed` (the
   head it was fixed in), and its comment a line saying so; a finding that comes back reopens
   (`active`) only a thread the bot marked fixed: a person closing a thread is a decision.
@@ -197,7 +198,7 @@ class AzureChange:
             first = min(comments, key=lambda c: int(c.get("id") or 0))
             body = str(first.get("content") or "")
             marker = parse_marker(body)
-            if marker is None or (me is not None and _id(first.get("author")) != me):
+            if marker is None or not _ours(first.get("author"), me):
                 continue
             tid = int(thread["id"])
             status = str(thread.get("status") or "active")
@@ -439,6 +440,15 @@ def _commit(ref: Any) -> str:
 def _id(identity: Any) -> str | None:
     value = identity.get("id") if isinstance(identity, dict) else None
     return value if isinstance(value, str) else None
+
+
+def _ours(author: Any, me: str | None) -> bool:
+    """Whether a comment's author is the bot: the summary's author once there is a summary;
+    before, a pipeline's identity (`Build\\<guid>`), never a person's."""
+    if me is not None:
+        return _id(author) == me
+    name = author.get("uniqueName") if isinstance(author, dict) else None
+    return isinstance(name, str) and name.startswith("Build\\")
 
 
 def properties(thread: Mapping[str, Any]) -> Mapping[str, Any]:
