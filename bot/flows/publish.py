@@ -57,7 +57,7 @@ from bot.model import ReviewResult, Trigger
 from bot.options import Checks, CiOptions, Delivery
 from bot.publishing.gate import override
 from bot.publishing.offer import offer
-from bot.publishing.outputs import writable_output
+from bot.publishing.outputs import writable
 from bot.publishing.policy import within_diff
 from bot.publishing.publication import build
 from bot.publishing.sinks import deliver
@@ -79,8 +79,7 @@ class Options:
 
 
 def publish(runner: Runner, options: Options) -> int:
-    writable_output(options.delivery.sarif, "--sarif")
-    writable_output(options.delivery.code_quality, "--code-quality")
+    writable(options.delivery)
     files = expand(options.files)
     analysis = assemble([read(path, options.max_bytes) for path in files], [str(p) for p in files])
     # The run's own word on which change this is: the artifact must agree with it.

@@ -28,7 +28,7 @@ from bot.options import CiOptions, Delivery
 from bot.pipeline import run_review
 from bot.publishing import queue as words
 from bot.publishing.gate import Gate
-from bot.publishing.outputs import writable_output
+from bot.publishing.outputs import writable
 from bot.publishing.publication import Note, build
 from bot.publishing.sinks import deliver
 from bot.workspace import texts as head_texts
@@ -44,8 +44,7 @@ def gate(runner: Runner, options: CiOptions, trigger: Trigger) -> int:
     if trigger.number is None or not trigger.base_sha or not trigger.head_sha:
         raise BotError(f"the {name_of(trigger)}'s event names no change, base or head",
                        Exit.USAGE)
-    writable_output(options.delivery.sarif, "--sarif")
-    writable_output(options.delivery.code_quality, "--code-quality")
+    writable(options.delivery)
     connection = runner.connect(trigger, options.token, dry_run=options.dry_run)
     refuse_a_fork(runner, connection, trigger)  # a dry run too: it runs the same code
     checkout = runner.checkout(options.repo)

@@ -13,14 +13,13 @@ from bot.model import Trigger
 from bot.options import CiOptions
 from bot.pipeline import run_review
 from bot.publishing.offer import with_conversation
-from bot.publishing.outputs import writable_output
+from bot.publishing.outputs import writable
 from bot.publishing.sinks import deliver
 
 
 def review(runner: Runner, options: CiOptions, trigger: Trigger, connection: Connection) -> int:
     assert trigger.number is not None and connection.change
-    writable_output(options.delivery.sarif, "--sarif")
-    writable_output(options.delivery.code_quality, "--code-quality")
+    writable(options.delivery)
     checkout = runner.checkout(options.repo)
     change = connection.change.review_range(trigger)
     if not change.open:

@@ -14,6 +14,7 @@ from pathlib import Path
 from bot import atomic
 from bot.errors import BotError, Exit
 from bot.model import ReviewResult
+from bot.options import Delivery
 from bot.publishing.gate import Gate
 
 
@@ -47,19 +48,24 @@ class Output:
     data: bytes
 
 
-def rendered(result: ReviewResult, sarif: Path | None = None,
-             code_quality: Path | None = None) -> tuple[Output, ...]:
-    """Every output file asked for, rendered from the one result. Pure."""
+def writable(delivery: Delivery) -> None:
+    """Refuse an output file `delivery` asks for that cannot be written, before any work."""
+    writable_output(delivery.sarif, "--sarif")
+    writable_output(delivery.code_quality, "--code-quality")
+
+
+def rendered(result: ReviewResult, delivery: Delivery) -> tuple[Output, ...]:
+    """Every output file `delivery` asks for, rendered from the one result. Pure."""
     out = []
     # Imported only when asked for: a review without the file skips its renderer.
-    if sarif is not None:
-        from bot.render import sarif as sarif_format
+    if delivery.sarif is not None:
+        from bot.render import sarif
 
-        out.append(Output(sarif, "--sarif", sarif_format.dumps(result)))
-    if code_quality is not None:
+        out.append(Output(delivery.sarif, "--sarif", sarif.dumps(result)))
+    if delivery.code_quality is not None:
         from bot.render import codequality
 
-        out.append(Output(code_quality, "--code-quality", codequality.dumps(result)))
+        out.append(Output(delivery.code_quality, "--code-quality", codequality.dumps(result)))
     return tuple(out)
 
 
@@ -71,7 +77,7 @@ def write(outputs: Sequence[Output]) -> None:
 
 
 def write_sarif(path: Path | None, result: ReviewResult) -> None:
-    write(rendered(result, sarif=path))
+    write(rendered(result, Delivery(sarif=path)))
 
 
 def report_gate(gate: Gate) -> None:

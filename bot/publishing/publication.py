@@ -76,7 +76,7 @@ def build(result: ReviewResult, texts: Mapping[str, Sequence[str]], dialect: Dia
     policy = Policy(max_inline=delivery.max_inline, max_file=delivery.max_file)
     return Publication(result, texts, decide(result), policy, room,
                        place(result, texts, policy, dialect=room), delivery,
-                       rendered(result, delivery.sarif, delivery.code_quality), closing)
+                       rendered(result, delivery), closing)
 
 
 def check_report(result: ReviewResult, gate: Gate, placed: Placed,
