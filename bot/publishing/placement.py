@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from bot.model import Scope, Verdict
+from bot.model import Scope, Span, Verdict
 
 Kind = Literal["inline", "file", "summary"]
 
@@ -78,6 +78,11 @@ def priority(verdict: Verdict) -> tuple[int, int, str, int, int, str]:
 
 
 def last_line(verdict: Verdict) -> int:
-    """The finding's last line: a span ending at column 1 stops at the previous line."""
-    span = verdict.finding.span
+    """The finding's last line (`span_last_line`)."""
+    return span_last_line(verdict.finding.span)
+
+
+def span_last_line(span: Span) -> int:
+    """A span's last line: one ending at column 1 of a later line stops at the previous line's
+    break (a finding's, and a fix's edit)."""
     return span.end_line - 1 if span.end_column == 1 and span.end_line > span.line else span.end_line

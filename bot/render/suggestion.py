@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from bot.errors import EditConflict
 from bot.model import Applicability, Edit, Fix
 from bot.positions import LineIndex, TextEdit, apply_edits, split_lines
+from bot.publishing.placement import span_last_line
 
 MAX_LINES = 50  # a longer suggestion is unreadable; the fix is described instead
 
@@ -79,15 +80,9 @@ def _overlap(edits: Sequence[Edit]) -> bool:
 
 def _line_range(edits: Sequence[Edit], count: int) -> tuple[int, int]:
     start = min(edit.span.line for edit in edits)
-    end = max(_last_line(edit) for edit in edits)
+    end = max(span_last_line(edit.span) for edit in edits)
     start = min(start, count)  # an insertion after the last line anchors on the last line
     return start, max(start, min(end, count))
-
-
-def _last_line(edit: Edit) -> int:
-    span = edit.span
-    # An edit that ends at column 1 of a later line stops at the previous line's break.
-    return span.end_line - 1 if span.end_column == 1 and span.end_line > span.line else span.end_line
 
 
 def _apply(edits: Sequence[Edit], lines: Sequence[str], start: int, end: int) -> str | None:
