@@ -274,7 +274,7 @@ class BitbucketPipelines:
                                    default_ref=trigger.base_sha if number else commit,
                                    sweeping=trigger.kind == "sweep")
         change = BitbucketChange(api.settings, api=api) if number is not None else None
-        return Connection(name, repo, BitbucketPulls(), "#", change,
+        return Connection(name, repo, BitbucketPulls(api), "#", change,
                           push_env(token, server(self._env)), recorded, sleep=api.sleep)
 
     def _run_url(self) -> str | None:

@@ -300,11 +300,13 @@ def test_a_regression_that_lands_is_tracked_then_closed(world: World, tracker: b
     world.fake.has_issues = tracker
     assert world.run(sweep_variables(world)) == 0  # the baseline
     land_on_main(world, {"app.py": "import os\n" + str(world.fake._git("show", "main:app.py"))})
-    assert world.run(sweep_variables(world)) == 0
     main = git(world.origin, "rev-parse", "main")
+    world.fake.merged_in[main] = [(9, HUMAN, "DECLINED"), (5, HUMAN, "MERGED")]
+    assert world.run(sweep_variables(world)) == 0
     if tracker:
         [issue] = world.fake.issues.values()
         assert issue["state"] == "open" and "F401" in issue["raw"]
+        assert "#5" in issue["raw"] and "#9" not in issue["raw"]  # the merged pull request
     else:
         report = world.fake.reports[(main, "reviewbot-sweep")]
         assert report["result"] == "FAILED" and "state=" in report["details"]
@@ -313,9 +315,12 @@ def test_a_regression_that_lands_is_tracked_then_closed(world: World, tracker: b
     if tracker:
         [issue] = world.fake.issues.values()
         assert issue["state"] == "resolved"
+        [closing] = world.fake.issue_comments  # the note on the issue, not on a pull request
+        assert closing["user"] is BOT and closing["issue"] == 1
     else:
         now = git(world.origin, "rev-parse", "main")
         assert world.fake.reports[(now, "reviewbot-sweep")]["result"] == "PASSED"
+        assert world.fake.issue_comments == []
     assert world.fake.comments == []  # nothing written on any pull request
 
 

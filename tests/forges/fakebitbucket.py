@@ -19,7 +19,9 @@ only its author edits a comment; a report's annotations go with it when it is re
 deleted, and a report holds 1000 at most; a custom pipeline runs only if the repository's
 `bitbucket-pipelines.yml` defines it (`custom_pipelines`); issues exist only where the
 tracker is on (`has_issues`); only a caller with admin permission on the repository reads
-the others' permissions (the operation's description says so).
+the others' permissions (the operation's description says so); a commit's pull requests are
+the ones `merged_in` names for it (404 where none is indexed, as before Bitbucket's pull
+request commit links are installed).
 """
 
 from __future__ import annotations
@@ -93,6 +95,9 @@ class FakeBitbucket:
     annotations: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     issues: dict[int, dict[str, Any]] = field(default_factory=dict)
     pipelines: list[dict[str, Any]] = field(default_factory=list)
+    issue_comments: list[dict[str, Any]] = field(default_factory=list)
+    # A commit's pull requests (`GET commit/{commit}/pullrequests`): number, author, state.
+    merged_in: dict[str, list[tuple[int, dict[str, Any], str]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._ids = itertools.count(100)
@@ -282,6 +287,11 @@ class FakeBitbucket:
             ("POST", r"/issues", lambda: self._create_issue(body, user)),
             ("GET", r"/issues/(\d+)", lambda n: self._get_issue(int(n))),
             ("PUT", r"/issues/(\d+)", lambda n: self._edit_issue(int(n), body)),
+            ("GET", r"/issues/(\d+)/comments", lambda n: self._issue_comments(int(n), query)),
+            ("POST", r"/issues/(\d+)/comments", lambda n: self._comment_issue(int(n), body,
+                                                                              user)),
+            ("GET", r"/commit/([0-9a-f]+)/pullrequests", lambda sha: self._pulls_of(sha,
+                                                                                   query)),
             ("POST", r"/pipelines", lambda: self._run_pipeline(body, user)),
             ("GET", r"/pipelines/([^/]+)", self._get_pipeline),
             ("GET", r"/src/([0-9a-f]+)/(.+)", self._src),
@@ -617,6 +627,37 @@ class FakeBitbucket:
         if "content" in body:
             issue["raw"] = str(body["content"].get("raw") or "")
         return 200, self._issue(n)
+
+    def _issue_comment(self, c: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "issue_comment", "id": c["id"], "user": _account(c["user"]),
+                "content": {"raw": c["raw"], "markup": "markdown", "html": ""},
+                "created_on": NOW, "updated_on": NOW}
+
+    def _issue_comments(self, n: int, query: dict[str, list[str]]) -> tuple[int, Any]:
+        if not self.has_issues or n not in self.issues:
+            return 404, _error("Issue not found")
+        return self._page([self._issue_comment(c) for c in self.issue_comments
+                           if c["issue"] == n], query)
+
+    def _comment_issue(self, n: int, body: dict[str, Any], user: dict[str, Any]
+                       ) -> tuple[int, Any]:
+        if not self.has_issues or n not in self.issues:
+            return 404, _error("Issue not found")
+        raw = str((body.get("content") or {}).get("raw") or "")
+        if not raw.strip():
+            return 400, _error("content.raw: This field is required.")
+        comment = {"id": next(self._ids), "issue": n, "raw": raw, "user": user}
+        self.issue_comments.append(comment)
+        return 201, self._issue_comment(comment)
+
+    def _pulls_of(self, sha: str, query: dict[str, list[str]]) -> tuple[int, Any]:
+        found = self.merged_in.get(sha)
+        if found is None:
+            return 404, _error("Pull request commit links have not yet been indexed")
+        return self._page([{"type": "pullrequest", "id": number, "title": "A change",
+                            "state": state, "author": _account(author),
+                            "created_on": NOW, "updated_on": NOW}
+                           for number, author, state in found], query)
 
     def _run_pipeline(self, body: dict[str, Any], user: dict[str, Any]) -> tuple[int, Any]:
         target = body.get("target") or {}

@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from bot.errors import BotError, Exit
-from bot.forges.base import Annotation, Draft, StatusReport
+from bot.forges.base import Annotation, Draft, PullRef, StatusReport
 from bot.forges.bitbucket.api import Api, Settings
 from bot.forges.bitbucket.change import BitbucketChange
 from bot.forges.bitbucket.markers import from_wire
+from bot.forges.bitbucket.pulls import BitbucketPulls
 from bot.forges.bitbucket.repository import BitbucketRepository
 from bot.model import Severity
 from bot.render.markdown import SUMMARY_MARKER
@@ -157,3 +158,22 @@ def test_a_file_is_read_at_the_commit_given_else_the_target_s(fake: FakeBitbucke
     assert repository.read_file("a.py", fake.head_sha) == (
         "".join(f"v{n} = {n}\n" for n in range(1, 21)).encode())
     assert repository.read_file("missing.py") is None
+
+
+def test_a_commit_s_pull_request_is_the_merged_one_and_none_before_indexing(
+        fake: FakeBitbucket) -> None:
+    pulls = BitbucketPulls(api(fake))
+    assert pulls.pull_of(fake.head_sha) is None  # not indexed: Bitbucket answers 404
+    fake.merged_in[fake.head_sha] = [(3, HUMAN, "OPEN"), (7, BOT, "MERGED"), (2, HUMAN, "OPEN")]
+    assert pulls.pull_of(fake.head_sha) == PullRef(7, "reviewbot", True)
+    fake.merged_in[fake.head_sha] = [(3, HUMAN, "OPEN"), (2, HUMAN, "DECLINED")]
+    assert pulls.pull_of(fake.head_sha) == PullRef(2, "alice", False)
+
+
+def test_a_sweep_s_note_goes_on_its_issue(fake: FakeBitbucket) -> None:
+    repository = BitbucketRepository(SETTINGS, api=api(fake), sweeping=True)
+    issue = repository.create_issue("reviewbot: regressions on main", "<!-- reviewbot:sweep -->")
+    repository.reply(issue.number, "All fixed.")
+    [note] = fake.issue_comments
+    assert note["issue"] == issue.number and from_wire(note["raw"]).startswith("All fixed.")
+    assert fake.comments == []

@@ -52,7 +52,7 @@ class BitbucketRepository:
                  sweeping: bool = False) -> None:
         """`default_ref`: the commit the target branch's files are read at when no ref is
         given; `history`: the swept branch's commits, newest first (the sweep's report);
-        `sweeping`: replies are to the tracking issue, not to a pull request."""
+        `sweeping`: replies are comments on the tracking issue, not on a pull request."""
         self._api = api or Api(settings, sleep=sleep, clock=clock, http=http)
         self._default_ref = default_ref
         self._history = tuple(history)
@@ -63,16 +63,14 @@ class BitbucketRepository:
         return f"{self._api.repo}/pullrequests/{number}/comments"
 
     def reply(self, number: int, body: str) -> int:
-        if self._sweeping:
-            # An issue's comments are not in the bot's cut of Bitbucket's API (and a report
-            # has none): the issue's body, edited in the same run, says it all.
-            print(f"reviewbot: not commented on the tracking issue (its body says it): "
-                  f"{body.splitlines()[0][:120] if body else ''}")
-            return 0
-        comments = self._comments(number)
+        if self._sweeping and (number == REPORT or self._issues() is None):
+            return 0  # the sweep's report has no comments: its details say it all
+        comments = (f"{self._api.repo}/issues/{number}/comments" if self._sweeping
+                    else self._comments(number))
+        kind = "issue_comment" if self._sweeping else "pullrequest_comment"
 
         def post(text: str) -> int:
-            made = self._api.write("POST", comments, {"type": "pullrequest_comment",
+            made = self._api.write("POST", comments, {"type": kind,
                                                       "content": {"raw": to_wire(text)}})
             return int(made["id"]) if isinstance(made, dict) and isinstance(
                 made.get("id"), int) else 0
