@@ -26,7 +26,7 @@ from bot.errors import BotError, Exit
 from bot.forges.base import Change, Connection, PullRequest
 from bot.forges.repository import Access, Permission, Repository
 from bot.model import ReviewResult, Trigger
-from bot.options import CiOptions
+from bot.options import Checks, CiOptions, Delivery
 from bot.pipeline import run_review
 from bot.publishing.offer import staged, with_conversation
 from bot.publishing.sinks import deliver
@@ -97,7 +97,8 @@ class Workplace:
 @dataclass
 class Session:
     runner: Runner
-    options: CiOptions
+    checks: Checks  # how the head is reviewed here (the tools, the gate's policy)
+    delivery: Delivery  # the output files and the caps of what is published
     connection: Connection
     checkout: Path
     cfg: config.Config
@@ -177,8 +178,8 @@ class Session:
             return self._result
         if self._result is None or self._result.head != self.pr.head:
             git.ensure_commits(self.checkout, (self.pr.head, self.pr.base), self.runner.checkout_hint)
-            self._result = run_review(self.options.checks.review(self.checkout, self.pr.base,
-                                                                 self.pr.head))
+            self._result = run_review(self.checks.review(self.checkout, self.pr.base,
+                                                         self.pr.head))
         return self._result
 
     @property
@@ -233,7 +234,7 @@ class Session:
             log(f"the head moved to {self.pr.head[:12]}: its review is the next run's")
             return int(Exit.OK)
         offered = with_conversation(self.checkout, self.result(), self.state, self.cfg,
-                                    self.options.delivery, self.change.dialect, self.notes)
+                                    self.delivery, self.change.dialect, self.notes)
         deliver(self.connection, self.runner, offered.publication, self.number)
         self.state = offered.state
         return int(offered.publication.gate.exit)
@@ -243,5 +244,5 @@ def start(runner: Runner, options: CiOptions, trigger: Trigger, at: Workplace) -
     """A session on the trigger's change, working at `at`; sends no request."""
     assert trigger.number is not None
     connection = runner.connect(trigger, options.token)
-    return Session(runner, options, connection, at.checkout, at.cfg, trigger.number,
-                   at.reviewed, sleep=connection.sleep, after=at.after)
+    return Session(runner, options.checks, options.delivery, connection, at.checkout, at.cfg,
+                   trigger.number, at.reviewed, sleep=connection.sleep, after=at.after)
