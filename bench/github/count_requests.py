@@ -15,7 +15,6 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "forges")]
@@ -26,8 +25,7 @@ from fakegithub import FakeGitHub  # noqa: E402
 from bot import artifact  # noqa: E402
 from bot.ci import github_actions  # noqa: E402
 from bot.commands import publish  # noqa: E402
-from bot.forges.github.api import Api  # noqa: E402
-from bot.forges.github.change import GitHubForge, Settings  # noqa: E402
+from bot.forges.github.api import Api, Settings  # noqa: E402
 from bot.model import ReviewResult  # noqa: E402
 from bot.options import Delivery  # noqa: E402
 from bot.publishing import publication, sinks  # noqa: E402
@@ -46,17 +44,18 @@ def build(count: int) -> tuple[ReviewResult, dict[str, list[str]]]:
     return result(HEAD, found, [change("a.py", range(1, lines + 1))]), {"a.py": text}
 
 
-def forge_for(fake: FakeGitHub) -> Callable[..., GitHubForge]:
-    def make(*_: Any) -> GitHubForge:
-        return GitHubForge(Settings(fake.api_url, fake.graphql_url, "t", "octo/demo", 7,
-                                    timeout=5.0, write_spacing=0.0), sleep=lambda s: None)
-    return make
+def fake_api(fake: FakeGitHub) -> Callable[[Settings], Api]:
+    """The run's one API connection, pointed at the fake and not pacing its writes."""
+    return lambda settings: Api(Settings(fake.api_url, fake.graphql_url, "t", "octo/demo", 7,
+                                         timeout=5.0, write_spacing=0.0), sleep=lambda s: None)
 
 
 def as_ci(fake: FakeGitHub, res: ReviewResult, texts: dict[str, list[str]], _: Path) -> None:
-    forge = forge_for(fake)()
-    sinks.deliver(forge, github_actions.GitHubActions({}),
-                  publication.build(res, texts, forge.dialect, Delivery()), 7)
+    github_actions.open_api = fake_api(fake)  # type: ignore[assignment]
+    connection = github_actions.connect({}, "octo/demo", "t", 7)
+    assert connection.change is not None
+    sinks.deliver(connection, github_actions.GitHubActions({}),
+                  publication.build(res, texts, connection.change.dialect, Delivery()), 7)
 
 
 def as_publish(fake: FakeGitHub, res: ReviewResult, texts: dict[str, list[str]], folder: Path
@@ -64,9 +63,7 @@ def as_publish(fake: FakeGitHub, res: ReviewResult, texts: dict[str, list[str]],
     path = folder / "analysis.json"
     path.write_bytes(artifact.dump(artifact.build(res, texts, repository="octo/demo", number=7,
                                                   base_sha="b" * 40, target_ref="main")))
-    github_actions.open_api = lambda settings: Api(  # type: ignore[assignment]
-        Settings(fake.api_url, fake.graphql_url, "t", "octo/demo", 7, timeout=5.0,
-                 write_spacing=0.0), sleep=lambda s: None)
+    github_actions.open_api = fake_api(fake)  # type: ignore[assignment]
     args = argparse.Namespace(files=[path], token="t", max_bytes=publish.DEFAULT_MAX_BYTES,
                               fail_level=None, tool_errors=None, max_comments=50,
                               max_file_comments=10, sarif=None, code_quality=None, dry_run=False,
