@@ -5,12 +5,13 @@ summary, and the caps), the reconciliation of the forge's comments with this run
 summary and the check run's report (`summary`), the merge queue's word on a change (`queue`),
 the files and lines besides the forge (`outputs`: SARIF, Code Quality, why the gate did not
 pass; `report`: the JSON document of `review --format json`), and the gate itself (`gate`).
-One value carries a review to the world: the publication (`publication`), built once and
+One value carries a review to the world: the publication (`publication`: the findings placed
+with their comment bodies, the output files rendered, a merge queue's note), built once and
 handed to the forge's and the runner's sinks (`sinks`); `offer` adds the conversation's part.
 
 What it may import: the core below it (the model, the settings, the workspace's texts, the
 staged plan of `bot.apply`), the pure renderers (`bot.render`), the conversation's state, and
-the forge protocols (`bot.forges.base`); never a forge package, the CI runners (the runner
+the forge protocols (`bot.forges.base`, `bot.forges.repository`); never a forge package, the CI runners (the runner
 sink declares what it needs of one), the flows or the commands. A local review imports a few
 of its modules (the gate, the outputs, the JSON report), so this file imports nothing.
 """
