@@ -3,11 +3,14 @@ way out (and at GraphQL's mutations): what it records is what a run then sends."
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable
 from typing import Any
 
 from bot.forges.base import Annotation, Draft, StatusReport
 from bot.forges.github.change import GitHubChange
+from bot.forges.github.repository import GitHubRepository
 from bot.model import Severity
 from bot.render.markdown import SUMMARY_MARKER, marker
 from tests.forges.fakegithub import FakeGitHub
@@ -60,3 +63,35 @@ def test_without_a_token_a_dry_run_reads_nothing(fake: FakeGitHub,
     assert [(r["method"], r["path"]) for r in recorded][:3] == [
         ("POST", "/repos/octo/demo/pulls/7/reviews"), ("POST", "/repos/octo/demo/pulls/7/comments"),
         ("POST", "/repos/octo/demo/issues/7/comments")]
+
+
+def repository_writes(repository: GitHubRepository) -> None:
+    repository.note(7, "<!-- q -->", "<!-- q --> the queue's word")
+    repository.reply(7, "done")
+    repository.add_label(7, "reviewbot:apply")
+    made = repository.create_issue("regressions", "<!-- m -->", ["sweep"])
+    repository.update_issue(made.number, open=False)
+
+
+def test_the_repository_side_records_in_the_same_list(fake: FakeGitHub,
+                                                      forge_for: Callable[[], GitHubChange]
+                                                      ) -> None:
+    """One recording for both sides: the repository's notes, replies, labels and issues are
+    entries of the list the pull request's writes go to, as a run then sends them."""
+    api = forge_for().api
+    recorded = api.record_writes(head=fake.s.head, reads=True).requests
+    repository_writes(GitHubRepository(api.settings, api=api))
+    assert sent(fake) == []
+    fake.reset_calls()
+    real = forge_for().api
+    repository_writes(GitHubRepository(real.settings, api=real))
+    sends = sent(fake)
+    assert [(r["method"], r["path"]) for r in recorded][:4] == [(m, p) for m, p, _ in sends][:4]
+    # A reply's hidden key is new on each run (it finds a reply made once): the rest is equal.
+    def unkeyed(body: Any) -> Any:
+        return re.sub(r"reviewbot:reply \w+", "reviewbot:reply", json.dumps(body))
+
+    assert [unkeyed(r["body"]) for r in recorded][:4] == [unkeyed(b) for _, _, b in sends][:4]
+    # The issue a dry run did not make is number 0: its edit goes there.
+    assert (recorded[4]["method"], recorded[4]["path"], recorded[4]["body"]) == (
+        "PATCH", "/repos/octo/demo/issues/0", {"state": "closed"})
