@@ -117,11 +117,14 @@ def to_runner(runner: RunnerOut, publication: Publication, delivered: Delivered,
         runner.job_summary(publication.job_summary(delivered.outcome.placed))
 
 
-def print_dry_run(gate: Gate, requests: Recorded) -> None:
-    """A dry run's one output on stdout: the gate and the requests it did not send, as JSON."""
-    print(json.dumps({"gate": {"failed": gate.failed, "status": int(gate.exit),
-                               "fail_level": gate.fail_level, "unchecked": list(gate.unchecked)},
-                      "requests": list(requests)}, indent=2))
+def print_dry_run(gate: Gate | None, requests: Recorded) -> None:
+    """A dry run's one output on stdout: the gate (a sweep has none) and the requests it did
+    not send, both sides' (the change's and the repository's: notes, replies, issues), as
+    JSON."""
+    verdict = {} if gate is None else {"gate": {
+        "failed": gate.failed, "status": int(gate.exit), "fail_level": gate.fail_level,
+        "unchecked": list(gate.unchecked)}}
+    print(json.dumps({**verdict, "requests": list(requests)}, indent=2))
 
 
 def log_note(note: Note, outcome: Synced, number: int, runner: RunnerOut) -> None:
