@@ -18,10 +18,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot import artifact, cache, credentials, filecommands, lockdown, proc
+from bot import artifact, cache, proc
 from bot.errors import BotError, Exit
 from bot.model import Scope
 from bot.publishing.gate import decide
+from bot.safety import credentials, filecommands, lockdown
 
 MODES = ("review", "analyze", "publish", "publish-label", "sweep", "warm")
 DEFAULT_ARTIFACT = "reviewbot-analysis.json"
@@ -165,7 +166,7 @@ def run(argv: Sequence[str], env: Mapping[str, str]) -> int:
 
 def main(env: Mapping[str, str] | None = None) -> int:
     """The action; `env` stands for the process's environment (tests). The token input is
-    held as `reviewbot` itself holds its token (bot.lockdown): this process stays alive while
+    held as `reviewbot` itself holds its token (bot.safety.lockdown): this process stays alive while
     the pull request's linters run, and the file commands it writes are watched meanwhile."""
     try:
         with lockdown.engaged(filecommands.COMMANDS, env):

@@ -11,7 +11,7 @@ decode (or whose stored key differs) is a miss and is deleted.
 
 The folder is reachable by every tool a review runs, and a pull request's tools are its own code:
 each entry carries an HMAC-SHA256 (its first line) over the format, a label and the JSON that
-follows, under a key derived from `REVIEWBOT_CACHE_SECRET`. `bot.credentials` takes that variable
+follows, under a key derived from `REVIEWBOT_CACHE_SECRET`. `bot.safety.credentials` takes that variable
 out of the environment at start (its name says secret), so no tool can read it. An entry that
 does not verify is deleted, counted, and never used. Without the secret nothing on disk is read
 or written: the results live in this process's memory, for the run that computed them.
@@ -60,7 +60,7 @@ if TYPE_CHECKING:
 # v3: each entry authenticated).
 FORMAT = "v3"
 SECRET_VARIABLE = "REVIEWBOT_CACHE_SECRET"
-# The warm job's Ed25519 private key (a secret: bot.credentials takes it out of the environment
+# The warm job's Ed25519 private key (a secret: bot.safety.credentials takes it out of the environment
 # by its name), and the public key any run may verify with (no secret): bot/cachesig.py.
 SIGNING_VARIABLE = "REVIEWBOT_CACHE_SIGNING_SECRET"
 PUBLIC_KEY_VARIABLE = "REVIEWBOT_CACHE_PUBLIC_KEY"
@@ -189,9 +189,9 @@ class Keys:
 
 
 def keys() -> Keys:
-    """The keys this run holds (bot.credentials holds the secrets). A key that does not read
+    """The keys this run holds (bot.safety.credentials holds the secrets). A key that does not read
     is a BotError naming its variable."""
-    from bot import credentials
+    from bot.safety import credentials
 
     held = credentials.environ()
     known = held.get(SECRET_VARIABLE) or None
@@ -274,8 +274,8 @@ def session(save: bool, stream: TextIO | None = None) -> Iterator[None]:
 
 
 def secret() -> str | None:
-    """`REVIEWBOT_CACHE_SECRET`, wherever `bot.credentials` holds it."""
-    from bot import credentials  # the secret is taken out of os.environ at start
+    """`REVIEWBOT_CACHE_SECRET`, wherever `bot.safety.credentials` holds it."""
+    from bot.safety import credentials  # the secret is taken out of os.environ at start
 
     return credentials.environ().get(SECRET_VARIABLE) or None
 

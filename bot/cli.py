@@ -12,8 +12,8 @@ try:  # Ctrl-C while the bot itself loads: nothing is started yet, and no traceb
     from collections.abc import Sequence
     from typing import NoReturn
 
-    from bot import cancel, lockdown
     from bot.errors import BotError, Exit
+    from bot.safety import cancel, lockdown
 except KeyboardInterrupt:
     print("reviewbot: interrupted", file=sys.stderr)
     raise SystemExit(130) from None
@@ -124,7 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(Exit.USAGE)
     try:
         # Before the command runs anything of the repository's: its secrets out of reach of
-        # the tools it starts, and the runner's file commands watched (bot.lockdown).
+        # the tools it starts, and the runner's file commands watched (bot.safety.lockdown).
         with cancel.cancellable(), lockdown.engaged():
             return int(args.func(args))
     except BotError as exc:

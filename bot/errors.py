@@ -10,7 +10,7 @@
     │   │   └── Refused     validated and refused (400, 409, 422)
     │   └── GraphQLError
     Breach                  the bot could not protect itself or the runner; never a BotError,
-    ├── Tampered            so that no handler of a user's error swallows it: `bot.lockdown`
+    ├── Tampered            so that no handler of a user's error swallows it: `bot.safety.lockdown`
     └── Unprotected         alone turns it into exit 5
     ProcError               a subprocess could not be run to the end (bot.proc)
     ├── MissingBinary
@@ -31,7 +31,7 @@
 Two private exceptions stay in their modules, raised and caught there as control flow:
 `config._Problem` and `linters.runner._Mixed`.
 
-Outside the tree, on purpose: `bot.cancel.Terminated` derives from BaseException, so that no
+Outside the tree, on purpose: `bot.safety.cancel.Terminated` derives from BaseException, so that no
 `except Exception` of a tool's clean-up swallows a SIGTERM.
 """
 

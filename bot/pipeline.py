@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot import config as config_mod
-from bot import git, guard, workspace
+from bot import git, workspace
 from bot.analyzer import Analyzer, Outcome, Resolution, Target
 from bot.classify import Inputs, classify
 from bot.errors import BotError
@@ -26,6 +26,7 @@ from bot.linters.registry import declared as declared_linters
 from bot.linters.runner import folders
 from bot.lsp.registry import SERVERS
 from bot.model import Finding, GatePolicy, ReviewResult, Side, ToolRun, ToolStatus
+from bot.safety import guard
 from bot.structural import TOOL as RULES_TOOL
 from bot.trees import DiskView
 
@@ -281,7 +282,7 @@ class ToolRuns:
     changes: workspace.Changes
     mine: dict[str, frozenset[str]] | None  # the files each tool checks in this shard
     timeout: float
-    # A tool run in the user's checkout must leave it as it was (bot.guard).
+    # A tool run in the user's checkout must leave it as it was (bot.safety.guard).
     watch: guard.Watch
     whole_anyway: bool = False  # the whole base is made anyway (see `run`)
     # What each tool run so far checked, per revision (Target.checked).

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from bot import credentials, filecommands
 from bot.errors import Cancelled, MissingBinary, Timeout
+from bot.safety import credentials, filecommands
 
 DEFAULT_TIMEOUT = 300.0
 # Seconds a process's output may stay open after it exited (a child it left holds it) before
@@ -116,7 +116,7 @@ def tail(text: str, lines: int = 15) -> str:
 
 
 # Variables no tool inherits besides the credentials (`credentials.is_secret`): the runner's
-# file commands, which a tool has no business writing (bot.filecommands watches them).
+# file commands, which a tool has no business writing (bot.safety.filecommands watches them).
 _WITHHELD = frozenset(filecommands.GITHUB)
 
 

@@ -18,13 +18,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from bot import cancel, deps, git, gitcreds, linked, partial, scratch, trees
+from bot import deps, git, linked, partial, scratch, trees
 from bot.cache import default_dir, file_blob
 from bot.diff import UNCHANGED, FilePatch, LineMap, hunk_lines, line_map, parse_patch
 from bot.errors import BotError, CannotLink
 from bot.evidence import Evidence, FileSide
 from bot.model import FileChange, FileStatus
 from bot.positions import split_lines
+from bot.safety import cancel, gitcreds
 
 DEEPEN_STEPS = (50, 200, 1000)
 # Changed files larger than this (at either revision) are not analysed, and the review says
@@ -375,7 +376,7 @@ class Checkouts:
             self.files_root = self.scratch / "files"
             self.files_how = ""  # how the files' base was made: "partial" or "checkout"
             # The head is analysed in the user's checkout when it is the clean HEAD; the
-            # status that tells is also the guard's first snapshot of it (bot.guard).
+            # status that tells is also the guard's first snapshot of it (bot.safety.guard).
             current, clean, status = git.head_status(rev.repo)
             if current == rev.head and clean:
                 self.head_status = status

@@ -374,7 +374,8 @@ def test_without_the_secret_nothing_on_disk_is_read_or_written(
 
 def test_the_secret_is_held_out_of_the_environment_of_every_tool(tmp_path: Path) -> None:
     """Captured at the command's start (bot.cli), so `env` run as a tool never sees it."""
-    from bot import credentials, proc
+    from bot import proc
+    from bot.safety import credentials
 
     with credentials.captured():
         assert cache.SECRET_VARIABLE not in os.environ

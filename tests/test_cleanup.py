@@ -192,7 +192,7 @@ def test_sigterm_during_a_language_server_session_stops_it_and_cleans_up(
 # worker taking it here stands for that choice (it happens under load).
 WORKER_TAKES_IT = """
 import signal, sys, threading
-from bot import cancel
+from bot.safety import cancel
 
 def work(main_waits: threading.Event) -> None:
     main_waits.wait()
@@ -224,7 +224,8 @@ def test_a_signal_taken_by_a_worker_thread_still_cancels_at_once(name: str, stat
 # of it: the signal is sent from inside Popen, so the handler runs the moment Popen returns.
 SIGNALLED_WHILE_STARTING = """
 import json, signal, subprocess, sys, threading
-from bot import cancel, proc
+from bot.safety import cancel
+from bot import proc
 
 started = []
 
@@ -265,7 +266,8 @@ def test_a_cancel_as_the_main_thread_starts_a_process_kills_that_process(start: 
 CANCELLED_WHILE_MADE = """
 import json, os, signal, sys, tempfile
 from pathlib import Path
-from bot import cancel, scratch, workspace
+from bot.safety import cancel
+from bot import scratch, workspace
 
 tempfile.tempdir = sys.argv[2]
 real = tempfile.mkdtemp

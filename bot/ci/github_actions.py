@@ -12,7 +12,7 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from bot import filecommands, git
+from bot import git
 from bot.ci import merge_group, variables
 from bot.ci import payload as payload_file
 from bot.ci.base import answered, event_range
@@ -21,6 +21,7 @@ from bot.errors import BotError, Exit
 from bot.forges.base import Annotation, Change, Connection, Pulls, Range
 from bot.forges.repository import Repository
 from bot.model import Severity, Trigger, TriggerKind
+from bot.safety import filecommands
 
 if TYPE_CHECKING:
     from bot.forges.github.api import Api, Settings

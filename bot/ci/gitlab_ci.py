@@ -23,10 +23,10 @@ from bot.ci import payload as payload_file
 from bot.ci import variables
 from bot.ci.base import answered, event_range
 from bot.ci.variables import BRANCH, NAME, NUMBER, PROJECT, SHA, URL, USER
-from bot.credentials import is_secret_name
 from bot.errors import BotError, Exit
 from bot.forges.base import Annotation, Connection, Range
 from bot.model import Trigger, TriggerKind
+from bot.safety.credentials import is_secret_name
 
 if TYPE_CHECKING:
     from bot.forges.gitlab.change import GitLabChange

@@ -12,11 +12,12 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from bot import cache as findings_cache
-from bot import credentials, shards
+from bot import shards
 from bot.ci.environment import current
 from bot.commands import common
 from bot.errors import BotError
 from bot.flows import analyze as flow
+from bot.safety import credentials
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -15,8 +15,8 @@ import json
 import sys
 from pathlib import Path
 
-from bot import credentials
 from bot.errors import BotError, Exit
+from bot.safety import credentials
 
 TOKEN = "REVIEWBOT_AZURE_TOKEN"
 TOKEN_HINT = (f"set {TOKEN} to a personal access token (or a service principal's) with the "

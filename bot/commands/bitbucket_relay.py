@@ -14,8 +14,8 @@ import json
 import sys
 from pathlib import Path
 
-from bot import credentials
 from bot.errors import BotError, Exit
+from bot.safety import credentials
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -7,7 +7,7 @@ nothing to do exit 0 with one line that names the events handled.
 Exit statuses: 0 the gate passes (also: change closed, nothing to do); 1 the gate fails; 4 the
 change could not be fully checked; 2 bad usage (pull_request_target, malformed payload, no
 token, commits missing from the checkout); 3 the forge's API failed in a way retries could not
-fix; 5 a security check failed (bot.lockdown, bot.gitcreds). A fork's change whose token cannot
+fix; 5 a security check failed (bot.safety.lockdown, bot.safety.gitcreds). A fork's change whose token cannot
 write, or a head that moved since the run started, still exits with the gate.
 """
 
@@ -19,7 +19,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from bot import cache as findings_cache
-from bot import credentials
 from bot.ci.base import Runner
 from bot.ci.environment import require
 from bot.commands import common
@@ -27,6 +26,7 @@ from bot.errors import BotError, Exit
 from bot.flows import comment, label, queue, review, sweep
 from bot.model import Trigger, TriggerKind
 from bot.options import CiOptions
+from bot.safety import credentials
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -11,10 +11,10 @@ import argparse
 from collections.abc import Mapping
 from pathlib import Path
 
-from bot import credentials
 from bot.ci.environment import current
 from bot.commands import common
 from bot.flows import publish as flow
+from bot.safety import credentials
 
 DEFAULT_MAX_BYTES = flow.DEFAULT_MAX_BYTES
 

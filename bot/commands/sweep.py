@@ -14,7 +14,6 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from bot import cache as findings_cache
-from bot import credentials
 from bot.ci.environment import current
 from bot.commands import common
 from bot.errors import BotError, Exit
@@ -22,6 +21,7 @@ from bot.flows import sweep as sweeps
 from bot.flows.analyze import origin_repository
 from bot.model import Trigger
 from bot.publishing.outputs import writable_output
+from bot.safety import credentials
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

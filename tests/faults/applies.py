@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bot import cancel, git, proc
+from bot import git, proc
 from bot.apply.flow import ApplyOutcome, ApplyRequest, run
 from bot.apply.plan import StagedRewrite
+from bot.safety import cancel
 from tests.apply.conftest import Scenario
 from tests.apply.conftest import git as sh
 from tests.faults.harness import strays

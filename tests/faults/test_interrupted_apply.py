@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import cancel
+from bot.safety import cancel
 from bot.structural import api
 from bot.structural import plan as planmod
 

@@ -1,5 +1,5 @@
 """What another process of the bot's user reads of it through /proc, at each step of
-`bot.lockdown`: the kernel's facts the design rests on, checked as the image's user."""
+`bot.safety.lockdown`: the kernel's facts the design rests on, checked as the image's user."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def _unprivileged_user() -> None:
 PROBE = """
 import json, os, subprocess, sys
 sys.path.insert(0, {root!r})
-from bot import selfproc
+from bot.safety import selfproc
 
 def peek():
     seen = {{}}

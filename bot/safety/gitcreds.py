@@ -4,7 +4,7 @@ A linter run on a pull request reads the checkout's `.git/config` and the user's
 configuration as easily as the bot does. actions/checkout leaves the job's token there as an
 `http.<server>.extraheader` unless told `persist-credentials: false`; GitLab Runner clones with
 the job token in the remote's URL unless the feature flag FF_GIT_URLS_WITHOUT_TOKENS is on. The
-bot holds its own token out of the tools' reach (bot.lockdown), so a token left there would undo
+bot holds its own token out of the tools' reach (bot.safety.lockdown), so a token left there would undo
 that: the run stops before any tool starts, naming the setting and how to remove it.
 
 Only in CI (GITHUB_ACTIONS or GITLAB_CI): on a developer's machine the change reviewed is their
@@ -23,8 +23,9 @@ import os
 import sys
 from pathlib import Path
 
-from bot import credentials, git
+from bot import git
 from bot.errors import BotError, Exit
+from bot.safety import credentials
 
 # Scopes a tool can read: the files of the checkout, of the user and of the system. The
 # `command` scope is the environment of one git process (a push's token), never a tool's.

@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-from bot import credentials, proc
+from bot import proc
+from bot.safety import credentials
 
 
 def test_secrets_are_held_out_of_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bot import gitcreds
 from bot.errors import BotError, Exit
+from bot.safety import gitcreds
 
 
 @pytest.fixture

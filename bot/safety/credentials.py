@@ -15,7 +15,7 @@ import os
 import re
 from collections.abc import Iterator, Mapping
 
-from bot import selfproc
+from bot.safety import selfproc
 
 # Names of variables that hold credentials: GITHUB_TOKEN, INPUT_GITHUB-TOKEN,
 # ACTIONS_RUNTIME_TOKEN, ACTIONS_ID_TOKEN_REQUEST_TOKEN, CI_JOB_TOKEN, CI_JOB_JWT,

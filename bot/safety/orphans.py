@@ -17,7 +17,7 @@ import signal
 from collections.abc import Callable, Iterator, Set
 from pathlib import Path
 
-from bot import selfproc
+from bot.safety import selfproc
 
 _PR_SET_CHILD_SUBREAPER = 36
 _ROUNDS = 50  # a killed process's own children come to us next: a bound on the generations

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from bot import filecommands
 from bot.ci import github_actions
+from bot.safety import filecommands
 
 
 @pytest.fixture

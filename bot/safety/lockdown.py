@@ -2,10 +2,10 @@
 
 A repository's linter configuration, type checker plugin or build script is the repository's
 code, and it runs as the bot's user. Before the command starts any tool: its secrets leave its
-environment (`bot.credentials`), its `--token` value is blanked in /proc/PID/cmdline, it becomes
-non-dumpable (`bot.selfproc`), so that no process of its user can read its memory or what is
-left of its environment, the runner's file commands are read (`bot.filecommands`), and it
-adopts what its tools leave running (`bot.orphans`). After the command those processes are
+environment (`bot.safety.credentials`), its `--token` value is blanked in /proc/PID/cmdline, it becomes
+non-dumpable (`bot.safety.selfproc`), so that no process of its user can read its memory or what is
+left of its environment, the runner's file commands are read (`bot.safety.filecommands`), and it
+adopts what its tools leave running (`bot.safety.orphans`). After the command those processes are
 killed, and then, as before each write of its own to those files, the files are checked: a
 change is undone and the run fails with Exit.SECURITY. docs/security.md says what this covers.
 """
@@ -17,8 +17,9 @@ import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 
-from bot import credentials, filecommands, orphans, proc, selfproc
+from bot import proc
 from bot.errors import BotError, Exit, Tampered, Unprotected
+from bot.safety import credentials, filecommands, orphans, selfproc
 
 TOKEN_FLAGS = ("--token",)
 

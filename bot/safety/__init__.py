@@ -1,0 +1,16 @@
+"""The run's own safety: what keeps a pull request's code, run by its linters, from reaching the
+bot's secrets, the runner or the user's checkout, and what cleans up after it.
+
+- `lockdown`: what the bot does before it runs anything of a repository's, and checks after.
+- `credentials`: the secrets, out of the environment and held in one mapping.
+- `gitcreds`: credentials in the checkout's git configuration, refused before any tool runs.
+- `filecommands`: the runner's file commands, watched while the pull request's code runs.
+- `selfproc`: what other processes can read of this one through /proc.
+- `orphans`: processes the tools leave behind, adopted and killed.
+- `cancel`: SIGTERM and SIGINT kill every tool and unwind, so every `finally` runs.
+- `guard`: no tool may change the user's checkout.
+
+May import the foundations at the top of `bot` (`errors`, `proc`, `analyzer`) and `bot.revisions`
+(the guard and the git configuration's check read the repository through `bot.revisions.git`);
+never the verdicts, the run, publishing, the flows, the commands, the CI or a forge.
+"""
