@@ -11,7 +11,8 @@ handed to the forge's and the runner's sinks (`sinks`); `offer` adds the convers
 
 What it may import: the core below it (the model, the settings, the workspace's texts, the
 staged plan of `bot.apply`), the pure renderers (`bot.render`), the conversation's state, and
-the forge protocols (`bot.forges.base`, `bot.forges.repository`); never a forge package, the CI runners (the runner
-sink declares what it needs of one), the flows or the commands. A local review imports a few
-of its modules (the gate, the outputs, the JSON report), so this file imports nothing.
+the forge protocols (`bot.forges.base`, `bot.forges.repository`); never a forge package, the
+CI runners (the runner sink declares what it needs of one), the flows or the commands. A local
+review imports a few of its modules (the gate, the outputs, the JSON report), so this file
+imports nothing.
 """
