@@ -17,7 +17,7 @@ from bot.model import Finding, ToolStatus
 
 
 class TreeView(Protocol):
-    """One revision's files, in a checkout or straight from git (`bot.trees`): what cache keys
+    """One revision's files, in a checkout or straight from git (`bot.revisions.trees`): what cache keys
     and tool units are computed from. Paths are repo-relative POSIX; a leading "./" is allowed."""
 
     def is_file(self, path: str) -> bool: ...
@@ -63,7 +63,7 @@ class Target:
     # that type-checks already covered (gopls after golangci-lint, rust-analyzer after clippy).
     checked: Mapping[str, frozenset[str]] = field(default_factory=dict)
     # What the user's checkout has installed, which the tools load at every revision
-    # (bot.deps.stamp): part of every cached answer's key.
+    # (bot.revisions.deps.stamp): part of every cached answer's key.
     installed: str = ""
     # The base's findings are wanted for their own sake (listed as fixed: a sweep closes what
     # was fixed), not only to classify the head's: a language server may otherwise leave the
@@ -128,7 +128,7 @@ class Analyzer(Protocol):
     @property
     def read_only(self) -> bool:
         """It never writes into the files of the checkout it runs on, so the base may share
-        the head's files (see bot.linked). A tool that might write must say False."""
+        the head's files (see bot.revisions.linked). A tool that might write must say False."""
         return False
 
     @property
@@ -141,7 +141,7 @@ class Analyzer(Protocol):
     def file_scoped(self) -> bool:
         """It reads each file it is given on its own (with the configuration above it and, at
         most, its neighbours), never a project as a whole, and it is `read_only` and
-        `lazy_checkout`: its base may be the changed files' folders alone (bot.partial)."""
+        `lazy_checkout`: its base may be the changed files' folders alone (bot.revisions.partial)."""
         return False
 
     @property

@@ -25,7 +25,7 @@ from bot import part as shard_part
 from bot.errors import ArtifactError, CodecError
 from bot.excerpt import Excerpt
 from bot.model import FileChange, Finding, ReviewResult, ToolRun, Verdict
-from bot.workspace import SIZE_LIMIT
+from bot.revisions.workspace import SIZE_LIMIT
 
 if TYPE_CHECKING:
     import jsonschema

@@ -15,9 +15,9 @@ from dataclasses import replace
 from bot import artifact, excerpt
 from bot.classify import Inputs, classify
 from bot.errors import BotError, Exit
-from bot.evidence import DisagreeError, Evidence
 from bot.model import ToolRun, ToolStatus
 from bot.part import Part
+from bot.revisions.evidence import DisagreeError, Evidence
 
 
 def assemble(analyses: Sequence[artifact.Analysis], names: Sequence[str]) -> artifact.Analysis:

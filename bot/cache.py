@@ -1,7 +1,7 @@
 """The findings cache: what a tool said about content it has already seen.
 
 Keyed by (tool, tool version, configuration hash, path, blob sha, and what the checkout has
-installed: bot.deps.stamp): a file unchanged since the last run (every file at the merge base
+installed: bot.revisions.deps.stamp): a file unchanged since the last run (every file at the merge base
 on the second push of a PR) is never linted twice. Package-scoped tools key one entry on the
 blobs of all the files their result depends on.
 

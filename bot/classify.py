@@ -8,7 +8,7 @@ so that when copies outnumber originals the new one is the copy on the added lin
 after the line map's own pairing, a definition each side holds once (unchanged, or under the
 same name) takes its findings back from equal lines of other definitions (PR: definitions
 reordered). Code moved
-to another changed file is matched last, along the line map `bot.moves` draws between them.
+to another changed file is matched last, along the line map `bot.revisions.moves` draws between them.
 Per-line facts (normalised text, how often it occurs) are computed once per file.
 """
 
@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from bot import moves
-from bot.diff import ADDED, MODIFIED, UNCHANGED, WS_CHANGED, LineMap, norm
-from bot.evidence import Evidence, FileSide
 from bot.model import Finding, Scope, Span, Verdict, Where
 from bot.reflow import REGION_PAIRS, Landing, TokenMap
+from bot.revisions import moves
+from bot.revisions.diff import ADDED, MODIFIED, UNCHANGED, WS_CHANGED, LineMap, norm
+from bot.revisions.evidence import Evidence, FileSide
 
 if TYPE_CHECKING:  # bot.tokens is imported where a file is first read as tokens
     from bot.tokens import Code, Definition
@@ -85,7 +85,7 @@ def msg_layout_free(message: str) -> str:
 
 @dataclass(frozen=True)
 class Inputs:
-    """The findings of both revisions and the change they sit in (`bot.evidence`)."""
+    """The findings of both revisions and the change they sit in (`bot.revisions.evidence`)."""
 
     base: Sequence[Finding]
     head: Sequence[Finding]
@@ -790,7 +790,7 @@ def _limits_notes(state: _State, untraced: int) -> list[str]:
 
 
 def _moved_pass(state: _State) -> int:
-    """P7: code moved to another changed file keeps its findings (`bot.moves` says where each
+    """P7: code moved to another changed file keeps its findings (`bot.revisions.moves` says where each
     removed line went). A line carried verbatim pairs like P1 (a lone line only with its exact
     message), a line edited inside the moved block like P2 (same message shape): P7m.
 

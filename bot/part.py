@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot import codec
-from bot.diff import ADDED, MODIFIED, UNCHANGED, WS_CHANGED, LineMap
 from bot.errors import CodecError
-from bot.evidence import Evidence, FileSide
 from bot.model import Finding
 from bot.positions import split_lines
+from bot.revisions.diff import ADDED, MODIFIED, UNCHANGED, WS_CHANGED, LineMap
+from bot.revisions.evidence import Evidence, FileSide
 
 PART_KEYS = ("index", "count", "plan", "base", "head", "unbaselined", "files", "maps")
 MAP_KEYS = ("head_count", "same", "modified", "status", "gaps")

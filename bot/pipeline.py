@@ -16,19 +16,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot import config as config_mod
-from bot import git, workspace
+from bot import git
 from bot.analyzer import Analyzer, Outcome, Resolution, Target
 from bot.classify import Inputs, classify
 from bot.errors import BotError
-from bot.evidence import Evidence
 from bot.linters.registry import CONFIG_FILES, LINTERS
 from bot.linters.registry import declared as declared_linters
 from bot.linters.runner import folders
 from bot.lsp.registry import SERVERS
 from bot.model import Finding, GatePolicy, ReviewResult, Side, ToolRun, ToolStatus
+from bot.revisions import workspace
+from bot.revisions.evidence import Evidence
+from bot.revisions.trees import DiskView
 from bot.safety import guard
 from bot.structural import TOOL as RULES_TOOL
-from bot.trees import DiskView
 
 if TYPE_CHECKING:
     from bot import shards  # imported where a run is sharded: a review of all its files never is
@@ -367,7 +368,7 @@ class ToolRuns:
         mine_base = tuple(p for p in base_paths if own is None or pair_of.get(p, p) in own)
         if analyzer.lazy_checkout:
             # Made only if something misses the cache (see Target.ready); for a tool that
-            # reads one file at a time, only the changed files' folders (bot.partial).
+            # reads one file at a time, only the changed files' folders (bot.revisions.partial).
             small = analyzer.file_scoped and not self.whole_anyway
             return head_t, replace(head_t, root=trees.files_root if small else trees.base_root,
                                    rev=rev.merge_base, paths=mine_base, side="base",

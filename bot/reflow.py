@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from bot.diff import LineMap
+from bot.revisions.diff import LineMap
 
 if TYPE_CHECKING:  # only annotations here: bot.tokens loads where a file is read as tokens
     from bot.tokens import Code, Token

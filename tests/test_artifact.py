@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot import artifact, workspace
+from bot import artifact
 from bot.artifact import Analysis
 from bot.errors import ArtifactError, Exit
 from bot.excerpt import Excerpt
@@ -25,6 +25,7 @@ from bot.publishing import summary
 from bot.publishing.gate import decide
 from bot.publishing.placement import Dialect, Placed
 from bot.publishing.policy import Policy, cap, demote, place
+from bot.revisions import workspace
 from tests import strategies as s
 from tests.conftest import GitRepo, require_tool
 

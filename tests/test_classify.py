@@ -1,6 +1,6 @@
 """The pure classifier, table-driven: hand-built findings, file texts and line maps per pass.
 
-Line maps come from the real parser (`bot.diff`) fed a -U0 patch that difflib writes in git's
+Line maps come from the real parser (`bot.revisions.diff`) fed a -U0 patch that difflib writes in git's
 format, so every case exercises the same map the pipeline builds. The last tests run the real
 ruff on real repositories for file-level findings (CPY001, D100, INP001 at the empty range 1:1).
 """
@@ -19,9 +19,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.classify import Inputs, classify, is_file_level
-from bot.diff import ADDED, FilePatch, LineMap, line_map, parse_patch
-from bot.evidence import Evidence, FileSide
 from bot.model import Finding, Severity, Span, Verdict
+from bot.revisions.diff import ADDED, FilePatch, LineMap, line_map, parse_patch
+from bot.revisions.evidence import Evidence, FileSide
 from tests.conftest import GitRepo, require_tool
 from tests.test_scenarios import FILE_LEVEL_CONFIG, review, start, table
 
@@ -406,7 +406,7 @@ def test_a_message_naming_its_renamed_file_is_not_a_change() -> None:
 
 def test_moves_too_large_to_trace_are_said_so(monkeypatch: pytest.MonkeyPatch) -> None:
     (case,) = [c for c in CASES if c.name.startswith("move: source file deleted")]
-    monkeypatch.setattr("bot.moves.BUDGET", 1)
+    monkeypatch.setattr("bot.revisions.moves.BUDGET", 1)
     verdicts, fixed, notes = classify(case.inputs())
     assert notes == ["1 pair(s) of changed files too large to trace line by line: findings in "
                      "code moved between them were matched only through the definition around them"]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import scratch
+from bot.revisions import scratch
 from tests.conftest import ROOT, GitRepo, require_tool
 
 # ruff, made slow: `check` starts a child that outlives nothing on its own, records both pids
@@ -98,7 +98,7 @@ def test_sigterm_removes_worktrees_scratch_and_kills_the_tools(
     repo, env, pids, tmp = setup
     run = start(repo, env)
     tools = wait_for_tools(pids, 2)  # base and head: both trees exist
-    # The head a worktree, the base ruff reads the changed files' folders (bot.partial).
+    # The head a worktree, the base ruff reads the changed files' folders (bot.revisions.partial).
     (folder,) = leftovers(repo, tmp)[1]
     assert len(leftovers(repo, tmp)[0]) == 1 and (tmp / folder / "files" / "a.py").is_file()
     run.send_signal(signal.SIGTERM)
@@ -267,7 +267,7 @@ CANCELLED_WHILE_MADE = """
 import json, os, signal, sys, tempfile
 from pathlib import Path
 from bot.safety import cancel
-from bot import scratch, workspace
+from bot.revisions import scratch, workspace
 
 tempfile.tempdir = sys.argv[2]
 real = tempfile.mkdtemp

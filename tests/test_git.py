@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from bot import git, workspace
+from bot import git
 from bot.errors import BotError
+from bot.revisions import workspace
 from tests.conftest import GitRepo
 
 

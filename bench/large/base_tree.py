@@ -1,8 +1,8 @@
 """The base a review makes, side by side on the generated 20,000-file repository: the whole
 tree (a worktree, its files linked from the head where both revisions share them: what a
 package- or project-scoped tool gets on a cache miss) against the changed files' folders
-(bot/partial.py: what a tool that reads one file at a time gets), per change, alternated
-round by round, each made and removed through `bot.workspace.Checkouts` as a review does.
+(bot/revisions/partial.py: what a tool that reads one file at a time gets), per change, alternated
+round by round, each made and removed through `bot.revisions.workspace.Checkouts` as a review does.
 
     .venv/bin/python bench/large/run.py --keep /tmp/large/repo ...   # builds the repository
     git clone -q /tmp/large/repo /tmp/large/clone     # this bench checks branches out in it
@@ -24,8 +24,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from bot import git, workspace  # noqa: E402
+from bot import git  # noqa: E402
 from bot.linters.registry import CONFIG_FILES  # noqa: E402
+from bot.revisions import workspace  # noqa: E402
 
 
 def _entries(folder: Path) -> int:

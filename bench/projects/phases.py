@@ -89,7 +89,7 @@ class Tracer:
         def phases(original: Any) -> Any:
             def run(launch: Any, checkout: Path, project: Path, files: Any, hidden: Any,
                     overlays: Any, *rest: Any) -> Any:
-                # The base checkout is a folder named "base" (bot.workspace).
+                # The base checkout is a folder named "base" (bot.revisions.workspace).
                 side = "pair" if len(overlays) > 1 else (
                     "base" if checkout.name == "base" else "head")
                 record = Session(side, len(files), time.monotonic())

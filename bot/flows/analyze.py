@@ -18,7 +18,7 @@ import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from bot import artifact, atomic, git, shards, workspace
+from bot import artifact, atomic, git, shards
 from bot import cache as findings_cache
 from bot import part as shard_part
 from bot.apply.plan import plan_for
@@ -35,6 +35,7 @@ from bot.options import Checks
 from bot.pipeline import Gathered, ReviewOptions, begin, conclude, gather
 from bot.publishing.offer import staged
 from bot.publishing.outputs import writable_output, writing
+from bot.revisions import workspace
 
 # scheme://[user@]host[:port]/PATH or scp-like user@host:PATH; local paths name no repository.
 REMOTE_URL = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*://(?:[^@/]*@)?[^/@]+/|[^@/:]+@[^/:]+:)"

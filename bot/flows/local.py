@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Literal, TextIO
 
 from bot import cache as findings_cache
-from bot import config, git, workspace
+from bot import config, git
 from bot.errors import BotError
 from bot.model import ReviewResult
 from bot.options import Checks
@@ -23,6 +23,7 @@ from bot.publishing import report
 from bot.publishing.gate import decide
 from bot.publishing.outputs import report_gate, writable_output, write_sarif
 from bot.render import progress
+from bot.revisions import workspace
 
 Format = Literal["text", "json", "rdjson"]
 

@@ -31,7 +31,7 @@ from bot.publishing.gate import Gate
 from bot.publishing.outputs import writable
 from bot.publishing.publication import Note, build
 from bot.publishing.sinks import deliver
-from bot.workspace import texts as head_texts
+from bot.revisions.workspace import texts as head_texts
 
 
 def name_of(trigger: Trigger) -> str:

@@ -14,11 +14,12 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot import cache, workspace
+from bot import cache
 from bot.errors import BotError, Exit
 from bot.linters.registry import LINTERS
 from bot.options import Checks
 from bot.pipeline import ReviewOptions, run_review
+from bot.revisions import workspace
 
 
 @dataclass(frozen=True)

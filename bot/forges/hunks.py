@@ -1,12 +1,12 @@
 """The head lines a forge lets a review comment sit on, from the hunks of one file's patch as
 the forge's API reports it (GitHub's `patch`, GitLab's `diff`: hunks without file headers).
 
-Pure; the hunks are read by the one diff parser, `bot/diff.py`.
+Pure; the hunks are read by the one diff parser, `bot/revisions/diff.py`.
 """
 
 from __future__ import annotations
 
-from bot.diff import parse_patch
+from bot.revisions.diff import parse_patch
 
 _HEADER = b"diff --git a/file b/file\n"  # what the parser expects before a file's hunks
 

@@ -106,7 +106,7 @@ class LinterSpec:
     # `reviewbot doctor` names as the reason a linter applies.
     markers: tuple[str, ...] = ()
     scope: LinterScope = "file"
-    # Finds the units from a view of the revision (disk or git: see bot.trees), never the disk.
+    # Finds the units from a view of the revision (disk or git: see bot.revisions.trees), never the disk.
     units: Callable[[TreeView, Sequence[str]], list[Unit]] = file_units
     # Package-scoped tools: which units (all needing a run) share one invocation.
     group: Callable[[Sequence[Unit]], list[list[Unit]]] = no_grouping
@@ -120,7 +120,7 @@ class LinterSpec:
     # version is asked every time instead of remembered per installed binary.
     stable_binary: bool = True
     # Never writes into existing files of the checkout (new cache or build folders are fine;
-    # manifests and lock files are never shared, see bot.linked).
+    # manifests and lock files are never shared, see bot.revisions.linked).
     read_only: bool = True
     # One invocation may take files of both revisions (absolute paths): the tool finds each
     # file's configuration from the file, not from its working folder.

@@ -17,7 +17,7 @@ from bot.analyzer import Target, TreeView
 from bot.errors import GarbageOutput
 from bot.linters.base import LinterSpec, Unit, relpath
 from bot.model import Applicability, Edit, Finding, Fix, Severity, Span
-from bot.trees import nearest_dir_with
+from bot.revisions.trees import nearest_dir_with
 
 CONFIG_FILES = ("clippy.toml", ".clippy.toml")
 CRATE_FILES = frozenset({"Cargo.toml", "Cargo.lock", "clippy.toml", ".clippy.toml",

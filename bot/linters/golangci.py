@@ -21,8 +21,8 @@ from bot.linters.base import LinterSpec, Unit, relpath, version_tuple
 from bot.lsp import goenv
 from bot.model import Applicability, Edit, Finding, Fix, Severity, Span
 from bot.positions import LineIndex, byte_to_column
+from bot.revisions.trees import nearest_dir_with
 from bot.toolpath import go_module_version
-from bot.trees import nearest_dir_with
 
 CONFIG_FILES = (".golangci.yml", ".golangci.yaml", ".golangci.toml", ".golangci.json")
 MODULE_FILES = frozenset({"go.mod", "go.sum", "go.work", "go.work.sum"})

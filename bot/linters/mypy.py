@@ -16,10 +16,10 @@ from typing import Any
 
 from bot import proc
 from bot.analyzer import Target, TreeView
-from bot.deps import VENVS
 from bot.errors import GarbageOutput
 from bot.linters.base import LinterSpec, Unit, json_lines, relpath, version_tuple
 from bot.model import Finding, Severity, Span
+from bot.revisions.deps import VENVS
 
 CONFIG_FILES = ("mypy.ini", ".mypy.ini", "pyproject.toml")
 COMMON = ["--no-error-summary", "--no-color-output", "--show-error-codes"]

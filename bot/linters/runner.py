@@ -21,8 +21,8 @@ from bot.linters.bisect import Attempt, Failure, isolate
 from bot.linters.memory import HeavyGate
 from bot.linters.messages import explain
 from bot.model import Finding
+from bot.revisions.trees import DiskView
 from bot.toolpath import find_executable
-from bot.trees import DiskView
 
 CACHE_SALT = "linters-3"  # bump when the bot's own flags or parsing change what a run yields
 # Findings read per file and per collect: beyond, the file is not checked (failed), never

@@ -8,7 +8,7 @@ or the pair would not be taken), so an entry is keyed on the commit and on every
 that shapes the answer: the server binary, the toolchain it reads (the `go` command, the
 tsserver library, the Python interpreter), its settings and environment, the project folder,
 the files diagnosed and the other files open, and what the checkout has installed (its
-virtualenv, its node_modules: bot.deps.stamp). Only a clean result is kept (no file failed or
+virtualenv, its node_modules: bot.revisions.deps.stamp). Only a clean result is kept (no file failed or
 left unanalysed).
 """
 

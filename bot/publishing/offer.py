@@ -16,7 +16,7 @@ from bot.options import Delivery
 from bot.publishing.placement import Dialect
 from bot.publishing.publication import Publication, build
 from bot.render.markdown import escape
-from bot.workspace import texts as head_texts
+from bot.revisions.workspace import texts as head_texts
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,6 @@ bot's secrets, the runner or the user's checkout, and what cleans up after it.
 - `guard`: no tool may change the user's checkout.
 
 May import the foundations at the top of `bot` (`errors`, `proc`, `analyzer`) and `bot.revisions`
-(the guard and the git configuration's check read the repository through `bot.revisions.git`);
+(the guard and the git configuration's check read the repository through `bot.git`);
 never the verdicts, the run, publishing, the flows, the commands, the CI or a forge.
 """

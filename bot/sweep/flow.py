@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from bot import config as config_mod
-from bot import git, workspace
+from bot import git
 from bot.errors import BotError, Exit, Uncertain
 from bot.forges.base import PullRef
 from bot.forges.repository import Issue, Repository
@@ -23,6 +23,7 @@ from bot.linters.registry import CONFIG_FILES
 from bot.model import Finding, ReviewResult, Verdict
 from bot.pipeline import ReviewOptions, begin, run_review
 from bot.render.markdown import BODY_LIMIT
+from bot.revisions import workspace
 from bot.sweep import attribute, codeowners, probes, render, state
 from bot.sweep.state import Regression, State
 

@@ -92,7 +92,8 @@ def test_a_signal_at_a_checkout_step_leaves_nothing(
     middle of the clean-up (which the cancel then cut short)."""
     import os
 
-    from bot import git, workspace
+    from bot import git
+    from bot.revisions import workspace
     from bot.safety import cancel
 
     repo.commit({"a.py": "x = 1\n"})

@@ -106,7 +106,7 @@ def test_warm_since_a_commit_lints_only_what_the_push_changed(world: World) -> N
 def test_warm_fails_closed_when_a_changed_file_went_unchecked(world: World) -> None:
     """A file a linter should have checked but the bot skipped (over the size limit): the warm
     run says so and exits 4, as a linter that could not check its files does."""
-    from bot import workspace
+    from bot.revisions import workspace
 
     big = "VALUE = 1\n" * (workspace.SIZE_LIMIT // 10 + 1)
     world.repo.commit({"big.py": big})

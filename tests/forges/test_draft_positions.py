@@ -3,11 +3,11 @@ from a real git diff's line maps."""
 
 from __future__ import annotations
 
-from bot import workspace
 from bot.forges.gitlab import change as gitlab
 from bot.model import FileChange
 from bot.publishing.policy import place
 from bot.publishing.sync import draft
+from bot.revisions import workspace
 from tests.conftest import GitRepo
 from tests.forges.builders import finding, result, texts, verdict
 

@@ -16,7 +16,7 @@ import pytest
 from bot.cli import main
 from bot.linters import base
 from bot.linters.base import Unit, argv_cost, file_units
-from bot.trees import DiskView
+from bot.revisions.trees import DiskView
 from tests.conftest import GitRepo, require_tool
 
 FILES = 500

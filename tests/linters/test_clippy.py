@@ -11,7 +11,7 @@ from bot.analyzer import Target
 from bot.linters import clippy
 from bot.linters.base import Unit
 from bot.model import Severity, Span
-from bot.trees import DiskView
+from bot.revisions.trees import DiskView
 from tests.linters.conftest import lint, write
 
 MANIFEST = '[package]\nname = "{name}"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n'

@@ -9,14 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from bot import proc, trees, workspace
+from bot import proc
 from bot.analyzer import Target
 from bot.linters import golangci
 from bot.linters.base import Unit
 from bot.linters.runner import LinterAnalyzer
 from bot.model import Severity, Span
 from bot.pipeline import ReviewOptions, run_review
-from bot.trees import DiskView
+from bot.revisions import trees, workspace
+from bot.revisions.trees import DiskView
 from tests.conftest import GitRepo
 from tests.linters.conftest import lint, write
 

@@ -20,10 +20,10 @@ from pathlib import Path
 from hypothesis import strategies as st
 
 from bot.classify import Inputs
-from bot.diff import FilePatch, LineMap, line_map, parse_patch
-from bot.evidence import FileSide
 from bot.linters.ruff import _finding as ruff_finding
 from bot.model import Finding, Severity, Span
+from bot.revisions.diff import FilePatch, LineMap, line_map, parse_patch
+from bot.revisions.evidence import FileSide
 from tests.conftest import require_tool
 from tests.test_classify import added_map, build, lines
 

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot import git
-from bot.diff import ADDED, UNCHANGED, WS_CHANGED, line_map, norm, parse_patch
+from bot.revisions.diff import ADDED, UNCHANGED, WS_CHANGED, line_map, norm, parse_patch
 from tests.conftest import GitRepo
 
 POOL = ["a = 1\n", "b = 2\n", "    a = 1\n", "a  =  1\n", "return a\n", "\n", "}\n",

@@ -17,8 +17,8 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from bot.classify import classify, is_file_level
-from bot.diff import LineMap
 from bot.model import Finding, Span, Verdict
+from bot.revisions.diff import LineMap
 from tests.properties.budget import examples
 from tests.test_classify import LINE_POOL, build, f, file_start, lines
 

@@ -37,7 +37,6 @@ from typing import Any, Literal
 
 import httpx
 
-from bot.diff import parse_patch
 from bot.errors import BotError, Exit, NotFound, ReadOnly, Refused
 from bot.forges import meanwhile, sticky
 from bot.forges.base import (
@@ -70,6 +69,7 @@ from bot.forges.transport import Request
 from bot.model import Severity, Trigger
 from bot.publishing.placement import Dialect
 from bot.render.markdown import SUMMARY_MARKER, clip, parse_marker
+from bot.revisions.diff import parse_patch
 
 RETRIES = 3
 STATES = {"success": "SUCCESSFUL", "failure": "FAILED", "neutral": "SUCCESSFUL"}

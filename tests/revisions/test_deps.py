@@ -1,12 +1,12 @@
-"""What the user installed in their checkout (bot.deps): found, linked elsewhere (see
-tests/test_workspace.py), and stamped, so that a cached answer never outlives an upgrade."""
+"""What the user installed in their checkout (bot.revisions.deps): found, linked elsewhere (see
+tests/revisions/test_workspace.py), and stamped, so that a cached answer never outlives an upgrade."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from bot import deps
+from bot.revisions import deps
 
 
 def venv(root: Path, *dists: str) -> Path:

@@ -2,7 +2,7 @@
 
 Code moved between two changed files shows in each file's own line map only as lines removed
 at the source and lines added (or modified) at the destination. Aligning one file's removed
-lines with another's added lines, the way `bot.diff` pairs the two sides of a hunk, gives a
+lines with another's added lines, the way `bot.revisions.diff` pairs the two sides of a hunk, gives a
 line map for the move: lines carried verbatim (up to whitespace and suppression comments), and
 lines edited inside the moved block, paired by position between verbatim ones or by similarity
 at its edges, and lines edited and put elsewhere inside the block, by similarity.
@@ -16,14 +16,14 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from bot.diff import _similar_pairs
+from bot.revisions.diff import _similar_pairs
 
 # A normalised line this long says something on its own (the classifier's low_info bound):
 # only such lines start a verbatim run, so blank lines and `pass` never make a move by themselves.
 INFORMATIVE = 12
 # Alignment is monotone; each further round finds blocks that moved in another order.
 ROUNDS = 8
-SIMILAR = 0.6  # as bot.diff pairs modified lines
+SIMILAR = 0.6  # as bot.revisions.diff pairs modified lines
 COMMON = 8  # a line added to more files than this selects none of them
 # Line pairs aligned in one review at most (SonarQube bounds its block matching the same way):
 # past it, moves are not traced and the classifier says so.
@@ -38,7 +38,7 @@ class Lines:
 
     key: str  # the file pair's key: its head path (a deleted file has its own key)
     numbers: tuple[int, ...]  # line numbers in the file
-    norms: tuple[str, ...]  # `bot.diff.norm` of each
+    norms: tuple[str, ...]  # `bot.revisions.diff.norm` of each
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """Where removed lines went in another file: alignment of one file's removed lines with another
-file's added lines (`bot.moves`), on normalised texts as `bot.diff.norm` gives them."""
+file's added lines (`bot.revisions.moves`), on normalised texts as `bot.revisions.diff.norm` gives them."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.diff import norm
-from bot.moves import Lines, align, moves
+from bot.revisions.diff import norm
+from bot.revisions.moves import Lines, align, moves
 
 
 def side(key: str, texts: Sequence[str], first: int = 1, numbers: Sequence[int] | None = None) -> Lines:

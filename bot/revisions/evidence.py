@@ -1,7 +1,7 @@
 """What the classifier reads of a change besides the findings (pure): which base file each
 head file was, each pair's line map, and both revisions' texts.
 
-One value, made where the change is read (`bot.workspace.read_changes`), carried by a shard's
+One value, made where the change is read (`bot.revisions.workspace.read_changes`), carried by a shard's
 part (`bot.part`), joined again by the publisher (`bot.assemble`) and read by the classifier
 (`bot.classify`).
 """
@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol, TypeVar
 
-from bot.diff import LineMap, identity_map
+from bot.revisions.diff import LineMap, identity_map
 
 
 @dataclass(frozen=True)

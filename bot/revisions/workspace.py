@@ -18,13 +18,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from bot import deps, git, linked, partial, scratch, trees
+from bot import git
 from bot.cache import default_dir, file_blob
-from bot.diff import UNCHANGED, FilePatch, LineMap, hunk_lines, line_map, parse_patch
 from bot.errors import BotError, CannotLink
-from bot.evidence import Evidence, FileSide
 from bot.model import FileChange, FileStatus
 from bot.positions import split_lines
+from bot.revisions import deps, linked, partial, scratch, trees
+from bot.revisions.diff import UNCHANGED, FilePatch, LineMap, hunk_lines, line_map, parse_patch
+from bot.revisions.evidence import Evidence, FileSide
 from bot.safety import cancel, gitcreds
 
 DEEPEN_STEPS = (50, 200, 1000)
@@ -359,7 +360,7 @@ class Checkouts:
         self._scratch: Path | None = None
         self.lock = threading.Lock()
         # Set by the caller when no tool to be run on the base writes into its files: the
-        # base may then share the head's files through hard links (bot.linked).
+        # base may then share the head's files through hard links (bot.revisions.linked).
         self.read_only = False
         self.how = ""  # how the base was made: "linked" or "checkout"
         self.head_root = rev.repo
@@ -390,7 +391,7 @@ class Checkouts:
 
     @property
     def scratch(self) -> Path:
-        """The run's scratch folder (bot.scratch), which `close` removes."""
+        """The run's scratch folder (bot.revisions.scratch), which `close` removes."""
         assert self._scratch is not None, "made first thing, or the checkouts were not made"
         return self._scratch
 
@@ -406,7 +407,7 @@ class Checkouts:
         return self.base_root
 
     def files_base(self) -> Path:
-        """The base for tools that read one file at a time and never write (bot.partial):
+        """The base for tools that read one file at a time and never write (bot.revisions.partial):
         the folders above the changed paths and the config files, the rest shared with the
         head; carrying the head's configuration; made once, on first call. A whole checkout
         there where the head's checkout lacks a folder to share (a sparse checkout)."""
@@ -458,7 +459,7 @@ class Checkouts:
 
     @functools.cached_property
     def installed(self) -> str:
-        """The stamp of what those folders hold (bot.deps.stamp)."""
+        """The stamp of what those folders hold (bot.revisions.deps.stamp)."""
         return deps.stamp(self.rev.repo, self.dependencies)
 
     def _linked_base(self) -> bool:

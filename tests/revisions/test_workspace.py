@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from bot import git, partial, workspace
+from bot import git
 from bot.linters import golangci
 from bot.linters.base import LinterSpec
 from bot.linters.ruff import SPEC as RUFF
 from bot.linters.runner import LinterAnalyzer
 from bot.pipeline import ReviewOptions, run_review
+from bot.revisions import partial, workspace
 from tests.conftest import GitRepo, require_tool
 
 
@@ -147,7 +148,7 @@ def test_repo_that_does_not_exist_or_is_not_a_repository(tmp_path: Path,
 
 # --- dependencies the user installed are seen at every revision ------------------------------
 
-PACKAGES = Path(__file__).resolve().parent.parent / "tools" / "node_modules"
+PACKAGES = Path(__file__).resolve().parents[2] / "tools" / "node_modules"
 # The configurations use an installed package (as plugins do): without it ESLint fails.
 ROOT_CONFIG = ('import escape from "escape-string-regexp";\n'
                'export default [{ rules: { "no-restricted-syntax": '
@@ -343,7 +344,7 @@ def test_a_lock_file_removed_as_it_is_locked_is_not_taken_as_held(
     import fcntl
     import os
 
-    from bot import scratch
+    from bot.revisions import scratch
 
     home = workspace.base_home(repo.path)
     real = fcntl.flock
@@ -423,7 +424,7 @@ def test_a_run_asks_git_for_worktrees_only_where_there_may_be_some(
     left = workspace.base_home(repo.path).parent / "reviewbot-gone" / "head"
     git.worktree_add(repo.path, left, "feat")
     shutil.rmtree(left.parent)
-    monkeypatch.setattr("bot.scratch._tmp", lambda: left.parent.parent)
+    monkeypatch.setattr("bot.revisions.scratch._tmp", lambda: left.parent.parent)
     with workspace.checkouts(rev, [], ["a.py"]):
         pass
     assert asked and repo.git("worktree", "list").count("\n") == 0

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import linked, workspace
+from bot.revisions import linked, workspace
 from tests.conftest import GitRepo
 
 

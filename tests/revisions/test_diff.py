@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot import git
-from bot.diff import (
+from bot.revisions.diff import (
     ADDED,
     MODIFIED,
     UNCHANGED,

@@ -7,7 +7,7 @@ plugin resolves imports). So the tree keeps the base's layout exactly, at the co
 change rather than the repository's size: every folder above a changed path is a real folder;
 in it, the changed files are written from git, the unchanged ones are hard links to the head's
 (the same bytes at both revisions), and each unchanged subfolder is a symbolic link to the
-head's. Safe only for tools that never write into their checkout, as `bot.linked`.
+head's. Safe only for tools that never write into their checkout, as `bot.revisions.linked`.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot import git
-from bot.trees import DiskView, GitView, nearest_dir_with, suffix
+from bot.revisions.trees import DiskView, GitView, nearest_dir_with, suffix
 from tests.conftest import GitRepo
 
 

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from bot import git, partial, workspace
+from bot import git
 from bot.linters.ruff import SPEC as RUFF
 from bot.linters.runner import LinterAnalyzer
 from bot.pipeline import ReviewOptions, run_review
+from bot.revisions import partial, workspace
 from tests.conftest import GitRepo
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot import workspace
-from bot.diff import identity_map
-from bot.evidence import DisagreeError, Evidence, FileSide, pairing
+from bot.revisions import workspace
+from bot.revisions.diff import identity_map
+from bot.revisions.evidence import DisagreeError, Evidence, FileSide, pairing
 from tests.conftest import GitRepo
 
 BODY = "".join(f"line_{i} = {i}\n" for i in range(12))
