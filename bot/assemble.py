@@ -13,11 +13,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from bot import artifact, excerpt
-from bot.classify import Inputs, classify
 from bot.errors import BotError, Exit
 from bot.model import ToolRun, ToolStatus
 from bot.part import Part
 from bot.revisions.evidence import DisagreeError, Evidence
+from bot.verdicts.classify import Inputs, classify
 
 
 def assemble(analyses: Sequence[artifact.Analysis], names: Sequence[str]) -> artifact.Analysis:

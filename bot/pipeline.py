@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 from bot import config as config_mod
 from bot import git
 from bot.analyzer import Analyzer, Outcome, Resolution, Target
-from bot.classify import Inputs, classify
 from bot.errors import BotError
 from bot.linters.registry import CONFIG_FILES, LINTERS
 from bot.linters.registry import declared as declared_linters
@@ -30,6 +29,7 @@ from bot.revisions.evidence import Evidence
 from bot.revisions.trees import DiskView
 from bot.safety import guard
 from bot.structural import TOOL as RULES_TOOL
+from bot.verdicts.classify import Inputs, classify
 
 if TYPE_CHECKING:
     from bot import shards  # imported where a run is sharded: a review of all its files never is

@@ -48,7 +48,7 @@ UNUSED = ("bot.forges", "bot.ci", "bot.flows.", "bot.conversation", "bot.apply",
           # a language server's time budget, memo and diagnostics: only once one runs
           "bot.lsp.budget", "bot.lsp.memo", "bot.lsp.diagnostics",
           # files read as tokens: only where findings moved (the next test)
-          "bot.tokens",
+          "bot.verdicts.tokens",
           # the shards' plan: only for a sharded run
           "bot.shards")
 LOCAL_FLOW = "bot.flows.local"  # `reviewbot review` itself
@@ -110,7 +110,7 @@ def test_loading_the_bot_raises_the_collector_s_first_threshold() -> None:
 
 
 def test_a_review_that_compares_tokens_loads_one_grammar_and_nothing_else(repo: GitRepo) -> None:
-    """Findings that moved with their functions are matched by tokens (bot.tokens): tree-sitter
+    """Findings that moved with their functions are matched by tokens (bot.verdicts.tokens): tree-sitter
     and the Python grammar load, and nothing else of the grammar pack, no SDK, no forge, no
     schema checker."""
     require_tool("ruff")
@@ -121,14 +121,14 @@ def test_a_review_that_compares_tokens_loads_one_grammar_and_nothing_else(repo: 
     repo.commit({"a.py": "\n\n".join(functions[::-1])})
     status, summary, modules = _review_in_a_new_interpreter(repo)
     assert status == 0 and summary["introduced"] == 0 and summary["preexisting"] == 4
-    assert "bot.tokens" in modules and "tree_sitter" in modules, "the tokens were compared"
+    assert "bot.verdicts.tokens" in modules and "tree_sitter" in modules, "the tokens were compared"
     grammars = [m for m in modules if m.startswith("tree_sitter_")]
     assert grammars == ["tree_sitter_language_pack.bindings.python"]
     allowed = {"tree_sitter", "tree_sitter_language_pack"}
     heavy = [m for m in modules if any(m == h or m.startswith(h + ".") for h in HEAVY)
              and m.split(".")[0] not in allowed]
     unused = [m for m in modules if any(m == u or m.startswith(u) for u in UNUSED)
-              and m not in ("bot.structural.lang", "bot.tokens", LOCAL_FLOW)]
+              and m not in ("bot.structural.lang", "bot.verdicts.tokens", LOCAL_FLOW)]
     assert heavy == [] and unused == []
 
 

@@ -19,13 +19,13 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from bot.classify import Inputs
 from bot.linters.ruff import _finding as ruff_finding
 from bot.model import Finding, Severity, Span
 from bot.revisions.diff import FilePatch, LineMap, line_map, parse_patch
 from bot.revisions.evidence import FileSide
+from bot.verdicts.classify import Inputs
 from tests.conftest import require_tool
-from tests.test_classify import added_map, build, lines
+from tests.verdicts.test_classify import added_map, build, lines
 
 
 @dataclass(frozen=True)

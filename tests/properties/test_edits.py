@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.classify import classify
 from bot.model import Verdict
+from bot.verdicts.classify import classify
 from tests.properties.budget import examples
 from tests.properties.pymodules import (
     NAMES,
@@ -231,7 +231,7 @@ def combined(draw: st.DrawFn) -> tuple[Module, Module, tuple[str, ...]]:
     new = Function(new.name, ((draw(st.sampled_from(FLAGGED)), 0), *new.body), new.result)
     head.insert(draw(st.integers(0, len(head))), new)
     # Not in the renamed one: a short function renamed and edited at once is a new one (see
-    # MIN_RENAMED_AND_EDITED in bot.classify).
+    # MIN_RENAMED_AND_EDITED in bot.verdicts.classify).
     places = Module(tuple(head)).places(outside=renamed_one)
     added = draw(st.dictionaries(st.sampled_from(places), st.integers(1, 2), max_size=3))
     return base, Module(tuple(head), added), ("the_copy", "brand_new")

@@ -1,7 +1,7 @@
 """The verdict engine's invariants, on generated texts and findings (the classifier's pure
 core, as the pipeline feeds it): a pure shift of lines changes no verdict; base equal to head
 introduces nothing; one more identical copy of a finding adds exactly one introduced. That
-permuting the tools' output changes nothing is tests/test_classify.py's determinism property.
+permuting the tools' output changes nothing is tests/verdicts/test_classify.py's determinism property.
 
 The examples are the same on every run (derandomize), so a CI run never finds a new case by
 chance; scripts/deep-properties runs 10,000 of each, drawn afresh (`tests.properties.budget`).
@@ -16,11 +16,11 @@ from dataclasses import replace
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from bot.classify import classify, is_file_level
 from bot.model import Finding, Span, Verdict
 from bot.revisions.diff import LineMap
+from bot.verdicts.classify import classify, is_file_level
 from tests.properties.budget import examples
-from tests.test_classify import LINE_POOL, build, f, file_start, lines
+from tests.verdicts.test_classify import LINE_POOL, build, f, file_start, lines
 
 MESSAGES = ["a", "b `x`", "b `y`", "c 1"]
 

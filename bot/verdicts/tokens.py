@@ -107,7 +107,7 @@ class Code:
         return tuple(texts)
 
     # On the value rather than in the module: its callers hold a `Code` already, and the
-    # module is imported only where a file is read as tokens (bot.classify).
+    # module is imported only where a file is read as tokens (bot.verdicts.classify).
     @staticmethod
     def aligned(a: Sequence[str], b: Sequence[str]) -> dict[int, int]:
         """Index pairs of equal tokens of two sequences (all of them when the two are equal)."""

@@ -18,10 +18,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.classify import Inputs, classify, is_file_level
 from bot.model import Finding, Severity, Span, Verdict
 from bot.revisions.diff import ADDED, FilePatch, LineMap, line_map, parse_patch
 from bot.revisions.evidence import Evidence, FileSide
+from bot.verdicts.classify import Inputs, classify, is_file_level
 from tests.conftest import GitRepo, require_tool
 from tests.test_scenarios import FILE_LEVEL_CONFIG, review, start, table
 

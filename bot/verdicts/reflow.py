@@ -2,7 +2,7 @@
 
 A file's line map pairs the lines a change left alone (up to whitespace); between two such
 anchors lies a region the change rewrote. Aligning the tokens of the region's two sides
-(`bot.tokens`: line breaks, indentation, trailing commas, semicolons and quote styles do not
+(`bot.verdicts.tokens`: line breaks, indentation, trailing commas, semicolons and quote styles do not
 count) says where each base token went: a signature a formatter wrapped over five lines, or an
 expression it split, keeps every token, so a finding on one keeps its place.
 """
@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 
 from bot.revisions.diff import LineMap
 
-if TYPE_CHECKING:  # only annotations here: bot.tokens loads where a file is read as tokens
-    from bot.tokens import Code, Token
+if TYPE_CHECKING:  # only annotations here: bot.verdicts.tokens loads where a file is read as tokens
+    from bot.verdicts.tokens import Code, Token
 
 # Token pairs compared per rewritten region at most: past it the region is left to the
 # line-based passes (a region of equal tokens, the formatter's case, costs no comparison).

@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.classify import classify
 from bot.model import Finding
-from bot.reflow import Landing, TokenMap
-from bot.tokens import read
-from tests.test_classify import build, f, lines, lmap
+from bot.verdicts.classify import classify
+from bot.verdicts.reflow import Landing, TokenMap
+from bot.verdicts.tokens import read
+from tests.verdicts.test_classify import build, f, lines, lmap
 
 WRAPPED = "def f(\n    a,\n    b=[],\n    c=None,\n):\n    return a\n"
 
@@ -46,7 +46,7 @@ def test_an_edited_token_lands_through_its_neighbour_inexactly() -> None:
 
 
 def test_a_region_past_the_budget_is_left_to_the_line_passes(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("bot.reflow.REGION_PAIRS", 1)
+    monkeypatch.setattr("bot.verdicts.reflow.REGION_PAIRS", 1)
     base, head = "x = compute(alpha, beta)\n", "x = compute(\n    alpha,\n    gamma,\n)\n"
     tm = TokenMap(read("a.py", lines(base)), read("a.py", lines(head)), lmap(base, head),
                   len(lines(base)))

@@ -24,13 +24,13 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from bot.model import Finding, Scope, Span, Verdict, Where
-from bot.reflow import REGION_PAIRS, Landing, TokenMap
 from bot.revisions import moves
 from bot.revisions.diff import ADDED, MODIFIED, UNCHANGED, WS_CHANGED, LineMap, norm
 from bot.revisions.evidence import Evidence, FileSide
+from bot.verdicts.reflow import REGION_PAIRS, Landing, TokenMap
 
-if TYPE_CHECKING:  # bot.tokens is imported where a file is first read as tokens
-    from bot.tokens import Code, Definition
+if TYPE_CHECKING:  # bot.verdicts.tokens is imported where a file is first read as tokens
+    from bot.verdicts.tokens import Code, Definition
 
 STATUS_ORDER = {UNCHANGED: 0, WS_CHANGED: 1, MODIFIED: 2, ADDED: 3}
 # Rules that mean "this file did not parse": the tool then drops its other findings there.
@@ -628,7 +628,7 @@ class _State:
     def code(self, side: str, path: str) -> Code:
         """A file side read as tokens, at the first pass that needs it: most files never do."""
         if (side, path) not in self.codes:
-            from bot.tokens import read
+            from bot.verdicts.tokens import read
 
             self.codes[(side, path)] = read(path, self.evidence.side(side, path).lines)
         return self.codes[(side, path)]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot.tokens import read
-from tests.test_classify import lines
+from bot.verdicts.tokens import read
+from tests.verdicts.test_classify import lines
 
 
 def texts(path: str, source: str) -> list[str]:
