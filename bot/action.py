@@ -18,10 +18,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot import artifact, cache, proc
+from bot import cache, proc
 from bot.errors import BotError, Exit
 from bot.model import Scope
 from bot.publishing.gate import decide
+from bot.run import artifact
 from bot.safety import credentials, filecommands, lockdown
 
 MODES = ("review", "analyze", "publish", "publish-label", "sweep", "warm")

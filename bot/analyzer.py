@@ -147,12 +147,12 @@ class Analyzer(Protocol):
     @property
     def defers_to(self) -> tuple[str, ...]:
         """Tools whose checked files (`Target.checked`) change what this one checks: a shard
-        runs it together with all their work (bot.shards)."""
+        runs it together with all their work (bot.run.shards)."""
         return ()
 
     def shares(self, view: TreeView, paths: Sequence[str]) -> list[tuple[str, ...]]:
         """`paths` (changed, repo-relative, at the head) in groups whose findings can be
-        computed apart from each other's: what shards divide (bot.shards). The default, one
+        computed apart from each other's: what shards divide (bot.run.shards). The default, one
         group, suits a tool that must see the whole change (a language server's projects)."""
         return [tuple(paths)] if paths else []
 

@@ -5,7 +5,7 @@ turn untrusted JSON back into values or raise `CodecError` naming the field that
 (`findings[3].line: expected a positive integer`). Every key is required and unknown keys are
 refused, so a shape change is a visible version change for each user: the findings cache
 (`bot.cache`), `review --format json` (`bot.publishing.report`) and the analysis artifact
-(`bot.artifact`, whose JSON Schema is `bot/schemas/analysis-v1.schema.json`).
+(`bot.run.artifact`, whose JSON Schema is `bot/schemas/analysis-v1.schema.json`).
 
 Shapes: a Span's four keys sit flat in the object that owns it (a finding, an edit); a
 verdict is its finding's keys plus its own; sets are sorted lists, a FileChange's
@@ -141,7 +141,7 @@ def encode_result(result: ReviewResult) -> JsonObject:
 
 class Fields:
     """A JSON object with exactly `keys`, read field by field; errors name the field (public:
-    `bot.artifact` reads its own envelope with it)."""
+    `bot.run.artifact` reads its own envelope with it)."""
 
     def __init__(self, raw: object, path: str, keys: Sequence[str], optional: Sequence[str] = ()) -> None:
         if not isinstance(raw, dict):

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from bot import cache as findings_cache
 from bot.model import GatePolicy
-from bot.pipeline import ReviewOptions
 from bot.publishing.gate import override
+from bot.run.pipeline import ReviewOptions
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ def _cores() -> int:
 
 # Tool runs at once (linter invocations; git and language servers are not counted): the
 # cores this process may use, at least two so that a tool's base and head always run side by
-# side. Independent tools start concurrently and wait here for a core (bot.pipeline).
+# side. Independent tools start concurrently and wait here for a core (bot.run.pipeline).
 TOOL_SLOTS = max(2, _cores())
 _tool_slots = threading.BoundedSemaphore(TOOL_SLOTS)
 

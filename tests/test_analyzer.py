@@ -12,7 +12,7 @@ from bot.analyzer import Analyzer, Outcome, Resolution, Target
 from bot.linters.registry import LINTERS
 from bot.lsp.registry import SERVERS
 from bot.model import Finding, Severity, Span
-from bot.pipeline import ReviewOptions, registry, run_review
+from bot.run.pipeline import ReviewOptions, registry, run_review
 from bot.structural.analyzer import RulesAnalyzer
 from tests.conftest import ROOT, GitRepo
 
@@ -136,6 +136,6 @@ def _python(code: str) -> subprocess.CompletedProcess[str]:
 
 def test_a_missing_language_server_registry_is_an_import_error() -> None:
     """It used to be skipped, leaving a review without type checkers and no word why."""
-    out = _python("import sys; sys.modules['bot.lsp.registry'] = None; import bot.pipeline")
+    out = _python("import sys; sys.modules['bot.lsp.registry'] = None; import bot.run.pipeline")
     assert out.returncode != 0
     assert "ModuleNotFoundError" in out.stderr and "bot.lsp.registry" in out.stderr

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from bot import config
 from bot.errors import BotError
-from bot.pipeline import registry, tool_names
+from bot.run.pipeline import registry, tool_names
 from tests.test_config import TYPOS
 
 KNOWN = tool_names(registry())

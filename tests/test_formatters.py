@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from bot.model import ReviewResult
-from bot.pipeline import ReviewOptions, run_review
+from bot.run.pipeline import ReviewOptions, run_review
 from tests.conftest import GitRepo, require_tool
 
 PYPROJECT = """\

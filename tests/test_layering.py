@@ -98,7 +98,7 @@ def test_imports_follow_the_layers(path: Path) -> None:
 
 
 @pytest.mark.parametrize("module,imported", [
-    ("bot.pipeline", "bot.ci.github_actions"),
+    ("bot.run.pipeline", "bot.ci.github_actions"),
     ("bot.conversation.state", "bot.forges.base"),
     ("bot.forges.github.change", "bot.flows.publish"),
     ("bot.flows.review", "github"),

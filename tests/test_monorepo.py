@@ -6,7 +6,7 @@ project's files."""
 from __future__ import annotations
 
 from bot.doctor import probe
-from bot.pipeline import ReviewOptions, registry, run_review
+from bot.run.pipeline import ReviewOptions, registry, run_review
 from tests.conftest import GitRepo, require_tool
 
 GO = "package api\n\nimport \"os\"\n\n// A removes a file.\nfunc A() {{\n{body}}}\n\nvar _ = os.Remove\n"

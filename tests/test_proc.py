@@ -16,7 +16,7 @@ import pytest
 from bot import proc
 from bot.linters import eslint
 from bot.linters.runner import LinterAnalyzer
-from bot.pipeline import ReviewOptions, run_review
+from bot.run.pipeline import ReviewOptions, run_review
 from tests.conftest import ROOT, GitRepo
 
 SECRETS = {

@@ -31,7 +31,8 @@ started = time.perf_counter()
 import bot.cli
 from bot.commands import review
 imported = time.perf_counter()
-from bot import pipeline, proc
+from bot.run import pipeline
+from bot import proc
 from bot.revisions import workspace
 from bot.publishing import report
 

@@ -22,7 +22,6 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "forges")]
 from builders import change, finding, result, verdict  # noqa: E402
 from fakegithub import FakeGitHub  # noqa: E402
 
-from bot import artifact  # noqa: E402
 from bot.ci import github_actions  # noqa: E402
 from bot.commands import publish  # noqa: E402
 from bot.forges.github.api import Api, Settings  # noqa: E402
@@ -30,6 +29,7 @@ from bot.model import ReviewResult  # noqa: E402
 from bot.options import Delivery  # noqa: E402
 from bot.publishing import publication, sinks  # noqa: E402
 from bot.render.suggestion import split_lines  # noqa: E402
+from bot.run import artifact  # noqa: E402
 
 HEAD = "c" * 40
 Counts = tuple[int, int]

@@ -27,7 +27,7 @@ import run as core  # noqa: E402  (bench/core/run.py: the generated change)
 
 PROBE = """
 import json, statistics, sys, time
-from bot import artifact
+from bot.run import artifact
 data = open(sys.argv[1], "rb").read()
 repeat = int(sys.argv[2])
 def median(action):

@@ -46,7 +46,7 @@ from run import TS_DEPS, fresh, review  # noqa: E402
 from bench.repos import make_repo  # noqa: E402
 from bot.lsp import session  # noqa: E402
 from bot.lsp.client import LspClient  # noqa: E402
-from bot.pipeline import ReviewOptions, run_review  # noqa: E402
+from bot.run.pipeline import ReviewOptions, run_review  # noqa: E402
 
 PROJECTS = ("ts", "ts-clean", "ts-added", "go-api", "go", "go-alone")
 CLEAN = "\nexport function extra_{n}(xs: number[]): number {{\n  return xs.length;\n}}\n"

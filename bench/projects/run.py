@@ -2,7 +2,7 @@
 
 On the generated projects of `gen.py` (a Go module, a TypeScript library, a Python package,
 each with a 2-file change on `feat`), `--repeat` rounds, the variants alternating inside each
-round. The review runs in-process (`bot.pipeline.run_review`, no interpreter start-up); each
+round. The review runs in-process (`bot.run.pipeline.run_review`, no interpreter start-up); each
 tool's part is the `seconds` the review records for it (both revisions).
 
 go   golangci-lint part vs `golangci-lint run` on the changed packages at the head:
@@ -49,7 +49,7 @@ from bench.repos import make_repo  # noqa: E402
 from bot import cache as findings_cache  # noqa: E402
 from bot import toolpath  # noqa: E402
 from bot.model import ReviewResult  # noqa: E402
-from bot.pipeline import ReviewOptions, run_review  # noqa: E402
+from bot.run.pipeline import ReviewOptions, run_review  # noqa: E402
 
 # Sealed entries on disk (bot/cache.py): without a secret a review keeps its results in this
 # process's memory, keyed by folder, and a "cold" review in a folder emptied by `fresh` would

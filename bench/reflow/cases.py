@@ -30,7 +30,7 @@ CHILD = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
 from pathlib import Path
-from bot.pipeline import ReviewOptions, run_review
+from bot.run.pipeline import ReviewOptions, run_review
 result = run_review(ReviewOptions(repo=Path(sys.argv[2]), base="main", head="HEAD"))
 print(json.dumps({"worse": sum(v.scope in ("introduced", "changed") for v in result.findings),
                   "findings": len(result.findings),

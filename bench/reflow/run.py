@@ -34,7 +34,7 @@ CHILD = """
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
 from pathlib import Path
-from bot import pipeline
+from bot.run import pipeline
 spent = []
 classify = pipeline.classify
 def timed(inputs):

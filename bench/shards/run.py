@@ -10,7 +10,7 @@ Per N, `--repeat` rounds of:
   merge (the matrix's jobs start in parallel; the publish job starts when the last ends).
 
 The merge is what `reviewbot publish` does before any forge request: read every part (capped,
-schema-checked), check the set and classify the parts together (`bot.assemble`), in its own
+schema-checked), check the set and classify the parts together (`bot.run.assemble`), in its own
 process. The merged review must equal the unsharded analysis' (every verdict, every fixed
 finding, the notes); the bench stops if not. Every analysis is cold: `analyze` keeps no
 findings cache, and each shard gets its own empty golangci-lint cache (a fresh machine).
@@ -49,7 +49,7 @@ BOT = "import sys\nfrom bot.cli import main\nsys.exit(main(sys.argv[1:]))\n"
 # The merge `publish` does before it talks to a forge; prints the merged review's verdicts.
 MERGE = """import json, sys
 from pathlib import Path
-from bot.assemble import assemble
+from bot.run.assemble import assemble
 from bot.flows.publish import DEFAULT_MAX_BYTES, read
 files = [Path(p) for p in sys.argv[1:]]
 analysis = assemble([read(p, DEFAULT_MAX_BYTES) for p in files], [str(p) for p in files])

@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from bot.forges.github.commits import PullRef  # noqa: E402
 from bot.forges.repository import Issue  # noqa: E402
-from bot.pipeline import ReviewOptions, run_review  # noqa: E402
+from bot.run.pipeline import ReviewOptions, run_review  # noqa: E402
 from bot.sweep import flow  # noqa: E402
 
 MODULE = '''"""Module {i}."""

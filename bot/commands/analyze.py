@@ -12,11 +12,11 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from bot import cache as findings_cache
-from bot import shards
 from bot.ci.environment import current
 from bot.commands import common
 from bot.errors import BotError
 from bot.flows import analyze as flow
+from bot.run import shards
 from bot.safety import credentials
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from bot import git
 from bot.cli import version
 from bot.doctor import probe, report
-from bot.pipeline import registry, tool_names
+from bot.run.pipeline import registry, tool_names
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -1,5 +1,5 @@
 """`reviewbot analyze`'s work: review a change and write the analysis artifact
-(`bot.artifact`) that `reviewbot publish` posts from another job. Needs no token and reads
+(`bot.run.artifact`) that `reviewbot publish` posts from another job. Needs no token and reads
 none: it is the half of the fork-safe pair that runs the change's code (its linters), so no
 write token may be in reach; it talks to no forge (git may fetch commits a shallow checkout
 lacks).
@@ -18,11 +18,9 @@ import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from bot import artifact, atomic, git, shards
+from bot import atomic, git
 from bot import cache as findings_cache
-from bot import part as shard_part
 from bot.apply.plan import plan_for
-from bot.artifact import Next
 from bot.ci.base import Runner
 from bot.conversation.state import Conversation, without_ignored
 from bot.conversation.state import read as read_conversation
@@ -32,10 +30,13 @@ from bot.flows.session import fetch_change, log
 from bot.forges.base import Range
 from bot.model import ReviewResult, Scope, Trigger
 from bot.options import Checks
-from bot.pipeline import Gathered, ReviewOptions, begin, conclude, gather
 from bot.publishing.offer import staged
 from bot.publishing.outputs import writable_output, writing
 from bot.revisions import workspace
+from bot.run import artifact, shards
+from bot.run import part as shard_part
+from bot.run.artifact import Next
+from bot.run.pipeline import Gathered, ReviewOptions, begin, conclude, gather
 
 # scheme://[user@]host[:port]/PATH or scp-like user@host:PATH; local paths name no repository.
 REMOTE_URL = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*://(?:[^@/]*@)?[^/@]+/|[^@/:]+@[^/:]+:)"

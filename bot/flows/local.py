@@ -2,7 +2,7 @@
 at both revisions, printed on stdout; the exit status is the gate. No forge, no token.
 
 `bot.fixes` (`fix`, `working_tree`) and the text and rdjson renderers are imported where they
-are used: a JSON review loads none of them (tests/test_pipeline_speed.py holds it to that).
+are used: a JSON review loads none of them (tests/run/test_pipeline_speed.py holds it to that).
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from bot import config, git
 from bot.errors import BotError
 from bot.model import ReviewResult
 from bot.options import Checks
-from bot.pipeline import ReviewOptions, begin, run_review
 from bot.publishing import report
 from bot.publishing.gate import decide
 from bot.publishing.outputs import report_gate, writable_output, write_sarif
 from bot.render import progress
 from bot.revisions import workspace
+from bot.run.pipeline import ReviewOptions, begin, run_review
 
 Format = Literal["text", "json", "rdjson"]
 

@@ -39,10 +39,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from bot import artifact, config
+from bot import config
 from bot.apply.plan import plan_for
 from bot.apply.rederive import rule_fixes
-from bot.assemble import assemble
 from bot.ci.base import Runner
 from bot.conversation.state import Conversation, section, without_ignored
 from bot.conversation.state import read as read_conversation
@@ -62,6 +61,8 @@ from bot.publishing.policy import within_diff
 from bot.publishing.publication import build
 from bot.publishing.sinks import deliver
 from bot.render.markdown import escape
+from bot.run import artifact
+from bot.run.assemble import assemble
 
 DEFAULT_MAX_BYTES = 10_000_000
 

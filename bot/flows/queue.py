@@ -25,13 +25,13 @@ from bot.errors import BotError, Exit
 from bot.forges.base import Connection
 from bot.model import ReviewResult, Trigger
 from bot.options import CiOptions, Delivery
-from bot.pipeline import run_review
 from bot.publishing import queue as words
 from bot.publishing.gate import Gate
 from bot.publishing.outputs import writable
 from bot.publishing.publication import Note, build
 from bot.publishing.sinks import deliver
 from bot.revisions.workspace import texts as head_texts
+from bot.run.pipeline import run_review
 
 
 def name_of(trigger: Trigger) -> str:

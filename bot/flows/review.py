@@ -11,10 +11,10 @@ from bot.flows.session import log
 from bot.forges.base import Connection
 from bot.model import Trigger
 from bot.options import CiOptions
-from bot.pipeline import run_review
 from bot.publishing.offer import with_conversation
 from bot.publishing.outputs import writable
 from bot.publishing.sinks import deliver
+from bot.run.pipeline import run_review
 
 
 def review(runner: Runner, options: CiOptions, trigger: Trigger, connection: Connection) -> int:

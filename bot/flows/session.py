@@ -19,7 +19,6 @@ from bot import config, git
 from bot.apply.flow import ApplyOutcome, ApplyRequest
 from bot.apply.flow import run as run_apply
 from bot.apply.rederive import rule_fixes
-from bot.artifact import Next
 from bot.ci.base import Runner
 from bot.conversation.state import Conversation, read, without_ignored
 from bot.errors import BotError, Exit
@@ -27,9 +26,10 @@ from bot.forges.base import Change, Connection, PullRequest
 from bot.forges.repository import Access, Permission, Repository
 from bot.model import ReviewResult, Trigger
 from bot.options import Checks, CiOptions, Delivery
-from bot.pipeline import run_review
 from bot.publishing.offer import staged, with_conversation
 from bot.publishing.sinks import deliver
+from bot.run.artifact import Next
+from bot.run.pipeline import run_review
 
 HEAD_WAIT = (1.0, 2.0, 4.0, 8.0)  # a forge updates a change's head shortly after a push
 

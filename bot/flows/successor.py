@@ -21,12 +21,12 @@ from bot import config, git
 from bot.apply import commit as commits
 from bot.apply.plan import StagedRewrite, plan_for
 from bot.apply.verify import verify
-from bot.artifact import Next
 from bot.conversation.parse import Command
 from bot.conversation.parse import commands as parse_commands
 from bot.model import ReviewResult, Trigger
 from bot.options import Checks
-from bot.pipeline import run_review
+from bot.run.artifact import Next
+from bot.run.pipeline import run_review
 
 STAND_IN = commits.Identity("reviewbot", "reviewbot@invalid")  # never pushed
 

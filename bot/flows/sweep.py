@@ -16,9 +16,9 @@ from bot.errors import BotError, Exit
 from bot.forges.base import Connection
 from bot.model import Trigger
 from bot.options import Checks
-from bot.pipeline import ReviewOptions
 from bot.publishing.outputs import writing
 from bot.publishing.sinks import print_dry_run
+from bot.run.pipeline import ReviewOptions
 from bot.sweep import flow
 
 

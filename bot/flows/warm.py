@@ -18,8 +18,8 @@ from bot import cache
 from bot.errors import BotError, Exit
 from bot.linters.registry import LINTERS
 from bot.options import Checks
-from bot.pipeline import ReviewOptions, run_review
 from bot.revisions import workspace
+from bot.run.pipeline import ReviewOptions, run_review
 
 
 @dataclass(frozen=True)

@@ -210,7 +210,7 @@ class LspAnalyzer(Analyzer):
     def _guarded(self, target: Target, resolution: Resolution,
                  stop: threading.Event | None = None) -> Outcome:
         """`collect`, with a bug in it a failed outcome rather than an exception: one revision's
-        must not lose the other's result (as bot.pipeline guards each tool)."""
+        must not lose the other's result (as bot.run.pipeline guards each tool)."""
         try:
             return self.collect(target, resolution, stop)
         except Exception as exc:

@@ -2,7 +2,7 @@
 head file was, each pair's line map, and both revisions' texts.
 
 One value, made where the change is read (`bot.revisions.workspace.read_changes`), carried by a shard's
-part (`bot.part`), joined again by the publisher (`bot.assemble`) and read by the classifier
+part (`bot.run.part`), joined again by the publisher (`bot.run.assemble`) and read by the classifier
 (`bot.verdicts.classify`).
 """
 

@@ -21,9 +21,9 @@ from bot.forges.base import PullRef
 from bot.forges.repository import Issue, Repository
 from bot.linters.registry import CONFIG_FILES
 from bot.model import Finding, ReviewResult, Verdict
-from bot.pipeline import ReviewOptions, begin, run_review
 from bot.render.markdown import BODY_LIMIT
 from bot.revisions import workspace
+from bot.run.pipeline import ReviewOptions, begin, run_review
 from bot.sweep import attribute, codeowners, probes, render, state
 from bot.sweep.state import Regression, State
 

@@ -7,7 +7,7 @@ import pytest
 from bot import proc
 from tests.apply.conftest import pr, pr_template  # noqa: F401 (fixtures)
 from tests.forges.conftest import fake, forge_for, sleeps  # noqa: F401 (fixtures)
-from tests.test_shards import part_doc  # noqa: F401 (a fixture)
+from tests.run.test_shards import part_doc  # noqa: F401 (a fixture)
 
 
 @pytest.fixture(autouse=True)

@@ -230,7 +230,7 @@ APPLIES = [(round(_DRAW.random(), 3), signal.SIGTERM, "before"),
            (round(_DRAW.random(), 3), signal.SIGINT, "after"),
            (0.999, signal.SIGINT, "before"), (0.999, signal.SIGTERM, "after")]
 STOPPED = frozenset({0, 130, 143, -signal.SIGINT, -signal.SIGTERM})
-# Linters that never write run at once (bot.pipeline): ruff and ESLint, signalled while both
+# Linters that never write run at once (bot.run.pipeline): ruff and ESLint, signalled while both
 # may be running. Drawn apart, so that the draws above stay as they were.
 _AT_ONCE_DRAW = random.Random(SEED + 1)
 AT_ONCE = [(signum, round(_AT_ONCE_DRAW.uniform(0.3, 0.6), 2))

@@ -14,7 +14,7 @@ from bot.publishing import report
 from bot.render import codequality, rdjson
 from tests.conftest import GitRepo, require_tool
 from tests.faults.harness import reviewbot
-from tests.test_artifact import small
+from tests.run.test_artifact import small
 
 
 @pytest.mark.parametrize("name", [os.fsdecode(b"caf\xe9.py"), "new\nline.py", "tab\there.py",

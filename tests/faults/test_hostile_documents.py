@@ -13,14 +13,14 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from bot import artifact
-from bot.artifact import Analysis
 from bot.cli import main
 from bot.errors import ArtifactError, BotError, Exit
+from bot.run import artifact
+from bot.run.artifact import Analysis
 from bot.structural import api
 from bot.structural import plan as planmod
 from tests.faults.mutate import Mutation, dotted, mutations
-from tests.test_artifact import analyses, raw_doc
+from tests.run.test_artifact import analyses, raw_doc
 
 
 def same_field(said: str, mutation: Mutation) -> bool:

@@ -12,11 +12,11 @@ from typing import Any
 import jsonschema
 import pytest
 
-from bot import artifact
 from bot.cli import build_parser, main
 from bot.commands import analyze
 from bot.flows.analyze import repository_from_url
 from bot.publishing.gate import decide
+from bot.run import artifact
 from tests.ci.test_github_actions import opened_pull_request
 from tests.conftest import GitRepo, require_tool
 

@@ -12,9 +12,10 @@ from typing import Any
 
 import pytest
 
-from bot import artifact, cli
+from bot import cli
 from bot.ci import github_actions
 from bot.conversation.state import Conversation, Ignored, Staged, read, section
+from bot.run import artifact
 from tests.ci.test_github_actions import examples
 from tests.flows.test_review import BASE, HEAD, open_pr, published_once
 from tests.forges import quick

@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 
-from bot import artifact, cli
+from bot import cli
 from bot.ci import github_actions
 from bot.conversation.state import MARKER, Conversation, Ignored, section
+from bot.run import artifact
 from tests.conftest import GitRepo
 from tests.flows.test_publish import analyze, in_empty_folder, workflow_run
 from tests.flows.test_review import open_pr

@@ -1,5 +1,5 @@
 """Isolating the files a tool fails on, with a bounded number of runs (pure control flow; the
-real-tool cases are in tests/test_pipeline_faults.py)."""
+real-tool cases are in tests/run/test_pipeline_faults.py)."""
 
 from __future__ import annotations
 

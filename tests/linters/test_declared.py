@@ -13,8 +13,8 @@ import pytest
 
 from bot.cli import main
 from bot.model import Span
-from bot.pipeline import ReviewOptions, run_review
 from bot.render.suggestion import Suggestion, suggest
+from bot.run.pipeline import ReviewOptions, run_review
 from tests.conftest import GitRepo
 
 

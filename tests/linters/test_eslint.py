@@ -10,7 +10,7 @@ from bot.linters import eslint
 from bot.linters.base import LinterSpec
 from bot.linters.runner import LinterAnalyzer
 from bot.model import Severity, Span
-from bot.pipeline import ReviewOptions, run_review
+from bot.run.pipeline import ReviewOptions, run_review
 from tests.conftest import GitRepo
 from tests.linters.conftest import calls, counting_spec, lint, write
 

@@ -15,9 +15,9 @@ from bot.linters import golangci
 from bot.linters.base import Unit
 from bot.linters.runner import LinterAnalyzer
 from bot.model import Severity, Span
-from bot.pipeline import ReviewOptions, run_review
 from bot.revisions import trees, workspace
 from bot.revisions.trees import DiskView
+from bot.run.pipeline import ReviewOptions, run_review
 from tests.conftest import GitRepo
 from tests.linters.conftest import lint, write
 

@@ -10,7 +10,7 @@ import pytest
 
 from bot.cli import main
 from bot.model import ReviewResult, Verdict
-from bot.pipeline import ReviewOptions, run_review
+from bot.run.pipeline import ReviewOptions, run_review
 from tests.conftest import GitRepo
 
 

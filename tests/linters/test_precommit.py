@@ -11,7 +11,7 @@ import yaml
 from bot.cli import main
 from bot.linters import precommit
 from bot.linters.registry import LINTERS
-from bot.pipeline import ReviewOptions, run_review
+from bot.run.pipeline import ReviewOptions, run_review
 from tests.conftest import GitRepo
 
 CONFIG = """

@@ -10,7 +10,7 @@ import pytest
 
 from bot.linters.registry import LINTERS
 from bot.model import ReviewResult, Severity, Span
-from bot.pipeline import ReviewOptions, run_review
+from bot.run.pipeline import ReviewOptions, run_review
 from tests.conftest import GitRepo, require_tool
 
 

@@ -16,7 +16,7 @@ import pytest
 from bot import proc
 from bot.lsp import session
 from bot.model import ReviewResult
-from bot.pipeline import ReviewOptions, run_review
+from bot.run.pipeline import ReviewOptions, run_review
 from tests.conftest import GitRepo
 
 

@@ -14,7 +14,7 @@ from bot.analyzer import Target
 from bot.lsp.analyzer import LspAnalyzer
 from bot.lsp.registry import SERVERS
 from bot.lsp.servers import Marker, ServerSpec
-from bot.pipeline import ReviewOptions, run_review
+from bot.run.pipeline import ReviewOptions, run_review
 from tests.conftest import GitRepo, require_tool
 from tests.lsp.conftest import status, table
 
@@ -163,7 +163,7 @@ def test_the_head_first_pair_survives_a_broken_side(
         py_repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     """One revision's collect raising (a bug in an adapter) must neither lose the other's
     result nor leave the base's server running: each side is guarded as the pipeline guards
-    a tool (bot.pipeline._safe_collect)."""
+    a tool (bot.run.pipeline._safe_collect)."""
     server = fake("ok")
     real = LspAnalyzer.collect
 

@@ -12,7 +12,7 @@ import pytest
 
 from bot.lsp.registry import SERVERS
 from bot.model import ReviewResult
-from bot.pipeline import ReviewOptions, run_review
+from bot.run.pipeline import ReviewOptions, run_review
 from tests.conftest import GitRepo, require_tool
 from tests.lsp.conftest import Calls, review
 

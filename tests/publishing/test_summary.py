@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 
 from bot.model import ReviewResult, ToolRun
-from bot.pipeline import ReviewOptions, run_review
 from bot.publishing.gate import Gate
 from bot.publishing.placement import Placed
 from bot.publishing.summary import render
+from bot.run.pipeline import ReviewOptions, run_review
 from tests.conftest import GitRepo, require_tool
 
 CELL_BREAK = re.compile(r"(?<!\\)\|")  # a pipe GitHub's table parser splits a row on

@@ -20,7 +20,6 @@ from bot.forges.github import change as github
 from bot.forges.gitlab import change as gitlab
 from bot.forges.gitlab.notes import defuse
 from bot.model import Edit, Finding, Fix, ReviewResult, Severity, Span, ToolRun, Verdict
-from bot.pipeline import ReviewOptions, run_review
 from bot.positions import split_lines
 from bot.publishing import summary
 from bot.publishing.gate import Gate, decide
@@ -29,6 +28,7 @@ from bot.publishing.policy import place
 from bot.publishing.publication import check_report
 from bot.render.markdown import Commented, comment_body
 from bot.render.suggestion import Suggestion, suggest
+from bot.run.pipeline import ReviewOptions, run_review
 from tests import gfm
 from tests.conftest import GitRepo
 from tests.forges.builders import change, texts

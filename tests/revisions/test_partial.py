@@ -11,8 +11,8 @@ import pytest
 from bot import git
 from bot.linters.ruff import SPEC as RUFF
 from bot.linters.runner import LinterAnalyzer
-from bot.pipeline import ReviewOptions, run_review
 from bot.revisions import partial, workspace
+from bot.run.pipeline import ReviewOptions, run_review
 from tests.conftest import GitRepo
 
 

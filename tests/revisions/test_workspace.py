@@ -13,8 +13,8 @@ from bot.linters import golangci
 from bot.linters.base import LinterSpec
 from bot.linters.ruff import SPEC as RUFF
 from bot.linters.runner import LinterAnalyzer
-from bot.pipeline import ReviewOptions, run_review
 from bot.revisions import partial, workspace
+from bot.run.pipeline import ReviewOptions, run_review
 from tests.conftest import GitRepo, require_tool
 
 

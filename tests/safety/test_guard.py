@@ -11,7 +11,7 @@ from bot import git
 from bot.analyzer import Analyzer, Outcome, Resolution, Target
 from bot.linters.ruff import SPEC as RUFF
 from bot.linters.runner import LinterAnalyzer
-from bot.pipeline import ReviewOptions, run_review
+from bot.run.pipeline import ReviewOptions, run_review
 from tests.conftest import GitRepo
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from bot.pipeline import ReviewOptions, run_review
+from bot.run.pipeline import ReviewOptions, run_review
 from tests.conftest import GitRepo
 
 SETTINGS = """\

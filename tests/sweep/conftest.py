@@ -12,7 +12,7 @@ import pytest
 from bot.forges.github.api import Api, Settings
 from bot.forges.github.commits import GitHubCommits
 from bot.forges.github.repository import GitHubRepository
-from bot.pipeline import ReviewOptions
+from bot.run.pipeline import ReviewOptions
 from bot.sweep import flow
 from tests.conftest import GitRepo
 from tests.forges.conftest import Sleeps, sleeps  # noqa: F401 (a fixture)

@@ -15,17 +15,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot import artifact
-from bot.artifact import Analysis
 from bot.errors import ArtifactError, Exit
-from bot.excerpt import Excerpt
 from bot.model import FileChange, Finding, ReviewResult, Severity, Span, ToolRun, Verdict
-from bot.pipeline import ReviewOptions, run_review
 from bot.publishing import summary
 from bot.publishing.gate import decide
 from bot.publishing.placement import Dialect, Placed
 from bot.publishing.policy import Policy, cap, demote, place
 from bot.revisions import workspace
+from bot.run import artifact
+from bot.run.artifact import Analysis
+from bot.run.excerpt import Excerpt
+from bot.run.pipeline import ReviewOptions, run_review
 from tests import strategies as s
 from tests.conftest import GitRepo, require_tool
 

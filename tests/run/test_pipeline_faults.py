@@ -18,7 +18,7 @@ from bot.linters import ruff
 from bot.linters.base import LinterSpec, Unit
 from bot.linters.runner import LinterAnalyzer
 from bot.model import Finding
-from bot.pipeline import ReviewOptions, run_review
+from bot.run.pipeline import ReviewOptions, run_review
 from tests.conftest import GitRepo, require_tool
 
 CONFIG = '[tool.ruff.lint]\nselect = ["F"]\n'
@@ -303,7 +303,7 @@ def test_a_timeout_is_not_retried_by_halves(repo: GitRepo, tmp_path: Path) -> No
 MEASURE = """
 import json, sys
 from pathlib import Path
-from bot.pipeline import ReviewOptions, run_review
+from bot.run.pipeline import ReviewOptions, run_review
 result = run_review(ReviewOptions(Path(sys.argv[1]), "main"))
 print(json.dumps({
     "tools": [[t.name, t.status, t.message] for t in result.tools],
@@ -326,7 +326,7 @@ def test_a_file_with_too_many_findings_fails_closed_in_bounded_memory(repo: GitR
     big = "".join("(" + ",".join(["zz"] * 1000) + ")\n" for _ in range(110))
     repo.commit({"a.py": "import os\nx = 1\n", "big.py": big})
     done = subprocess.run([sys.executable, "-c", MEASURE, str(repo.path)], capture_output=True,
-                          text=True, timeout=600, cwd=Path(__file__).resolve().parent.parent)
+                          text=True, timeout=600, cwd=Path(__file__).resolve().parents[2])
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads(done.stdout)
     [[name, status, message]] = report["tools"]

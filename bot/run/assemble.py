@@ -1,5 +1,5 @@
 """The artifacts `reviewbot publish` is given, as one analysis: a whole analysis as it is
-(several are merged, `artifact.merge`), or every part of a sharded one (`bot.part`) checked as
+(several are merged, `artifact.merge`), or every part of a sharded one (`bot.run.part`) checked as
 a set and classified together, so that the review is the one an unsharded run publishes.
 
 The set is refused (exit 2, naming the files) when the parts are of different heads, of
@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from bot import artifact, excerpt
 from bot.errors import BotError, Exit
 from bot.model import ToolRun, ToolStatus
-from bot.part import Part
 from bot.revisions.evidence import DisagreeError, Evidence
+from bot.run import artifact, excerpt
+from bot.run.part import Part
 from bot.verdicts.classify import Inputs, classify
 
 

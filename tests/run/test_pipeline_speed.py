@@ -17,7 +17,7 @@ import pytest
 from bot import proc
 from bot.analyzer import Analyzer, Outcome, Resolution, Target
 from bot.cli import main
-from bot.pipeline import ReviewOptions, run_review
+from bot.run.pipeline import ReviewOptions, run_review
 from tests.conftest import ROOT, GitRepo, require_tool
 
 RUFF = '[lint]\nselect = ["F", "E"]\n'
@@ -50,7 +50,7 @@ UNUSED = ("bot.forges", "bot.ci", "bot.flows.", "bot.conversation", "bot.apply",
           # files read as tokens: only where findings moved (the next test)
           "bot.verdicts.tokens",
           # the shards' plan: only for a sharded run
-          "bot.shards")
+          "bot.run.shards")
 LOCAL_FLOW = "bot.flows.local"  # `reviewbot review` itself
 
 # Git processes of a review of N Python files with ruff (the head checked out, a linked base):

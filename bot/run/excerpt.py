@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from bot.lineview import LineView
 from bot.model import ReviewResult
 from bot.render.markdown import frame_digest
 from bot.render.suggestion import suggest
+from bot.run.lineview import LineView
 
 
 class Excerpt(LineView):

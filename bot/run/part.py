@@ -2,7 +2,7 @@
 at both revisions, before any verdict, with what the classifier reads of the files they sit
 in (both revisions' texts and the line map). Verdicts match findings across files (code moved
 between files, a definition found again elsewhere), so they are given once every part is in
-(`bot.assemble`), never per shard.
+(`bot.run.assemble`), never per shard.
 
 The JSON shape (the artifact's `shard` key, `bot/schemas/analysis-v1.schema.json`):
 `{"index", "count", "plan", "base": [finding], "head": [finding], "unbaselined": [[tool,
@@ -35,12 +35,12 @@ MAX_SHARDS = 256
 class Part:
     index: int
     count: int
-    plan: str  # bot.shards.plan_id: equal in every part of one analysis
+    plan: str  # bot.run.shards.plan_id: equal in every part of one analysis
     base: tuple[Finding, ...]
     head: tuple[Finding, ...]
     unbaselined: frozenset[tuple[str, str]]
     # The files and line maps of these findings. Its pairing is not carried: the artifact's
-    # file changes say it, and the publisher pairs the parts' evidence by them (bot.assemble).
+    # file changes say it, and the publisher pairs the parts' evidence by them (bot.run.assemble).
     evidence: Evidence
 
 

@@ -5,7 +5,7 @@ analysis merged together.
 The document is JSON (`kind: reviewbot-analysis`, `version: 1`) with the JSON Schema
 `bot/schemas/analysis-v1.schema.json`. The review result is `bot.codec`'s shape; `texts`
 holds, per path with findings to show, the file's line count and only the lines code frames
-and suggestions read (`bot.excerpt`). A loaded artifact is untrusted: the byte cap is checked
+and suggestions read (`bot.run.excerpt`). A loaded artifact is untrusted: the byte cap is checked
 before parsing, and every field (shapes, shas, repository, clean relative paths, positive
 lines) is checked before anything uses it; each refusal names the field and why.
 """
@@ -20,12 +20,13 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from bot import codec, excerpt
-from bot import part as shard_part
+from bot import codec
 from bot.errors import ArtifactError, CodecError
-from bot.excerpt import Excerpt
 from bot.model import FileChange, Finding, ReviewResult, ToolRun, Verdict
 from bot.revisions.workspace import SIZE_LIMIT
+from bot.run import excerpt
+from bot.run import part as shard_part
+from bot.run.excerpt import Excerpt
 
 if TYPE_CHECKING:
     import jsonschema
@@ -43,7 +44,7 @@ REPOSITORY = re.compile(r"(?!\.\.?(?:/|$))[A-Za-z0-9_.-]+(?:/(?!\.\.?(?:/|$))[A-
 LINE_KEY = re.compile(r"[1-9][0-9]*")
 TOP_KEYS = ("kind", "version", "repository", "number", "base_sha", "head_sha", "merge_base",
             "target_ref", "result", "texts")
-TOP_OPTIONAL = ("shard", "offer", "next")  # shard: only in a shard's part (bot.part)
+TOP_OPTIONAL = ("shard", "offer", "next")  # shard: only in a shard's part (bot.run.part)
 NEXT_KEYS = ("kind", "plan", "tree", "result")
 PLAN_ID = re.compile(r"[0-9a-f]{12}")
 EXCERPT_KEYS = ("line_count", "lines")
@@ -77,7 +78,7 @@ class Analysis:
     target_ref: str
     result: ReviewResult
     texts: Mapping[str, Sequence[str]]
-    # A shard's part: its findings wait for the other parts' to be classified (bot.assemble),
+    # A shard's part: its findings wait for the other parts' to be classified (bot.run.assemble),
     # and `result` holds no verdicts meanwhile.
     part: shard_part.Part | None = None
     # The id of the plan analyze saw at the head (the rules' fixes and the linters' safe

@@ -32,7 +32,7 @@ from bot.structural import TOOL as RULES_TOOL
 from bot.verdicts.classify import Inputs, classify
 
 if TYPE_CHECKING:
-    from bot import shards  # imported where a run is sharded: a review of all its files never is
+    from bot.run import shards  # imported where a run is sharded: a review of all its files never is
 
 HINT_NOTHING = (
     "no linter is configured for the changed files: add a ruff section to pyproject.toml "
@@ -56,7 +56,7 @@ class ReviewOptions:
     policy: Callable[[GatePolicy], GatePolicy] | None = None
     # Told of each tool as it starts (None) and ends (its ToolRun, timed): progress lines.
     progress: Callable[[str, ToolRun | None], None] | None = None
-    # Only this shard's part of the work (bot.shards); classification waits for all parts.
+    # Only this shard's part of the work (bot.run.shards); classification waits for all parts.
     shard: shards.Shard | None = None
     # Every finding the change fixed is wanted (a sweep closes them): else a language server
     # leaves the base out when the head has nothing to classify (Target.fixed).
@@ -77,7 +77,7 @@ class Gathered:
     unbaselined: frozenset[tuple[str, str]]  # (tool, path) without a result at one revision
     notes: tuple[str, ...]
     policy: GatePolicy
-    plan: str = ""  # the shard plan's fingerprint (bot.shards.plan_id); empty when unsharded
+    plan: str = ""  # the shard plan's fingerprint (bot.run.shards.plan_id); empty when unsharded
 
 
 def registry() -> dict[str, Analyzer]:
@@ -190,7 +190,7 @@ def _shard_plan(opts: ReviewOptions, applicable: Sequence[Analyzer], changes: wo
     """The files each tool checks in this shard (None: every file), and the plan's id."""
     if opts.shard is None:
         return None, ""
-    from bot import shards
+    from bot.run import shards
 
     settings = [opts.shard.count, sorted(opts.only or ()), opts.timeout,
                 [a.name for a in applicable], _settings_digest(opts.config), _bot_version()]

@@ -14,13 +14,13 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from bot import artifact, shards
-from bot import part as shard_part
 from bot.errors import ArtifactError
-from bot.pipeline import ReviewOptions, begin, conclude, gather
-from bot.shards import Group, Shard
+from bot.run import artifact, shards
+from bot.run import part as shard_part
+from bot.run.pipeline import ReviewOptions, begin, conclude, gather
+from bot.run.shards import Group, Shard
 from tests.conftest import GitRepo, require_tool
-from tests.test_artifact import _leaves, reader_and_schema_agree
+from tests.run.test_artifact import _leaves, reader_and_schema_agree
 
 
 def test_groups_are_balanced_by_bytes_largest_first() -> None:
@@ -119,7 +119,7 @@ def test_a_bad_part_is_refused_naming_the_field(part_doc: dict[str, object], mut
 
 
 def test_the_schema_file_describes_the_shard_fields() -> None:
-    schema = json.loads((Path(artifact.__file__).parent / "schemas" / artifact.SCHEMA).read_text())
+    schema = json.loads((Path(artifact.__file__).parents[1] / "schemas" / artifact.SCHEMA).read_text())
     assert set(schema["$defs"]["shard"]["required"]) == set(shard_part.PART_KEYS)
     assert set(schema["$defs"]["lineMap"]["required"]) == set(shard_part.MAP_KEYS)
 
@@ -135,7 +135,7 @@ def test_shares_of_one_file_pair_are_one_group() -> None:
 def _assembled(repo: GitRepo, count: int, tmp_path: Path, only: tuple[str, ...]
                ) -> tuple[list[tuple[object, ...]], list[set[str]]]:
     """The verdicts of `count` parts put together, and each part's files with findings."""
-    from bot.assemble import assemble
+    from bot.run.assemble import assemble
 
     analyses, held = [], []
     for index in range(1, count + 1):
@@ -161,7 +161,7 @@ def _verdicts(result: object) -> list[tuple[object, ...]]:
 def test_a_package_scoped_linter_is_divided_by_package(repo: GitRepo, tmp_path: Path) -> None:
     """golangci-lint over three changed packages: each package is checked whole in one part,
     and the parts give the unsharded verdicts (moved, new and fixed findings)."""
-    from bot.pipeline import run_review
+    from bot.run.pipeline import run_review
 
     require_tool("golangci-lint")
     config = 'version: "2"\nlinters:\n  default: none\n  enable: [errcheck, misspell]\n'
