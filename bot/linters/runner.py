@@ -16,6 +16,7 @@ from bot import proc
 from bot.analyzer import Analyzer, Outcome, Resolution, Target, TreeView
 from bot.cache import FindingsCache, binary_stamp, blobs_hash, make_key
 from bot.errors import GarbageOutput, MissingBinary, Timeout
+from bot.linters import memory
 from bot.linters.base import LinterSpec, Unit, named_back, owner, parse_version
 from bot.linters.bisect import Attempt, Failure, isolate
 from bot.linters.memory import HeavyGate
@@ -120,6 +121,8 @@ class LinterAnalyzer(Analyzer):
         return any((folder / name).is_file() for name in self.spec.config_files)
 
     def resolve(self, root: Path, cache_dir: Path | None = None) -> Resolution:
+        if self.spec.memory_heavy:  # a setting that does not read stops the review here, before
+            memory.setting()        # any tool starts: a BotError naming it (exit 2)
         exe = find_executable(self.spec.executables, root)
         if exe is None:
             return Resolution(None, install_hint=self.spec.install_hint,

@@ -10,10 +10,12 @@ from pathlib import Path
 import pytest
 
 from bot.analyzer import Target
+from bot.cli import main
 from bot.errors import BotError
 from bot.linters import eslint, golangci, memory, mypy, ruff
 from bot.linters.base import LinterSpec, Unit
 from bot.linters.runner import LinterAnalyzer
+from tests.conftest import GitRepo
 from tests.linters.conftest import write
 
 
@@ -93,17 +95,40 @@ def test_heavy_tools_run_together_only_where_memory_has_room(
 
 def test_a_setting_that_does_not_read_fails_the_heavy_tool_naming_it(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(memory.VARIABLE, "lots")
     root = write(tmp_path / "repo", {"pyproject.toml": '[tool.ruff.lint]\nselect = ["F401"]\n',
                                      "a.py": "import os\n"})
     spec, log = _timed_spec(tmp_path, "one", heavy=True)
     analyzer = LinterAnalyzer(spec)
+    monkeypatch.setenv(memory.VARIABLE, "lots")
     with pytest.raises(BotError, match="REVIEWBOT_HEAVY_TOOLS='lots': expected auto or a whole"):
-        analyzer.collect(Target(root, "HEAD", ("a.py",), "head", timeout=60),
-                         analyzer.resolve(root))
+        analyzer.resolve(root)  # where the pipeline asks first: the review stops (exit 2)
+    monkeypatch.delenv(memory.VARIABLE)
+    resolution = analyzer.resolve(root)
+    monkeypatch.setenv(memory.VARIABLE, "lots")  # set between the two: the gate refuses too
+    with pytest.raises(BotError, match="REVIEWBOT_HEAVY_TOOLS='lots': expected auto or a whole"):
+        analyzer.collect(Target(root, "HEAD", ("a.py",), "head", timeout=60), resolution)
     assert not log.exists()  # the tool never started
 
 
 def test_the_tools_that_take_hundreds_of_mb_say_so() -> None:
     assert all(s.memory_heavy for s in (eslint.SPEC, golangci.SPEC, mypy.SPEC))
     assert not ruff.SPEC.memory_heavy
+
+
+def test_a_setting_that_does_not_read_stops_the_review_before_any_tool_runs(
+        repo: GitRepo, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+        ) -> None:
+    """Exit 2 and one line naming the variable, where a heavy tool (mypy here) would run."""
+    repo.commit({"pyproject.toml": "[tool.mypy]\nstrict = true\n", "a.py": "x = 1\n"}, "base")
+    repo.branch("feature")
+    repo.commit({"a.py": "x: int = 'one'\n"})
+    monkeypatch.setenv(memory.VARIABLE, "lots")
+    status = main(["review", "--repo", str(repo.path), "--base", "main", "--only", "mypy",
+                   "--no-cache"])
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert err == ("reviewbot: REVIEWBOT_HEAVY_TOOLS='lots': expected auto or a whole number of "
+                   "at least 1 (how many memory-heavy tools may run at once)\n")
+    monkeypatch.setenv(memory.VARIABLE, "1")
+    assert main(["review", "--repo", str(repo.path), "--base", "main", "--only", "mypy",
+                 "--no-cache"]) == 1  # the type error, introduced
