@@ -14,6 +14,10 @@ ROOT = Path(__file__).resolve().parents[1] / "bot"
 SDKS = ("github", "gitlab", "httpx", "requests", "graphql")
 # The forge protocols and the values they exchange: what anyone may import of `bot.forges`.
 PROTOCOLS = ("bot.forges.base", "bot.forges.repository")
+# The core's rooms, from the bottom up: each may import the rooms below it, never one above.
+ROOMS = ("bot.safety", "bot.revisions", "bot.verdicts", "bot.run")
+# Who calls the review run: the layers above it, and the few top modules that hand it options.
+ABOVE_THE_RUN = ("bot.cli", "bot.action", "bot.commands", "bot.flows", "bot.sweep", "bot.options")
 
 
 def module_name(path: Path) -> str:
@@ -48,9 +52,24 @@ def layer(module: str) -> str:
     return "front" if within(module, "bot.cli", "bot.action") else "core"
 
 
+def room(module: str) -> int | None:
+    """The rank of the core room `module` sits in (0 the lowest), or None outside them."""
+    return next((rank for rank, prefix in enumerate(ROOMS) if within(module, prefix)), None)
+
+
 def broken(module: str, imported: str) -> str | None:
     """Why `module` may not import `imported`, or None."""
     where = layer(module)
+    here, there = room(module), room(imported)
+    if here is not None and there is not None and there > here:
+        return f"{ROOMS[here]} sits below {ROOMS[there]}: no arrow back up"
+    if within(imported, "bot.verdicts") and not within(module, "bot.verdicts", "bot.run"):
+        return "only the run reads the verdicts (bot.run joins findings and verdicts)"
+    if within(imported, "bot.run") and not within(module, "bot.run", *ABOVE_THE_RUN):
+        return "the run is called from above it only: the front, commands, flows, sweep, options"
+    if here is not None and within(imported, "bot.publishing", "bot.apply", "bot.sweep",
+                                   "bot.doctor", "bot.options"):
+        return "the core's rooms sit below publishing, apply, sweep, doctor and the options"
     if where in ("core", "conversation"):
         if within(imported, "bot.ci", "bot.commands", "bot.flows"):
             return "the core and the conversation never import the CI, commands or flows"
@@ -106,6 +125,13 @@ def test_imports_follow_the_layers(path: Path) -> None:
     ("bot.publishing.sync", "bot.forges.gitlab.change"),
     ("bot.ci.gitlab_ci", "bot.flows.review"),
     ("bot.config", "bot.linters.formats.regex"),
+    ("bot.safety.guard", "bot.revisions.workspace"),
+    ("bot.revisions.workspace", "bot.verdicts.classify"),
+    ("bot.verdicts.classify", "bot.run.pipeline"),
+    ("bot.run.pipeline", "bot.publishing.gate"),
+    ("bot.linters.runner", "bot.run.pipeline"),
+    ("bot.publishing.sync", "bot.verdicts.classify"),
+    ("bot.revisions.trees", "bot.options"),
 ])
 def test_a_wrong_import_is_caught(module: str, imported: str) -> None:
     assert broken(module, imported) is not None

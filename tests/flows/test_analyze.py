@@ -229,7 +229,7 @@ def test_analyze_and_a_written_artifact_s_publish_load_no_schema_checker(
 
     repo, _, _ = change
     out = tmp_path / "a.json"
-    probe = ("import io, json, sys, contextlib\nfrom bot.cli import main\nfrom bot import artifact\n"
+    probe = ("import io, json, sys, contextlib\nfrom bot.cli import main\nfrom bot.run import artifact\n"
              "with contextlib.redirect_stderr(io.StringIO()):\n"
              "    status = main(['analyze', '--repo', sys.argv[1], '--base', 'main', "
              "'--out', sys.argv[2]])\n"
