@@ -11,7 +11,11 @@ with exit status 2, naming it. What starts a run:
   variables REVIEWBOT_PR_ID, REVIEWBOT_COMMENT_ID and REVIEWBOT_HEAD: a comment's commands.
   Pipelines has no comment trigger. The comment itself (its text, its author, whether it
   still exists) and the pull request (open, from this repository) are read from the API,
-  never from the variables, which whoever runs a custom pipeline chooses;
+  never from the variables, which whoever runs a custom pipeline chooses. Its two steps:
+  `reviewbot analyze` without the token reviews the head the relay named (REVIEWBOT_HEAD)
+  against the branch the pipeline runs on, and reads nothing from the API; `reviewbot publish`
+  with the token reads the comment and the pull request, checks that head and branch against
+  them, and runs the commands on the analysis;
 - any other branch pipeline (BITBUCKET_BRANCH; a schedule's, or a custom pipeline's): a
   sweep of that branch. A tag's pipeline needs nothing.
 
@@ -108,6 +112,18 @@ def parse(env: Mapping[str, str]) -> Trigger:
     return _trigger("branch", "sweep", repository=name, target_ref=branch, head_sha=commit)
 
 
+def commands_hint(env: Mapping[str, str]) -> str | None:
+    """REVIEWBOT_COMMANDS, the comment's command lines as the relay copied them: the token-less
+    analyze step reviews ahead the commit a /fix or /apply among them would make. A hint only:
+    the publish step acts on the comment as the API serves it, and keeps that review only when
+    its plan and tree are those of the commit it made."""
+    text = env.get("REVIEWBOT_COMMANDS") or ""
+    if any(ord(c) < 0x20 and c != "\n" for c in text):
+        raise BotError("REVIEWBOT_COMMANDS holds a control character: it is the comment's "
+                       f"command lines, one a line; {RELAY_HINT}", Exit.USAGE)
+    return text or None
+
+
 def _trigger(event: str, kind: TriggerKind, **fields: Any) -> Trigger:
     return Trigger("bitbucket", event, kind, **fields)
 
@@ -163,8 +179,14 @@ class BitbucketPipelines:
             trigger = parse(self._env)
             if trigger.kind == "review":
                 trigger = self._full_base(trigger)
-            elif trigger.kind == "comment":
+            elif trigger.kind == "comment" and self._env.get(TOKEN):
                 trigger = self._comment(trigger)
+            elif trigger.kind == "comment":
+                # The analyze step of the commands' pipeline holds no token: it reads nothing
+                # and reviews the head the relay named against the branch it runs on. Who
+                # commented and what is read by the publish step, which alone acts.
+                trigger = replace(trigger, target_ref=variables.optional(
+                    self._env, "BITBUCKET_BRANCH", BRANCH), comment_body=commands_hint(self._env))
             self._trigger = trigger
         return self._trigger
 
@@ -220,7 +242,8 @@ class BitbucketPipelines:
         author = account(comment.get("user"))
         content = comment.get("content")
         raw = content.get("raw") if isinstance(content, dict) else None
-        return replace(trigger, actor=author, actor_is_bot=author == account(api.me()),
+        return replace(trigger, target_ref=target,
+                       actor=author, actor_is_bot=author == account(api.me()),
                        comment_body=str(raw or ""),
                        comment_created_at=str(comment.get("created_on") or "") or None,
                        open=pr.get("state") == "OPEN", head_repository=trigger.repository)
@@ -230,10 +253,41 @@ class BitbucketPipelines:
         return git.toplevel(given or (Path(where) if where else Path(".")))
 
     def in_change_event(self) -> bool:
-        return active(self._env) and parse(self._env).kind == "review"
+        return active(self._env) and parse(self._env).kind in ("review", "comment")
 
     def analysed_range(self, trigger: Trigger) -> Range | None:
-        return event_range(trigger)
+        """A review's commits as the pipeline names them. A command's: the head the relay
+        named (REVIEWBOT_HEAD) and the commit of the branch the pipeline runs on (the review
+        takes their merge base); the publish step checks the head and the branch against the
+        pull request."""
+        if trigger.kind != "comment":
+            return event_range(trigger)
+        if not trigger.head_sha:
+            raise BotError("REVIEWBOT_HEAD is not set: the commands' analyze step reviews the "
+                           f"head the relay named; {RELAY_HINT}", Exit.USAGE)
+        if not trigger.target_ref:
+            raise BotError("BITBUCKET_BRANCH is not set: the commands' pipeline runs on the "
+                           f"branch the pull request goes into; {RELAY_HINT}", Exit.USAGE)
+        base = variables.required(self._env, "BITBUCKET_COMMIT", SHA,
+                                  "Pipelines sets it in every step")
+        return Range(base, self._full_head(trigger), True)
+
+    def _full_head(self, trigger: Trigger) -> str:
+        """The relay's head in full: a webhook may abbreviate it, and git finds it on the
+        repository's branches (a fork's commits are not there: its commands are refused)."""
+        assert trigger.head_sha is not None
+        if len(trigger.head_sha) == 40:
+            return trigger.head_sha
+        checkout = self.checkout(None)
+        full = git.rev_parse(checkout, trigger.head_sha)
+        if full is None:
+            git.fetch_branches(checkout, "origin")
+            full = git.rev_parse(checkout, trigger.head_sha)
+        if full is None:
+            raise BotError(f"commit {trigger.head_sha} (REVIEWBOT_HEAD) is on no branch of the "
+                           "repository: the commands' pipeline reviews a pull request of this "
+                           "repository only", Exit.USAGE)
+        return full
 
     def exposed_token(self) -> str | None:
         return TOKEN if self._env.get(TOKEN) else None
@@ -271,7 +325,7 @@ class BitbucketPipelines:
             history = git.git(self.checkout(None), "rev-list", "--first-parent", "-n", "200",
                               commit, check=False).stdout.decode().split()
         repo = BitbucketRepository(api.settings, api=api, history=history,
-                                   default_ref=trigger.base_sha if number else commit,
+                                   default_ref=trigger.base_sha or commit,
                                    sweeping=trigger.kind == "sweep")
         change = BitbucketChange(api.settings, api=api) if number is not None else None
         return Connection(name, repo, BitbucketPulls(api), "#", change,

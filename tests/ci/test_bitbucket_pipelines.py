@@ -176,8 +176,13 @@ def test_the_examples_custom_pipeline_takes_what_the_relay_sets() -> None:
     body = relay.request(hook).body
     assert body is not None and body["target"]["selector"]["pattern"] == "reviewbot"
     assert declared == {v["key"] for v in body["variables"]}
-    [commands] = steps(doc, "custom", "reviewbot")
-    assert commands["script"][-1] == "reviewbot ci"
+    # The commands run the pull request's tools: analyze without the token, publish with it.
+    analyze, publish = steps(doc, "custom", "reviewbot")
+    assert "deployment" not in analyze and analyze["script"][-1] == \
+        "reviewbot analyze --out reviewbot-analysis.json"
+    assert analyze["artifacts"] == ["reviewbot-analysis.json"]
+    assert publish["deployment"] == "reviewbot" and publish["clone"] == {"enabled": False}
+    assert publish["script"] == ["reviewbot publish reviewbot-analysis.json"]
 
 
 def test_every_reviewbot_line_of_the_example_parses() -> None:
@@ -185,7 +190,7 @@ def test_every_reviewbot_line_of_the_example_parses() -> None:
     lines = [line for key in ("pull-requests", "custom", "branches")
              for group in doc["pipelines"][key].values() for item in group if "step" in item
              for line in item["step"]["script"] if line.startswith("reviewbot ")]
-    assert len(lines) == 5
+    assert len(lines) == 6
     for line in lines:
         args = shlex.split(line)[1:]
         cli.build_parser(args[0]).parse_args(args)

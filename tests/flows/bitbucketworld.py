@@ -30,7 +30,7 @@ FIXED = {"app.py": "import sys\n\n\ndef main():\n    print(sys.argv)\n    unused
 # Variables a step inherits from the test's own environment that would change the run.
 FOREIGN = ("GITLAB_CI", "GITEA_ACTIONS", "FORGEJO_ACTIONS", "GITHUB_ACTIONS", "GITHUB_EVENT_NAME",
            "GITHUB_EVENT_PATH", "GITHUB_TOKEN", "BITBUCKET_PR_ID", "BITBUCKET_TAG",
-           "REVIEWBOT_COMMENT_ID", "REVIEWBOT_PR_ID", "REVIEWBOT_HEAD")
+           "REVIEWBOT_COMMENT_ID", "REVIEWBOT_PR_ID", "REVIEWBOT_HEAD", "REVIEWBOT_COMMANDS")
 
 
 def git(where: Path, *args: str) -> str:
@@ -85,16 +85,22 @@ class World:
     def review(self, *args: str) -> int:
         return self.run(self.pull_request(), *args)
 
-    def comment(self, body: str, user: dict[str, Any] = HUMAN, *,
+    def comment(self, body: str, user: dict[str, Any] = HUMAN, *args: str,
                 head: str | None = None) -> int:
         """A comment written now, and the custom pipeline the relay starts for it (on the
-        default branch, naming the head the webhook named)."""
+        default branch, naming the head the webhook named): `reviewbot ci`, or `args`."""
         self.cid = self.fake.comment_by(user, body)
-        return self.run({"BITBUCKET_BRANCH": "main",
-                         "BITBUCKET_COMMIT": git(self.origin, "rev-parse", "main"),
-                         "REVIEWBOT_PR_ID": str(self.fake.number),
-                         "REVIEWBOT_COMMENT_ID": str(self.cid),
-                         "REVIEWBOT_HEAD": head or self.branch()})
+        return self.run(self.commands(head), *args)
+
+    def commands(self, head: str | None = None) -> dict[str, str]:
+        """What the relay's custom pipeline for the last comment sets (its command lines as
+        the relay copies them)."""
+        [said] = [c["raw"] for c in self.fake.comments if c["id"] == self.cid]
+        lines = [line.strip() for line in said.splitlines() if line.lstrip().startswith("/")]
+        return {"BITBUCKET_BRANCH": "main", "REVIEWBOT_COMMANDS": "\n".join(lines),
+                "BITBUCKET_COMMIT": git(self.origin, "rev-parse", "main"),
+                "REVIEWBOT_PR_ID": str(self.fake.number), "REVIEWBOT_COMMENT_ID": str(self.cid),
+                "REVIEWBOT_HEAD": head or self.branch()}
 
     def push(self, files: dict[str, str | bytes | None]) -> str:
         """Someone pushes a commit to the pull request's branch."""

@@ -258,7 +258,7 @@ def test_the_relay_starts_the_custom_pipeline_that_answers_the_comment(
     assert (target["ref_name"], target["selector"]["pattern"]) == ("main", "reviewbot")
     variables = {v["key"]: v["value"] for v in started["sent"]["variables"]}
     assert variables == {"REVIEWBOT_PR_ID": "1", "REVIEWBOT_COMMENT_ID": str(cid),
-                         "REVIEWBOT_HEAD": world.branch()[:12]}
+                         "REVIEWBOT_HEAD": world.branch()[:12], "REVIEWBOT_COMMANDS": "/help"}
     # The pipeline it starts: on the default branch, with the relay's variables.
     assert world.run({"BITBUCKET_BRANCH": "main",
                       "BITBUCKET_COMMIT": git(world.origin, "rev-parse", "main"),

@@ -1,9 +1,10 @@
 """The webhook relay: Bitbucket Pipelines has no comment trigger, so a repository webhook
 (`pullrequest:comment_created`) is relayed to a custom pipeline (`custom: reviewbot:` in
 `bitbucket-pipelines.yml`) on the pull request's destination branch, started through the API
-(`POST /repositories/{workspace}/{repo_slug}/pipelines`) with three variables:
-REVIEWBOT_PR_ID, REVIEWBOT_COMMENT_ID and REVIEWBOT_HEAD (the head the webhook names, which
-the commands are then held to).
+(`POST /repositories/{workspace}/{repo_slug}/pipelines`) with four variables:
+REVIEWBOT_PR_ID, REVIEWBOT_COMMENT_ID, REVIEWBOT_HEAD (the head the webhook names, which
+the commands are then held to) and REVIEWBOT_COMMANDS (the comment's command lines: what the
+token-less analyze step reviews ahead, nothing more).
 
 The relay only points: the pipeline reads the comment's text and author from the API
 (`bot.ci.bitbucket_pipelines`), so nothing the webhook's sender wrote is trusted. A comment
@@ -20,6 +21,7 @@ from bot.forges.bitbucket.api import Api
 
 EVENT = "pullrequest:comment_created"
 PIPELINE = "reviewbot"  # the custom pipeline's name in bitbucket-pipelines.yml
+COMMAND_LINE, COMMANDS = 200, 1000  # a hint's line and whole: characters kept
 
 
 @dataclass(frozen=True)
@@ -55,7 +57,12 @@ def request(payload: Any, *, pipeline: str = PIPELINE, prefix: str = "/") -> Rel
                    "pullrequest.destination.branch.")
     values = {"REVIEWBOT_PR_ID": str(_number(pull, "id", "pullrequest.")),
               "REVIEWBOT_COMMENT_ID": str(_number(comment, "id", "comment.")),
-              "REVIEWBOT_HEAD": head}
+              "REVIEWBOT_HEAD": head,
+              # What the token-less analyze step reviews ahead (the commit a /fix or /apply
+              # would make): a hint only, the publish step reads the comment from the API.
+              "REVIEWBOT_COMMANDS": "\n".join(
+                  line.strip()[:COMMAND_LINE] for line in raw.splitlines()
+                  if line.lstrip().startswith(prefix))[:COMMANDS]}
     return Relayed(repository, {
         "type": "pipeline",
         "target": {"type": "pipeline_ref_target", "ref_type": "branch", "ref_name": branch,
