@@ -32,4 +32,8 @@ it works; a server that says nothing for a whole timeout is stopped, and the res
 
 Next to a linter that type-checks (golangci-lint for gopls, clippy for rust-analyzer) and ran
 cleanly over the changed packages, the server only looks beyond them (`scope.py`).
+
+May import the foundations (`analyzer`, `cache`, `errors`, `model`, `positions`, `proc`,
+`toolpath`); never the revisions' packages, the verdicts, the run, publishing, the flows or a
+forge.
 """

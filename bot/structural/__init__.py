@@ -3,6 +3,10 @@
 `pattern` compiles a code pattern through a ladder of wrapping contexts, `match` finds it in
 parsed trees, `rewrite` turns matches into edits, `plan` stages and applies them, and `api`
 is what the rest of the bot calls.
+
+May import the foundations (`analyzer`, `atomic`, `codec`, `errors`, `git`, `model`,
+`positions`) and the pure renderers (`bot.render`); never the revisions, the verdicts, the run,
+publishing, the flows or a forge.
 """
 
 TOOL = "ast-grep"  # the tool name rule findings carry (imports nothing heavy)
