@@ -45,6 +45,53 @@ def test_the_relays_custom_pipeline_is_a_comment() -> None:
     assert trigger.comment_body is None and trigger.actor is None  # the API's, not the step's
 
 
+COMMANDS = {**STEP, "BITBUCKET_BRANCH": "main", "REVIEWBOT_PR_ID": "7",
+            "REVIEWBOT_COMMENT_ID": "4021", "REVIEWBOT_HEAD": "c" * 12,
+            "REVIEWBOT_COMMANDS": "/fix"}
+
+
+def test_the_commands_analyze_step_reads_nothing_without_the_token() -> None:
+    """No token in the step: the trigger is the variables' (no request could be sent), with
+    the branch the pipeline runs on and the relay's command lines as what is reviewed ahead;
+    nobody is named as its author, so nothing acts on it."""
+    trigger = BitbucketPipelines(COMMANDS).trigger()
+    assert (trigger.kind, trigger.number, trigger.head_sha, trigger.target_ref) == (
+        "comment", 7, "c" * 12, "main")
+    assert trigger.comment_body == "/fix" and trigger.actor is None
+    assert BitbucketPipelines(COMMANDS).in_change_event()
+
+
+def test_the_commands_hint_holds_no_control_character() -> None:
+    with pytest.raises(BotError, match="REVIEWBOT_COMMANDS holds a control character") as caught:
+        BitbucketPipelines({**COMMANDS, "REVIEWBOT_COMMANDS": "/fix\r/apply"}).trigger()
+    assert caught.value.code == Exit.USAGE
+    both = BitbucketPipelines({**COMMANDS, "REVIEWBOT_COMMANDS": "/fix\n/apply"}).trigger()
+    assert both.comment_body == "/fix\n/apply"
+
+
+@pytest.mark.parametrize("missing, says", [("REVIEWBOT_HEAD", "REVIEWBOT_HEAD is not set"),
+                                           ("BITBUCKET_BRANCH", "BITBUCKET_BRANCH is not set")])
+def test_the_commands_analyze_step_needs_the_head_and_the_branch(missing: str, says: str) -> None:
+    runner = BitbucketPipelines({k: v for k, v in COMMANDS.items() if k != missing})
+    with pytest.raises(BotError, match=says) as caught:
+        runner.analysed_range(runner.trigger())
+    assert caught.value.code == Exit.USAGE
+
+
+def test_the_relay_copies_the_command_lines_alone_and_caps_them() -> None:
+    said = "Thanks!\n  /fix  \nmore prose\n/apply " + "a" * 300 + "\n" + "/help\n" * 300
+    hook = {"repository": {"full_name": "octo/demo"},
+            "comment": {"id": 5, "content": {"raw": said}},
+            "pullrequest": {"id": 7, "source": {"commit": {"hash": "a" * 12}},
+                            "destination": {"branch": {"name": "main"}}}}
+    body = relay.request(hook).body
+    assert body is not None
+    [hint] = [v["value"] for v in body["variables"] if v["key"] == "REVIEWBOT_COMMANDS"]
+    lines = hint.split("\n")
+    assert lines[0] == "/fix" and lines[1] == "/apply " + "a" * 193  # 200 characters a line
+    assert len(hint) == relay.COMMANDS and all(line.startswith("/") for line in lines[:-1])
+
+
 def test_a_branch_pipeline_sweeps_and_a_tag_needs_nothing() -> None:
     swept = parse({**STEP, "BITBUCKET_BRANCH": "main"})
     assert (swept.kind, swept.target_ref, swept.head_sha) == ("sweep", "main", HEAD)
