@@ -229,8 +229,9 @@ class BitbucketPipelines:
         source = ((pr.get("source") or {}).get("repository") or {}).get("full_name")
         if source and source != trigger.repository:
             return replace(trigger, kind="ignored", reason=(
-                f"pull request #{trigger.number} comes from the fork {source}: its commands "
-                "would run its code with the token in reach"))
+                f"pull request #{trigger.number} comes from the fork {source}: the commands' "
+                "pipeline runs for this repository's pull requests only (a fork's commits are "
+                "not in it, and one step would run them with the token in reach)"))
         # The settings that say who may command the bot are read from this pipeline's branch:
         # it must be the one the pull request goes into, which the pull request cannot change.
         target = ((pr.get("destination") or {}).get("branch") or {}).get("name")

@@ -205,3 +205,42 @@ def test_the_commands_analyze_step_needs_no_token_and_fails_closed(
     assert world.run(world.commands(world.head[:12]), "publish", str(art)) == 0
     assert f"moved to {moved[:12]} after the comment was written" in world.replies()[-1]
     assert world.branch() == moved
+
+
+def test_a_forks_pull_request_gets_no_command_in_the_publish_step(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    """Bitbucket says the pull request comes from a fork: publish does nothing but say so in
+    one line (exit 2: the step fails), whatever the analysis holds."""
+    world.fake.permissions[BOT["account_id"]] = "admin"
+    art = world.tmp / "analysis.json"
+    world.monkeypatch.delenv("REVIEWBOT_BITBUCKET_TOKEN")
+    assert world.comment("/fix", HUMAN, "analyze", "--out", str(art)) == 0
+    world.monkeypatch.setenv("REVIEWBOT_BITBUCKET_TOKEN", "bot-token")
+    pull = world.fake._pull
+
+    def forked() -> tuple[int, Any]:
+        status, data = pull()
+        data["source"]["repository"] = {**data["source"]["repository"],
+                                        "full_name": "mallory/demo",
+                                        "uuid": "{00000000-0000-4000-8000-0000000000bb}"}
+        return status, data
+    world.monkeypatch.setattr(world.fake, "_pull", forked)
+    world.fake.calls.clear()
+    assert world.run(world.commands(), "publish", str(art)) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()[-1:]
+    assert "nothing to publish" in line and "comes from the fork mallory/demo" in line
+    assert world.writes() == [] and world.branch() == world.head
+
+
+def test_a_comment_deleted_before_publish_gets_nothing_done(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    world.fake.permissions[BOT["account_id"]] = "admin"
+    art = world.tmp / "analysis.json"
+    world.monkeypatch.delenv("REVIEWBOT_BITBUCKET_TOKEN")
+    assert world.comment("/fix", HUMAN, "analyze", "--out", str(art)) == 0
+    world.monkeypatch.setenv("REVIEWBOT_BITBUCKET_TOKEN", "bot-token")
+    world.fake.comments[-1]["deleted"] = True
+    world.fake.calls.clear()
+    assert world.run(world.commands(), "publish", str(art)) == 2
+    assert f"comment {world.cid} was deleted" in capsys.readouterr().err
+    assert world.writes() == [] and world.branch() == world.head
