@@ -8,6 +8,7 @@ cannot change (the default branch's checkout, or the change's base), never from 
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -20,7 +21,7 @@ from bot.apply.flow import ApplyOutcome, ApplyRequest
 from bot.apply.flow import run as run_apply
 from bot.apply.rederive import rule_fixes
 from bot.ci.base import Runner
-from bot.conversation.state import Conversation, read, without_ignored
+from bot.conversation.state import Conversation, read, section, without_ignored
 from bot.errors import BotError, Exit
 from bot.forges.base import Change, Connection, PullRequest
 from bot.forges.repository import Access, Permission, Repository
@@ -78,6 +79,22 @@ def within_change(result: ReviewResult, repo: Path, base: str, head: str) -> Rev
                if c.new_path and c.status != "D"}
     return replace(result, changes=tuple(c for c in result.changes if c.path in changed),
                    findings=tuple(v for v in result.findings if v.finding.path in changed))
+
+
+# Where the summary's closing section (`bot.conversation.state.section`) begins: its first
+# part, whichever of these the state has.
+_SECTION = re.compile(r"^(?:### Staged changes$|\*\*Staged with `/ast-edit`:\*\*$|"
+                      r"### Ignored on this pull request \(|<!-- reviewbot:state )", re.MULTILINE)
+
+
+def restated(body: str, state: Conversation) -> str:
+    """The summary `body` with its closing section (the staged plan, the staged rewrites, the
+    ignored findings and the marker) replaced by `state`'s, which shows no plan: the plan was
+    of the head the summary reviewed. Pure."""
+    found = _SECTION.search(body)
+    kept = (body[:found.start()] if found else body).rstrip()
+    closing = section(state)
+    return f"{kept}\n\n{closing}" if closing else kept
 
 
 @dataclass(frozen=True)
@@ -229,9 +246,21 @@ class Session:
         self.pull = replace(self.pull, head=commit) if self.pull else None
         log(f"the forge does not show {commit[:12]} as the head yet")
 
+    def save_state(self) -> None:
+        """The conversation's state into the summary, whose review stays the one it shows:
+        after a push in a job that has no review of the new head (the push's own run reviews
+        it and reads this state)."""
+        body = self.change.summary_body()
+        if body is None:
+            if self.state != Conversation():
+                log("no summary to keep the conversation's state in: it is the next run's")
+            return
+        self.change.summary(self.change.load(), restated(body, self.state))
+
     def publish(self) -> int:
         if self.reviewed is not None and self.reviewed.head != self.pr.head:
             log(f"the head moved to {self.pr.head[:12]}: its review is the next run's")
+            self.save_state()
             return int(Exit.OK)
         offered = with_conversation(self.checkout, self.result(), self.state, self.cfg,
                                     self.delivery, self.change.dialect, self.notes)
