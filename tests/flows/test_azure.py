@@ -273,3 +273,33 @@ def test_a_scheduled_sweep_tracks_regressions_in_a_work_item(world: World) -> No
     writes = len(fake.writes())
     assert sweep(world) == 0
     assert len(fake.writes()) == writes
+
+
+def split_command(world: World, text: str, name: str) -> int:
+    """A comment's run in two jobs: analyze without the token, then publish with it, in an
+    empty folder that stays empty."""
+    out = world.tmp / f"{name}.json"
+    world.monkeypatch.delenv("SYSTEM_ACCESSTOKEN", raising=False)
+    assert world.command(text, HUMAN, "analyze", "--repo", str(world.checkout),
+                         "--out", str(out)) == 0
+    world.monkeypatch.setenv("SYSTEM_ACCESSTOKEN", "bot-token")
+    empty = world.tmp / f"publish-{name}"
+    empty.mkdir()
+    world.monkeypatch.chdir(empty)
+    code = world.run("publish", str(out))
+    assert list(empty.iterdir()) == []
+    world.monkeypatch.chdir(world.tmp)
+    return code
+
+
+def test_split_apply_of_a_staged_rewrite_saves_the_state(world: World) -> None:
+    """The analyze job cannot read the rewrites `/ast-edit` staged (they are in the summary),
+    so it reviewed another plan's commit ahead and publish does not review the new head; it
+    still saves the conversation's state: the applied rewrite is no longer staged."""
+    assert world.review() == 1
+    assert split_command(world, "/ast-edit print($A) => log($A)", "stage") == 0
+    assert "Staged with" in world.summary()
+    assert split_command(world, "/apply", "apply") == 0
+    assert "log(sys.argv)" in git(world.origin, "show", f"{world.branch()}:app.py")
+    assert "so the new head is not reviewed here" in world.fake.replies()[-1]
+    assert "Staged with" not in world.summary() and "`plan " not in world.summary()

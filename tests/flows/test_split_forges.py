@@ -295,3 +295,19 @@ def test_two_jobs_offer_commit_and_review_the_new_head_as_one(
     assert two.reactions == one.reactions
     assert one.status and two.status == one.status
     assert two.summary == one.summary
+
+
+def test_gitlab_webhook_split_saves_the_state_when_the_new_head_is_not_reviewed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The analyze job cannot read the rewrites `/ast-edit` staged (they are in the summary),
+    so it reviewed another plan's commit ahead and publish does not review the new head; it
+    still saves the conversation's state: the applied rewrite is no longer staged."""
+    with gitlab(True, tmp_path, monkeypatch) as side:
+        side.review()
+        side.comment("admin", "/ast-edit return $A => return list($A)")
+        assert "Staged with" in side.project.summary()
+        side.comment("admin", "/apply")
+        assert "return list(sys.argv)" in side.observe().app
+        assert "so the new head is not reviewed here" in side.project.replies()[-1]
+        summary = side.project.summary()
+        assert "Staged with" not in summary and "`plan " not in summary
