@@ -303,3 +303,18 @@ def test_split_apply_of_a_staged_rewrite_saves_the_state(world: World) -> None:
     assert "log(sys.argv)" in git(world.origin, "show", f"{world.branch()}:app.py")
     assert "so the new head is not reviewed here" in world.fake.replies()[-1]
     assert "Staged with" not in world.summary() and "`plan " not in world.summary()
+
+
+def test_one_step_on_a_comment_without_the_token_says_so_and_stops(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    """A misconfigured `reviewbot ci` for a comment: without the token the comment is not read,
+    so who wrote it is unknown: one line, the missing token's status, nothing written."""
+    world.monkeypatch.delenv("SYSTEM_ACCESSTOKEN")
+    capsys.readouterr()
+    calls = len(world.fake.calls)
+    assert world.command("/fix") == 2
+    err = capsys.readouterr().err
+    assert "no Azure DevOps token: comment" in err and "ignored" not in err
+    # The relay's request for the run, nothing from the run itself.
+    assert [c.path.rsplit("/", 1)[-1] for c in world.fake.calls[calls:]] == ["runs"]
+    assert world.branch() == world.head

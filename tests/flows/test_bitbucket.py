@@ -348,3 +348,16 @@ def test_a_comments_pipeline_refuses_a_dry_run(world: World,
                       "REVIEWBOT_HEAD": world.branch()}, "ci", "--dry-run") == 2
     assert "--dry-run works for reviews and sweeps" in capsys.readouterr().err
     assert world.fake.writes() == [] and world.branch() == world.head
+
+
+def test_one_step_on_a_comment_without_the_token_says_so_and_stops(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    """A misconfigured `reviewbot ci` for a comment: without the token the comment is not read,
+    so who wrote it is unknown: one line, the missing token's status, nothing sent."""
+    world.monkeypatch.delenv("REVIEWBOT_BITBUCKET_TOKEN")
+    capsys.readouterr()
+    assert world.comment("/fix") == 2
+    err = capsys.readouterr().err
+    [said] = [line for line in err.splitlines() if "token" in line]
+    assert "no Bitbucket token: comment" in said and "ignored" not in err
+    assert world.fake.calls == [] and world.branch() == world.head
