@@ -581,6 +581,13 @@ def is_ancestor(repo: Path, older: str, newer: str) -> bool:
     return git(repo, "merge-base", "--is-ancestor", older, newer, check=False).returncode == 0
 
 
+def first_parents(repo: Path, rev: str, limit: int) -> list[str]:
+    """The newest `limit` commits of `rev`'s first-parent line, newest first; none when git
+    cannot say (a shallow or foreign checkout)."""
+    done = git(repo, "rev-list", "--first-parent", "-n", str(limit), rev, check=False)
+    return done.out.split() if done.returncode == 0 else []
+
+
 def commits_between(repo: Path, base: str, head: str) -> list[str]:
     """The commits after `base` up to `head`, oldest first, parents before children."""
     return git(repo, "rev-list", "--reverse", "--topo-order", f"{base}..{head}").out.split()

@@ -323,8 +323,7 @@ class BitbucketPipelines:
         commit = variables.optional(self._env, "BITBUCKET_COMMIT", SHA)
         history: Sequence[str] = ()
         if trigger.kind == "sweep" and commit:
-            history = git.git(self.checkout(None), "rev-list", "--first-parent", "-n", "200",
-                              commit, check=False).stdout.decode().split()
+            history = git.first_parents(self.checkout(None), commit, 200)
         repo = BitbucketRepository(api.settings, api=api, history=history,
                                    default_ref=trigger.base_sha or commit,
                                    sweeping=trigger.kind == "sweep")
