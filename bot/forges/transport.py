@@ -101,6 +101,15 @@ def message_of(response: httpx.Response) -> str:
     return f"{response.status_code} {text}".strip()
 
 
+def forge_judge(forge: str, token_hint: str, max_wait: float) -> Judge:
+    """`judge` with one forge's name, its hint for a refused token and its longest wait."""
+    def verdict(request: Request, outcome: Sent[httpx.Response] | Failed,
+                now: float) -> Wait | None:
+        return judge(request, outcome, now, forge=forge, token_hint=token_hint,
+                     max_wait=max_wait)
+    return verdict
+
+
 def judge(request: Request, outcome: Sent[httpx.Response] | Failed, now: float, *,
           forge: str, token_hint: str, max_wait: float = LONGEST) -> Wait | None:
     """The shared rules; a forge's own judge wraps this one (its names, its extra rules)."""
@@ -247,6 +256,34 @@ class Recording:
         value = self._answer(request)
         return _respond(204 if value is None else 201 if request.method == "POST" else 200,
                         value)
+
+
+class Client:
+    """The opening every httpx forge client shares (its `Api` builds on this): JSON over a
+    `Transport` with the token's `Authorization` header and the forge's `judge`, the `sleep`
+    its writers wait with, and the dry run's switch from sending writes to recording them
+    (answered by `plausible`, or by the `answer` given)."""
+
+    def __init__(self, base_url: str, authorization: str, *, forge: str, token_hint: str,
+                 max_wait: float, timeout: float, plausible: Answer,
+                 sleep: Callable[[float], None], clock: Callable[[], float],
+                 http: httpx.BaseTransport | None) -> None:
+        self.sleep = sleep
+        self._plausible = plausible
+        self._network = Transport(
+            base_url, {"Authorization": authorization, "Accept": "application/json"},
+            forge_judge(forge, token_hint, max_wait), forge=forge, timeout=timeout,
+            sleep=sleep, clock=clock, transport=http)
+        self._sender: Sender = self._network
+
+    def record_writes(self, answer: Answer | None = None) -> Recording:
+        """From now on writes are recorded (the returned `Recording.requests`), not sent."""
+        recording = Recording(answer or self._plausible, self._network)
+        self._sender = recording
+        return recording
+
+    def send(self, request: Request) -> Response:
+        return self._sender.send(request)
 
 
 def _respond(status: int, value: Any) -> Response:

@@ -21,15 +21,11 @@ from typing import Any
 import httpx
 
 from bot.errors import BotError, Exit, HTTPError
-from bot.forges.backoff import Failed, Sent, Wait
 from bot.forges.transport import (
+    Client,
     Query,
-    Recording,
     Request,
     Response,
-    Sender,
-    Transport,
-    judge,
     segment,
 )
 
@@ -62,16 +58,7 @@ class Settings:
         return f"{self.project}/{self.repository_name or self.repository}"
 
 
-def azure_judge(max_wait: float) -> Callable[[Request, Sent[httpx.Response] | Failed, float],
-                                            Wait | None]:
-    def verdict(request: Request, outcome: Sent[httpx.Response] | Failed,
-                now: float) -> Wait | None:
-        return judge(request, outcome, now, forge="Azure DevOps", token_hint=TOKEN_HINT,
-                     max_wait=max_wait)
-    return verdict
-
-
-class Api:
+class Api(Client):
     """The REST client of one project and repository. `http` is an httpx transport to send
     through instead of the network (tests: the fake's `httpx.MockTransport`)."""
 
@@ -82,33 +69,23 @@ class Api:
         if not collection.startswith(("https://", "http://")):
             raise BotError(f"the collection URL {settings.collection_url!r} is not an http(s) "
                            "URL (SYSTEM_COLLECTIONURI)", Exit.USAGE)
+        super().__init__(f"{collection}/{segment(settings.project)}",
+                         f"Bearer {settings.token}", forge="Azure DevOps",
+                         token_hint=TOKEN_HINT, max_wait=settings.max_wait,
+                         timeout=settings.timeout, plausible=_plausible, sleep=sleep,
+                         clock=clock, http=http)
         self.settings = settings
-        self.sleep = sleep
-        self._network = Transport(
-            f"{collection}/{segment(settings.project)}",
-            {"Authorization": f"Bearer {settings.token}", "Accept": "application/json"},
-            azure_judge(settings.max_wait), forge="Azure DevOps", timeout=settings.timeout,
-            sleep=sleep, clock=clock, transport=http)
-        self._sender: Sender = self._network
         self.repo = f"/git/repositories/{segment(settings.repository)}"
 
     def pull(self, number: int) -> str:
         return f"{self.repo}/pullRequests/{number}"
-
-    # -- the dry run ---------------------------------------------------------------------
-
-    def record_writes(self, answer: Callable[[Request], Any] | None = None) -> Recording:
-        """From now on writes are recorded (the returned `Recording.requests`), not sent."""
-        recording = Recording(answer or _plausible, self._network)
-        self._sender = recording
-        return recording
 
     # -- requests ------------------------------------------------------------------------
 
     def send(self, request: Request, scope: str = "/_apis") -> Response:
         """`request`, its path under the project's `scope`: `/_apis`, or a team's
         (`/{team}/_apis`, where WIQL queries run)."""
-        response = self._sender.send(replace(request, path=scope + request.path))
+        response = super().send(replace(request, path=scope + request.path))
         if response.status == 203 and b"<html" in response.content[:200].lower():
             # The sign-in page: the token was not taken.
             raise HTTPError(f"Azure DevOps refused the token ({request.method} {request.path} "

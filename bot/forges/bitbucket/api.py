@@ -19,16 +19,12 @@ from urllib.parse import parse_qsl, urlsplit
 import httpx
 
 from bot.errors import BotError, Exit, HTTPError
-from bot.forges.backoff import Failed, Sent, Wait
 from bot.forges.bitbucket.limits import PAGE_SIZE
 from bot.forges.transport import (
+    Client,
     Query,
-    Recording,
     Request,
     Response,
-    Sender,
-    Transport,
-    judge,
     segment,
 )
 
@@ -50,16 +46,7 @@ class Settings:
     max_wait: float = 300.0  # the longest rate-limit wait accepted
 
 
-def bitbucket_judge(max_wait: float) -> Callable[[Request, Sent[httpx.Response] | Failed, float],
-                                                 Wait | None]:
-    def verdict(request: Request, outcome: Sent[httpx.Response] | Failed,
-                now: float) -> Wait | None:
-        return judge(request, outcome, now, forge="Bitbucket", token_hint=TOKEN_HINT,
-                     max_wait=max_wait)
-    return verdict
-
-
-class Api:
+class Api(Client):
     """The REST client of one repository. `http` is an httpx transport to send through
     instead of the network (tests: `httpx.MockTransport`)."""
 
@@ -70,30 +57,16 @@ class Api:
         if not workspace or not slug or "/" in slug:
             raise BotError(f"the repository {settings.repository!r} is not workspace/slug",
                            Exit.USAGE)
+        super().__init__(settings.api_url, f"Bearer {settings.token}", forge="Bitbucket",
+                         token_hint=TOKEN_HINT, max_wait=settings.max_wait,
+                         timeout=settings.timeout, plausible=_plausible, sleep=sleep,
+                         clock=clock, http=http)
         self.settings = settings
-        self.sleep = sleep
-        self._network = Transport(
-            settings.api_url, {"Authorization": f"Bearer {settings.token}",
-                               "Accept": "application/json"},
-            bitbucket_judge(settings.max_wait), forge="Bitbucket", timeout=settings.timeout,
-            sleep=sleep, clock=clock, transport=http)
-        self._sender: Sender = self._network
         self.workspace, self.slug = workspace, slug
         self.repo = f"/repositories/{segment(workspace)}/{segment(slug)}"
         self._me: dict[str, Any] | None = None
 
-    # -- the dry run ---------------------------------------------------------------------
-
-    def record_writes(self, answer: Callable[[Request], Any] | None = None) -> Recording:
-        """From now on writes are recorded (the returned `Recording.requests`), not sent."""
-        recording = Recording(answer or _plausible, self._network)
-        self._sender = recording
-        return recording
-
     # -- requests ------------------------------------------------------------------------
-
-    def send(self, request: Request) -> Response:
-        return self._sender.send(request)
 
     def get(self, path: str, query: Query | None = None) -> Any:
         return self.send(Request("GET", path, query or {})).json()
