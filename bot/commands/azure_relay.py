@@ -11,11 +11,10 @@ fix (an uncertain start is not repeated: the comment would be answered twice).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from pathlib import Path
 
-from bot.errors import BotError, Exit
+from bot.commands import relay as relay_command
+from bot.errors import Exit
 from bot.safety import credentials
 
 TOKEN = "REVIEWBOT_AZURE_TOKEN"
@@ -32,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                                    "thread, the comment, and the head and target it names; "
                                    "the run's `reviewbot` jobs run the comment's commands "
                                    f"(docs/azure-devops.md). The token is ${TOKEN}.")
-    p.add_argument("payload", help="the service hook's JSON body: a file, or - for stdin")
+    relay_command.add_payload(p, "service hook")
     p.add_argument("--pipeline", type=int, required=True, metavar="ID",
                    help="the pipeline's id (Pipelines > the pipeline: `definitionId=` in its URL)")
     p.add_argument("--branch", metavar="REF",
@@ -46,28 +45,14 @@ def run(args: argparse.Namespace) -> int:
     from bot.forges.azure import relay
     from bot.forges.azure.api import Settings
 
-    text = sys.stdin.read() if args.payload == "-" else _read(Path(args.payload))
-    try:
-        payload = json.loads(text)
-    except ValueError as exc:
-        raise BotError(f"the service hook payload is not JSON ({exc})", Exit.USAGE) from exc
-    relayed = relay.request(payload, prefix=args.prefix, branch=args.branch)
+    relayed = relay.request(relay_command.payload(args.payload, "service hook"),
+                            prefix=args.prefix, branch=args.branch)
     if relayed.body is None:
-        print(f"reviewbot: nothing to relay: {relayed.reason}", file=sys.stderr)
-        return int(Exit.OK)
-    token = credentials.environ().get(TOKEN) or ""
-    if not token:
-        raise BotError(f"no Azure DevOps token: {TOKEN_HINT}", Exit.USAGE)
+        return relay_command.nothing(relayed.reason)
+    token = relay_command.token(credentials.environ(), TOKEN, "Azure DevOps", TOKEN_HINT)
     # The repository is not part of a run's request: the pipeline names its own.
     api = azure_pipelines.open_api(Settings(relayed.collection, relayed.project, "-", token))
     run_id = relay.start(api, args.pipeline, relayed.body)
     print(f"reviewbot: started run {run_id} of pipeline {args.pipeline}", file=sys.stderr)
     return int(Exit.OK)
 
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BotError(f"{path}: cannot read the service hook payload ({exc})",
-                       Exit.USAGE) from exc

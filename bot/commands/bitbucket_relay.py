@@ -10,11 +10,10 @@ not fix (an uncertain start is not repeated: the comment would be answered twice
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from pathlib import Path
 
-from bot.errors import BotError, Exit
+from bot.commands import relay as relay_command
+from bot.errors import Exit
 from bot.safety import credentials
 
 
@@ -27,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                                    "and the head it names; the pipeline's `reviewbot ci` runs "
                                    "the comment's commands (docs/bitbucket.md). The token is "
                                    "$REVIEWBOT_BITBUCKET_TOKEN.")
-    p.add_argument("payload", help="the webhook's JSON body: a file, or - for stdin")
+    relay_command.add_payload(p, "webhook")
     p.add_argument("--pipeline", default="reviewbot",
                    help="the custom pipeline's name (default: reviewbot)")
     p.add_argument("--prefix", default="/", help="the command prefix (default: /)")
@@ -39,28 +38,16 @@ def run(args: argparse.Namespace) -> int:
     from bot.forges.bitbucket import relay
     from bot.forges.bitbucket.api import Settings
 
-    text = sys.stdin.read() if args.payload == "-" else _read(Path(args.payload))
-    try:
-        payload = json.loads(text)
-    except ValueError as exc:
-        raise BotError(f"the webhook payload is not JSON ({exc})", Exit.USAGE) from exc
-    relayed = relay.request(payload, pipeline=args.pipeline, prefix=args.prefix)
+    relayed = relay.request(relay_command.payload(args.payload, "webhook"),
+                            pipeline=args.pipeline, prefix=args.prefix)
     if relayed.body is None:
-        print(f"reviewbot: nothing to relay: {relayed.reason}", file=sys.stderr)
-        return int(Exit.OK)
+        return relay_command.nothing(relayed.reason)
     env = credentials.environ()
-    token = env.get(bitbucket_pipelines.TOKEN) or ""
-    if not token:
-        raise BotError(f"no Bitbucket token: {bitbucket_pipelines.TOKEN_HINT}", Exit.USAGE)
+    token = relay_command.token(env, bitbucket_pipelines.TOKEN, "Bitbucket",
+                                bitbucket_pipelines.TOKEN_HINT)
     api = bitbucket_pipelines.open_api(Settings(bitbucket_pipelines.api_url(env), token,
                                                 relayed.repository))
     uuid = relay.start(api, relayed.body)
     print(f"reviewbot: started the custom pipeline {args.pipeline} ({uuid})", file=sys.stderr)
     return int(Exit.OK)
 
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BotError(f"{path}: cannot read the webhook payload ({exc})", Exit.USAGE) from exc

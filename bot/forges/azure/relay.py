@@ -23,10 +23,13 @@ from bot.errors import BotError, Exit
 from bot.forges.azure import limits
 from bot.forges.azure.api import Api
 from bot.forges.azure.commands import BUILD
+from bot.forges.relay import Fields, commands
 
 EVENT = "ms.vss-code.git-pullrequest-comment-event"
 COMMENT_LINK = re.compile(r"/threads/(\d+)/comments/(\d+)$")
 SHA = re.compile(r"[0-9a-f]{40}")
+FIELDS = Fields(f"{EVENT} payload")
+_obj, _text, _number = FIELDS.obj, FIELDS.text, FIELDS.number
 
 
 @dataclass(frozen=True)
@@ -59,8 +62,7 @@ def request(payload: Any, *, prefix: str = "/", branch: str | None = None) -> Re
                             "resourceContainers."), "baseUrl",
                        "resourceContainers.collection.")
     content = comment.get("content")
-    if not isinstance(content, str) or not any(line.lstrip().startswith(prefix)
-                                               for line in content.splitlines()):
+    if not commands(content, prefix):
         return Relayed(collection, project, None, "the comment holds no command line")
     author = comment.get("author")
     if isinstance(author, dict) and str(author.get("uniqueName") or "").startswith(BUILD):
@@ -71,12 +73,11 @@ def request(payload: Any, *, prefix: str = "/", branch: str | None = None) -> Re
                       "resource.comment._links."), "href", "resource.comment._links.self.")
     found = COMMENT_LINK.search(link)
     if found is None:
-        raise BotError(f"malformed {EVENT} payload: resource.comment._links.self.href names no "
-                       "thread and comment", Exit.USAGE)
+        raise FIELDS.malformed("resource.comment._links.self.href names no thread and comment")
     head = _text(_obj(pull, "lastMergeSourceCommit", "resource.pullRequest."), "commitId",
                  "resource.pullRequest.lastMergeSourceCommit.")
     if not SHA.fullmatch(head):
-        raise BotError(f"malformed {EVENT} payload: the source commit is not a sha", Exit.USAGE)
+        raise FIELDS.malformed("the source commit is not a sha")
     default = repository.get("defaultBranch") or branch
     if not isinstance(default, str) or not default.startswith("refs/heads/"):
         raise BotError("the payload names no default branch: pass --branch refs/heads/<default>",
@@ -96,27 +97,3 @@ def start(api: Api, pipeline: int, body: dict[str, Any]) -> int:
     run would answer the comment twice."""
     made = api.write("POST", f"/pipelines/{pipeline}/runs", limits.RUNS, body)
     return int(made.get("id") or 0) if isinstance(made, dict) else 0
-
-
-def _obj(obj: dict[str, Any], key: str, prefix: str = "") -> dict[str, Any]:
-    value = obj.get(key)
-    if not isinstance(value, dict):
-        raise BotError(f"malformed {EVENT} payload: `{prefix}{key}` is missing or not an "
-                       "object", Exit.USAGE)
-    return value
-
-
-def _text(obj: dict[str, Any], key: str, prefix: str) -> str:
-    value = obj.get(key)
-    if not isinstance(value, str) or not value:
-        raise BotError(f"malformed {EVENT} payload: `{prefix}{key}` is missing or not text",
-                       Exit.USAGE)
-    return value
-
-
-def _number(obj: dict[str, Any], key: str, prefix: str) -> int:
-    value = obj.get(key)
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise BotError(f"malformed {EVENT} payload: `{prefix}{key}` is not a positive number",
-                       Exit.USAGE)
-    return value

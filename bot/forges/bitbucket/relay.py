@@ -18,10 +18,13 @@ from typing import Any
 
 from bot.errors import BotError, Exit
 from bot.forges.bitbucket.api import Api
+from bot.forges.relay import Fields, commands
 
 EVENT = "pullrequest:comment_created"
 PIPELINE = "reviewbot"  # the custom pipeline's name in bitbucket-pipelines.yml
 COMMAND_LINE, COMMANDS = 200, 1000  # a hint's line and whole: characters kept
+FIELDS = Fields(f"{EVENT} webhook")
+_obj, _text, _number = FIELDS.obj, FIELDS.text, FIELDS.number
 
 
 @dataclass(frozen=True)
@@ -44,8 +47,8 @@ def request(payload: Any, *, pipeline: str = PIPELINE, prefix: str = "/") -> Rel
     pull = _obj(payload, "pullrequest")
     raw = (comment.get("content") or {}).get("raw") if isinstance(comment.get("content"),
                                                                   dict) else None
-    if not isinstance(raw, str) or not any(line.lstrip().startswith(prefix)
-                                           for line in raw.splitlines()):
+    lines = commands(raw, prefix)
+    if not lines:
         return Relayed(repository, None, "the comment holds no command line")
     if comment.get("deleted"):
         return Relayed(repository, None, "the comment was deleted")
@@ -60,9 +63,7 @@ def request(payload: Any, *, pipeline: str = PIPELINE, prefix: str = "/") -> Rel
               "REVIEWBOT_HEAD": head,
               # What the token-less analyze step reviews ahead (the commit a /fix or /apply
               # would make): a hint only, the publish step reads the comment from the API.
-              "REVIEWBOT_COMMANDS": "\n".join(
-                  line.strip()[:COMMAND_LINE] for line in raw.splitlines()
-                  if line.lstrip().startswith(prefix))[:COMMANDS]}
+              "REVIEWBOT_COMMANDS": "\n".join(line[:COMMAND_LINE] for line in lines)[:COMMANDS]}
     return Relayed(repository, {
         "type": "pipeline",
         "target": {"type": "pipeline_ref_target", "ref_type": "branch", "ref_name": branch,
@@ -76,27 +77,3 @@ def start(api: Api, body: dict[str, Any]) -> str:
     a second pipeline would answer the comment twice."""
     made = api.write("POST", f"{api.repo}/pipelines", body)
     return str(made.get("uuid") or "") if isinstance(made, dict) else ""
-
-
-def _obj(obj: dict[str, Any], key: str, prefix: str = "") -> dict[str, Any]:
-    value = obj.get(key)
-    if not isinstance(value, dict):
-        raise BotError(f"malformed {EVENT} webhook: `{prefix}{key}` is missing or not an "
-                       "object", Exit.USAGE)
-    return value
-
-
-def _text(obj: dict[str, Any], key: str, prefix: str) -> str:
-    value = obj.get(key)
-    if not isinstance(value, str) or not value:
-        raise BotError(f"malformed {EVENT} webhook: `{prefix}{key}` is missing or not text",
-                       Exit.USAGE)
-    return value
-
-
-def _number(obj: dict[str, Any], key: str, prefix: str) -> int:
-    value = obj.get(key)
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise BotError(f"malformed {EVENT} webhook: `{prefix}{key}` is not a positive number",
-                       Exit.USAGE)
-    return value
