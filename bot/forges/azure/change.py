@@ -30,7 +30,6 @@ What Azure DevOps does, and what is done about it:
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -54,6 +53,7 @@ from bot.forges.base import (
     State,
     StatusReport,
 )
+from bot.forges.change import marked_fixed, pull_number
 from bot.forges.limits import server_wait
 from bot.forges.repository import Permission
 from bot.model import Trigger
@@ -63,8 +63,6 @@ from bot.render.markdown import SUMMARY_MARKER, clip, parse_marker
 RETRIES = 3
 STATES = {"success": "succeeded", "failure": "failed", "neutral": "succeeded"}
 FIXED = "reviewbot.fixed"
-FIXED_MARKER = "<!-- reviewbot:fixed -->"
-_FIXED_LINE = re.compile(r"\n*[^\n]*" + re.escape(FIXED_MARKER) + r"[^\n]*")
 RESOLVED = ("fixed", "closed", "wontFix", "byDesign")
 DUPLICATE = ("<sub>A duplicate of an earlier reviewbot thread on this line (a write Azure "
              "DevOps carried out twice); nothing to do here.</sub>")
@@ -90,12 +88,9 @@ class AzureChange:
                  sleep: Callable[[float], None] = time.sleep,
                  clock: Callable[[], float] = time.time,
                  http: httpx.BaseTransport | None = None, api: Api | None = None) -> None:
-        pr_number = settings.number if number is None else number
-        if pr_number is None:
-            raise ValueError("AzureChange needs a pull request number")
-        self._number = pr_number
+        self._number = pull_number(number, settings.number, "AzureChange")
         self._api = api or Api(settings, sleep=sleep, clock=clock, http=http)
-        self._pull = self._api.pull(pr_number)
+        self._pull = self._api.pull(self._number)
         self._head: str | None = None
         self._ours: dict[str, _Thread] = {}  # our finding threads by Posted.id
         self._summary: tuple[int, int, str] | None = None  # thread, comment, body
@@ -368,9 +363,7 @@ class AzureChange:
         except (Refused, NotFound) as exc:  # stays as it was; the next run tries again
             print(f"reviewbot: could not change thread {ours.id}'s status: {exc.message}")
             return
-        text = _FIXED_LINE.sub("", ours.body)
-        if resolved:
-            text += f"\n\n~~Open~~ **Fixed** in `{sha}`. {FIXED_MARKER}"
+        text = marked_fixed(ours.body, sha if resolved else None)
         if text != ours.body:
             self._set_body(ours, text)
 

@@ -30,7 +30,6 @@ What Bitbucket does, and what is done about it:
 from __future__ import annotations
 
 import hashlib
-import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
@@ -63,6 +62,7 @@ from bot.forges.bitbucket.limits import (
     TITLE_LIMIT,
 )
 from bot.forges.bitbucket.markers import from_wire, to_wire
+from bot.forges.change import event_range, marked_fixed, pull_number
 from bot.forges.limits import server_wait
 from bot.forges.repository import Permission
 from bot.forges.transport import Request
@@ -75,8 +75,6 @@ RETRIES = 3
 STATES = {"success": "SUCCESSFUL", "failure": "FAILED", "neutral": "SUCCESSFUL"}
 RESULTS = {"success": "PASSED", "failure": "FAILED", "neutral": "PASSED"}
 SEVERITIES = {Severity.ERROR: "HIGH", Severity.WARNING: "MEDIUM", Severity.INFO: "LOW"}
-FIXED_MARKER = "<!-- reviewbot:fixed -->"
-_FIXED_LINE = re.compile(r"\n*[^\n]*" + re.escape(FIXED_MARKER) + r"[^\n]*")
 DUPLICATE = ("<sub>A duplicate of an earlier reviewbot comment on this line (a write Bitbucket "
              "carried out twice); nothing to do here.</sub>")
 
@@ -94,12 +92,9 @@ class BitbucketChange:
                  sleep: Callable[[float], None] = time.sleep,
                  clock: Callable[[], float] = time.time,
                  http: httpx.BaseTransport | None = None, api: Api | None = None) -> None:
-        pr_number = settings.number if number is None else number
-        if pr_number is None:
-            raise ValueError("BitbucketChange needs a pull request number")
-        self._number = pr_number
+        self._number = pull_number(number, settings.number, "BitbucketChange")
         self._api = api or Api(settings, sleep=sleep, clock=clock, http=http)
-        self._pull = f"{self._api.repo}/pullrequests/{pr_number}"
+        self._pull = f"{self._api.repo}/pullrequests/{self._number}"
         self._head: str | None = None
         self._ours: dict[str, str] = {}  # our finding comments' bodies, by id
         self._summary: tuple[int, str] | None = None  # comment id, body
@@ -117,8 +112,7 @@ class BitbucketChange:
     # -- the conversation ----------------------------------------------------------------
 
     def review_range(self, trigger: Trigger) -> Range:
-        assert trigger.base_sha and trigger.head_sha  # the pull request pipeline names both
-        return Range(trigger.base_sha, trigger.head_sha, trigger.open)
+        return event_range(trigger)
 
     def moved_since(self, pr: PullRequest, trigger: Trigger) -> str | None:
         return host.moved_since(pr, trigger)
@@ -273,9 +267,7 @@ class BitbucketChange:
         body = self._ours.get(comment.id)
         if body is None:
             return
-        text = _FIXED_LINE.sub("", body)
-        if resolved:
-            text += f"\n\n~~Open~~ **Fixed** in `{(self._head or '')[:12]}`. {FIXED_MARKER}"
+        text = marked_fixed(body, (self._head or "") if resolved else None)
         if text != body:
             self._set_body(comment.id, text)
         path = f"{self._pull}/comments/{comment.id}/resolve"

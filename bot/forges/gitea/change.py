@@ -29,7 +29,6 @@ What Gitea does, and what is done about it:
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -51,6 +50,7 @@ from bot.forges.base import (
     State,
     StatusReport,
 )
+from bot.forges.change import FIXED_MARKER, event_range, marked_fixed, pull_number
 from bot.forges.gitea import host, timeline
 from bot.forges.gitea.api import Api, Settings
 from bot.forges.gitea.limits import ACTIONS_USERS, DESCRIPTION_LIMIT, DIALECT, RESOLVE_SINCE
@@ -64,8 +64,6 @@ from bot.revisions.diff import parse_patch
 
 RETRIES = 3
 STATES = {"success": "success", "failure": "failure", "neutral": "success"}
-FIXED_MARKER = "<!-- reviewbot:fixed -->"
-_FIXED_LINE = re.compile(r"\n*[^\n]*" + re.escape(FIXED_MARKER) + r"[^\n]*")
 DUPLICATE = ("<sub>A duplicate of an earlier reviewbot comment on this line (a write Gitea "
              "carried out twice); nothing to do here.</sub>")
 
@@ -92,12 +90,9 @@ class GiteaChange:
         (`timeline.py`)."""
         self.author = host.author(forgejo)
         self._labels = labels
-        pr_number = settings.number if number is None else number
-        if pr_number is None:
-            raise ValueError("GiteaChange needs a pull request number")
-        self._number = pr_number
+        self._number = pull_number(number, settings.number, "GiteaChange")
         self._api = api or Api(settings, sleep=sleep, clock=clock, http=http)
-        self._pull = f"{self._api.repo}/pulls/{pr_number}"
+        self._pull = f"{self._api.repo}/pulls/{self._number}"
         self._head: str | None = None
         self._ours: dict[str, _Ours] = {}  # our review comments by id
         self._reviews: dict[int, set[str]] = {}  # every comment id of each review of ours
@@ -117,8 +112,7 @@ class GiteaChange:
     # -- the conversation ----------------------------------------------------------------
 
     def review_range(self, trigger: Trigger) -> Range:
-        assert trigger.base_sha and trigger.head_sha  # a pull_request event names both
-        return Range(trigger.base_sha, trigger.head_sha, trigger.open)
+        return event_range(trigger)
 
     def pull_request(self) -> PullRequest:
         pull = self._read_pull()
@@ -337,10 +331,7 @@ class GiteaChange:
             except (Refused, NotFound) as exc:  # stays as it was; the next run tries again
                 print(f"reviewbot: could not {action} a conversation: {exc.message}")
             return
-        text = _FIXED_LINE.sub("", ours.body)
-        if resolved:
-            sha = (self._head or "")[:12]
-            text += f"\n\n~~Open~~ **Fixed** in `{sha}`. {FIXED_MARKER}"
+        text = marked_fixed(ours.body, (self._head or "") if resolved else None)
         if text != ours.body:
             self._set_body(comment.id, text)
 

@@ -21,6 +21,7 @@ from bot.config import DEFAULT_AUTHOR
 from bot.errors import GraphQLError, NotFound, ReadOnly, Refused, Uncertain
 from bot.forges import base, meanwhile, sticky
 from bot.forges.base import Actor, Annotation, Draft, Posted, Range, Rejected, State, StatusReport
+from bot.forges.change import event_range, pull_number
 from bot.forges.github import host, own
 from bot.forges.github.api import PER_PAGE, RETRIES, Api, Settings
 from bot.forges.hunks import head_lines
@@ -79,10 +80,7 @@ class GitHubChange:
         """`reads`: where the conversation's reads go when not through `api` (a dry run
         without a token: GitHub's answers to no token, which a fork check needs, not the
         recording's picture of a fresh pull request)."""
-        pr_number = settings.number if number is None else number
-        if pr_number is None:
-            raise ValueError("GitHubChange needs a pull request number")
-        self._number = pr_number
+        self._number = pull_number(number, settings.number, "GitHubChange")
         self._api = api or Api(settings, sleep=sleep, clock=clock)
         self._reads = reads or self._api
         self._token = bool(settings.token and settings.repository)
@@ -101,8 +99,7 @@ class GitHubChange:
     # -- the conversation ----------------------------------------------------------------
 
     def review_range(self, trigger: Trigger) -> Range:
-        assert trigger.base_sha and trigger.head_sha  # a pull_request event names both
-        return Range(trigger.base_sha, trigger.head_sha, trigger.open)
+        return event_range(trigger)
 
     def pull_request(self) -> base.PullRequest:
         return host.load(self._reads, self._number)
