@@ -7,10 +7,10 @@ request's head is fetched from, how its times read, and the git credentials for 
 
 from __future__ import annotations
 
-import base64
 import re
 from datetime import datetime
 
+from bot.forges.gitauth import header_env
 from bot.forges.repository import Permission
 
 # Azure DevOps has no per-user repository role the API reads for another identity: the bot's
@@ -42,12 +42,7 @@ def push_env(token: str, server_url: str) -> dict[str, str]:
     """The token for one git process, as an HTTP header in its environment only (nothing is
     written to the checkout's git config, where the linters run): the form Azure Pipelines's
     own checkout uses for System.AccessToken (`persistCredentials`)."""
-    if not token:
-        return {}
-    server = server_url.rstrip("/")
-    basic = base64.b64encode(f"reviewbot:{token}".encode()).decode()
-    return {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": f"http.{server}/.extraheader",
-            "GIT_CONFIG_VALUE_0": f"AUTHORIZATION: basic {basic}"}
+    return header_env("reviewbot", token, server_url)
 
 
 def moment(text: str) -> datetime:

@@ -8,9 +8,8 @@ them.
 
 from __future__ import annotations
 
-import base64
-
 from bot.forges.base import PullRequest
+from bot.forges.gitauth import header_env
 from bot.forges.repository import Permission
 from bot.model import Trigger
 
@@ -36,12 +35,7 @@ def push_env(token: str, server_url: str) -> dict[str, str]:
     """The token for one git process, as an HTTP header in its environment only (nothing is
     written to the checkout's git config, where the linters run). Bitbucket takes an access
     token as the password of the user `x-token-auth`."""
-    if not token:
-        return {}
-    server = server_url.rstrip("/")
-    basic = base64.b64encode(f"x-token-auth:{token}".encode()).decode()
-    return {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": f"http.{server}/.extraheader",
-            "GIT_CONFIG_VALUE_0": f"AUTHORIZATION: basic {basic}"}
+    return header_env("x-token-auth", token, server_url)
 
 
 def moved_since(pr: PullRequest, trigger: Trigger) -> str | None:

@@ -7,8 +7,7 @@ pull request's head is fetched from, and the git credentials for one push.
 
 from __future__ import annotations
 
-import base64
-
+from bot.forges.gitauth import header_env
 from bot.forges.repository import Permission
 
 # Gitea's own names (its collaborator access modes); it has no maintain nor triage level.
@@ -45,9 +44,4 @@ def push_env(token: str, server_url: str) -> dict[str, str]:
     """The token for one git process, as an HTTP header in its environment only (nothing is
     written to the checkout's git config, where the linters run). Gitea takes any user name
     with a token as the password."""
-    if not token:
-        return {}
-    server = server_url.rstrip("/")
-    basic = base64.b64encode(f"reviewbot:{token}".encode()).decode()
-    return {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": f"http.{server}/.extraheader",
-            "GIT_CONFIG_VALUE_0": f"AUTHORIZATION: basic {basic}"}
+    return header_env("reviewbot", token, server_url)

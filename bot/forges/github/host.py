@@ -12,12 +12,12 @@ commit chose.
 
 from __future__ import annotations
 
-import base64
 from datetime import datetime
 from typing import Any
 
 from bot.errors import NotFound
 from bot.forges.base import Actor, PullRequest
+from bot.forges.gitauth import header_env
 from bot.forges.github import own
 from bot.forges.github.api import Api
 from bot.model import Trigger
@@ -110,9 +110,4 @@ def labeled_by(api: Api, number: int, label: str) -> Actor | None:
 def push_env(token: str, server_url: str) -> dict[str, str]:
     """The token for git (fetch, push) only, as an HTTP header in the environment of one
     process (what actions/checkout writes into .git/config, which a command never gets)."""
-    if not token:
-        return {}
-    server = (server_url or "https://github.com").rstrip("/")
-    basic = base64.b64encode(f"x-access-token:{token}".encode()).decode()
-    return {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": f"http.{server}/.extraheader",
-            "GIT_CONFIG_VALUE_0": f"AUTHORIZATION: basic {basic}"}
+    return header_env("x-access-token", token, server_url or "https://github.com")
