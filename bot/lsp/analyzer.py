@@ -133,12 +133,8 @@ class LspAnalyzer(Analyzer):
 
         repo = head.repo or head.root
         spec = servers.variant(self.spec, repo)
-        sources = {p for p in head.changed if spec.language_id(p) is not None}
-        if (not spec.warm_pair or resolution.executable is None or not sources
-                or not sources <= set(base.paths) or not sources <= set(head.paths)
-                or not all(p in sources or _never_read(spec, p) for p in head.changed)
-                or _coverage(spec, base) != _coverage(spec, head)):
-            # (the last: a linter that failed at one revision only)
+        exe = resolution.executable
+        if exe is None or not _pairable(spec, base, head):
             return self._head_first(base, head, resolution) if not head.fixed else None
         budget = Budget.of(head.timeout, spec.ready_timeout)
         outs = (_Collected(self.name, spec, base), _Collected(self.name, spec, head))
@@ -154,7 +150,7 @@ class LspAnalyzer(Analyzer):
             return not skippable or bool(result.failed) or _has_findings(spec, result)
 
         for project, rels, importing, hidden in plan.sessions:
-            launch = servers.launch(spec, repo, resolution.executable, project)
+            launch = servers.launch(spec, repo, exe, project)
             files = rels + importing
             keys = [memo.session_key(launch, t.rev, _prefix(head.root, project), files, hidden,
                                       t.installed)
@@ -178,10 +174,7 @@ class LspAnalyzer(Analyzer):
                 for out in outs if known is None else outs[1:]:
                     out.fail(exc, files)
                 continue
-            for out, key, result in taken:
-                clean = out.take(result, importing)
-                if cache is not None and key is not None and clean is not None:
-                    cache.put(key, clean)
+            _take(taken, importing, cache)
         if cache is not None and cache.writes:
             cache.prune()
         return outs[0].outcome(), outs[1].outcome()
@@ -242,6 +235,26 @@ _DOCS = frozenset({".md", ".markdown", ".rst", ".txt", ".adoc"})
 _SOURCES = frozenset({".py", ".pyi", ".go", ".rs", ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx",
                       ".mjs", ".cjs", ".c", ".h", ".cc", ".cpp", ".java", ".kt", ".rb", ".sh"})
 
+
+
+def _pairable(spec: servers.ServerSpec, base: Target, head: Target) -> bool:
+    """Whether one warm server can diagnose both revisions: every changed path is a source
+    file of the server's language present at both, or one the server never reads, and the
+    files it covers are the same at both (not so where a linter failed at one revision only)."""
+    sources = {p for p in head.changed if spec.language_id(p) is not None}
+    return (spec.warm_pair and bool(sources)
+            and sources <= set(base.paths) and sources <= set(head.paths)
+            and all(p in sources or _never_read(spec, p) for p in head.changed)
+            and _coverage(spec, base) == _coverage(spec, head))
+
+
+def _take(taken: Sequence[tuple[_Collected, str | None, SessionResult]],
+          importing: Sequence[str], cache: FindingsCache | None) -> None:
+    """Each revision's session result into its outcome; a clean one into the cache."""
+    for out, key, result in taken:
+        clean = out.take(result, importing)
+        if cache is not None and key is not None and clean is not None:
+            cache.put(key, clean)
 
 def _never_read(spec: ServerSpec, path: str) -> bool:
     suffix = Path(path).suffix.lower()
