@@ -60,3 +60,12 @@ def keep(body: str, current: Sticky[H] | None, writes: Writes[H]) -> Sticky[H] |
             if found is not None:  # the failed post did make it
                 return keep(body, found, writes)
     raise AssertionError("unreachable: the last try returns or raises")
+
+
+def note(body: str, writes: Writes[H], *, create: bool) -> None:
+    """`body` in the note `writes.find` finds (a sweep's or an issue's sticky comment), edited
+    in place or posted; where there is none, nothing is made unless `create`."""
+    current = writes.find()
+    if current is None and not create:
+        return
+    keep(body, current, writes)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bot.errors import NotFound, Uncertain
-from bot.forges.sticky import Sticky, Writes, keep
+from bot.forges.sticky import Sticky, Writes, keep, note
 
 
 class Forge:
@@ -85,3 +85,13 @@ def test_the_last_uncertain_answer_is_raised() -> None:
     with pytest.raises(Uncertain):
         keep("x", None, forge.writes())
     assert forge.calls.count("post") == 3 and forge.comments == {}
+
+
+def test_a_note_is_made_only_when_asked_and_else_kept_where_it_is() -> None:
+    forge = Forge()
+    note("x", forge.writes(), create=False)
+    assert forge.calls == ["find"] and forge.comments == {}
+    note("x", forge.writes(), create=True)
+    assert forge.calls == ["find", "find", "post"] and list(forge.comments.values()) == ["x"]
+    note("y", forge.writes(), create=False)  # there now: edited, asked to create or not
+    assert forge.calls[-2:] == ["find", "edit 3"] and list(forge.comments.values()) == ["y"]

@@ -106,11 +106,8 @@ class AzureRepository:
                 return None
             return sticky.Sticky(int(made["id"]), text, int(made["comments"][0]["id"]))
 
-        current = find()
-        if current is None and not create:
-            return
-        sticky.keep(body, current, sticky.Writes(change, post, find, self._api.sleep,
-                                                server_wait, NOTE_RETRIES, noun="thread"))
+        sticky.note(body, sticky.Writes(change, post, find, self._api.sleep,
+                                        server_wait, NOTE_RETRIES, noun="thread"), create=create)
 
     def react(self, number: int, comment_id: int, reaction: Reaction) -> None:
         """A no-op: Azure DevOps's comments have no reactions (see the module's docstring)."""

@@ -105,11 +105,8 @@ class BitbucketRepository:
             return sticky.Sticky(int(made["id"]), text, None) if isinstance(made, dict) \
                 and isinstance(made.get("id"), int) else None
 
-        current = find()
-        if current is None and not create:
-            return
-        sticky.keep(body, current, sticky.Writes(change, post, find, self._api.sleep,
-                                                server_wait, NOTE_RETRIES, noun="comment"))
+        sticky.note(body, sticky.Writes(change, post, find, self._api.sleep,
+                                        server_wait, NOTE_RETRIES, noun="comment"), create=create)
 
     def react(self, number: int, comment_id: int, reaction: Reaction) -> None:
         """Bitbucket has no reactions: the reply says what was done."""

@@ -73,11 +73,8 @@ class GiteaRepository:
             made = self._api.write("POST", comments, {"body": text})
             return sticky.Sticky(int(made["id"]), text, None) if isinstance(made, dict) else None
 
-        current = find()
-        if current is None and not create:
-            return
-        sticky.keep(body, current, sticky.Writes(change, post, find, self._api.sleep,
-                                                server_wait, NOTE_RETRIES, noun="comment"))
+        sticky.note(body, sticky.Writes(change, post, find, self._api.sleep,
+                                        server_wait, NOTE_RETRIES, noun="comment"), create=create)
 
     def react(self, number: int, comment_id: int, reaction: Reaction) -> None:
         # Gitea answers 200 with the existing reaction when it is there already: repeatable.

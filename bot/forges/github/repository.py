@@ -104,11 +104,8 @@ class GitHubRepository:
             _, data = self._api.request("POST", url, body={"body": text})
             return sticky.Sticky(int(data["id"]), text, None)
 
-        current = find()
-        if current is None and not create:
-            return
-        sticky.keep(body, current, sticky.Writes(change, post, find, self._api.sleep,
-                                                server_wait, RETRIES, noun="comment"))
+        sticky.note(body, sticky.Writes(change, post, find, self._api.sleep,
+                                        server_wait, RETRIES, noun="comment"), create=create)
 
     def _reviewers(self, number: int) -> frozenset[str]:
         """Who wrote our review comments on pull request `number` (none on an issue)."""

@@ -85,11 +85,8 @@ class GitLabRepository(Client):
             made = self._write("POST", notes, data={"body": text})
             return sticky.Sticky(int(made["id"]), text, None) if isinstance(made, dict) else None
 
-        current = find()
-        if current is None and not create:
-            return
-        sticky.keep(defuse(body), current, sticky.Writes(change, post, find, self._sleep,
-                                                        server_wait, RETRIES, noun="note"))
+        sticky.note(defuse(body), sticky.Writes(change, post, find, self._sleep,
+                                                server_wait, RETRIES, noun="note"), create=create)
 
     def react(self, number: int, comment_id: int, reaction: Reaction) -> None:
         try:
