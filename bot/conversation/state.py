@@ -117,24 +117,42 @@ def without_ignored(result: ReviewResult, state: Conversation) -> ReviewResult:
     return replace(result, findings=tuple(v for v in result.findings if v.fingerprint not in gone))
 
 
+# The closing section's headings: written by `section`, found again by `restated`.
+_PLAN = "### Staged changes"
+_STAGED = "**Staged with `/ast-edit`:**"
+_IGNORED = "### Ignored on this pull request"
+_CLOSING = re.compile(rf"^(?:{re.escape(_PLAN)}$|{re.escape(_STAGED)}$|{re.escape(_IGNORED)} \(|"
+                      r"<!-- reviewbot:state )", re.MULTILINE)
+
+
 def section(state: Conversation, plan: str = "") -> str:
     """The summary's part about the conversation: the staged plan, who staged what, and the
     ignored findings with who and why; then the marker that carries it to the next run."""
     parts = []
     if plan:
-        parts.append(f"### Staged changes\n\n{plan}")
+        parts.append(f"{_PLAN}\n\n{plan}")
     if state.staged:
         rows = "\n".join(f"- `{_code(s.pattern)}` ⇒ `{_code(s.rewrite)}`"
                          + (f" ({escape(s.lang)})" if s.lang else "")
                          + f" — staged by @{escape(s.by)}" for s in state.staged)
-        parts.append(f"**Staged with `/ast-edit`:**\n\n{rows}")
+        parts.append(f"{_STAGED}\n\n{rows}")
     if state.ignored:
         rows = "\n".join(f"- `{_code(i.fingerprint)}` — ignored by @{escape(i.by)}: "
                          f"{escape(' '.join(i.reason.split()))}" for i in state.ignored)
-        parts.append(f"### Ignored on this pull request ({len(state.ignored)})\n\n{rows}")
+        parts.append(f"{_IGNORED} ({len(state.ignored)})\n\n{rows}")
     hidden = marker(state)
     return "\n\n".join(parts + ([hidden] if hidden else []))
 
+
+
+def restated(body: str, state: Conversation) -> str:
+    """The summary `body` with its closing section (the staged plan, the staged rewrites, the
+    ignored findings and the marker) replaced by `state`'s, which shows no plan: the plan was
+    of the head the summary reviewed. Pure."""
+    found = _CLOSING.search(body)
+    kept = (body[:found.start()] if found else body).rstrip()
+    closing = section(state)
+    return f"{kept}\n\n{closing}" if closing else kept
 
 def _code(text: str) -> str:
     """Inline code that a backtick in the text cannot end early."""

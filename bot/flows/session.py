@@ -8,7 +8,6 @@ cannot change (the default branch's checkout, or the change's base), never from 
 
 from __future__ import annotations
 
-import re
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -21,7 +20,7 @@ from bot.apply.flow import ApplyOutcome, ApplyRequest
 from bot.apply.flow import run as run_apply
 from bot.apply.rederive import rule_fixes
 from bot.ci.base import Runner
-from bot.conversation.state import Conversation, read, section, without_ignored
+from bot.conversation.state import Conversation, read, restated, without_ignored
 from bot.errors import BotError, Exit
 from bot.forges.base import Change, Connection, PullRequest
 from bot.forges.repository import Access, Permission, Repository
@@ -79,22 +78,6 @@ def within_change(result: ReviewResult, repo: Path, base: str, head: str) -> Rev
                if c.new_path and c.status != "D"}
     return replace(result, changes=tuple(c for c in result.changes if c.path in changed),
                    findings=tuple(v for v in result.findings if v.finding.path in changed))
-
-
-# Where the summary's closing section (`bot.conversation.state.section`) begins: its first
-# part, whichever of these the state has.
-_SECTION = re.compile(r"^(?:### Staged changes$|\*\*Staged with `/ast-edit`:\*\*$|"
-                      r"### Ignored on this pull request \(|<!-- reviewbot:state )", re.MULTILINE)
-
-
-def restated(body: str, state: Conversation) -> str:
-    """The summary `body` with its closing section (the staged plan, the staged rewrites, the
-    ignored findings and the marker) replaced by `state`'s, which shows no plan: the plan was
-    of the head the summary reviewed. Pure."""
-    found = _SECTION.search(body)
-    kept = (body[:found.start()] if found else body).rstrip()
-    closing = section(state)
-    return f"{kept}\n\n{closing}" if closing else kept
 
 
 @dataclass(frozen=True)
