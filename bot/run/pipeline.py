@@ -166,9 +166,10 @@ def _safe_collect(analyzer: Analyzer, target: Target, resolution: Resolution) ->
 
 
 def run_review(opts: ReviewOptions, begun: Begun | None = None) -> ReviewResult:
-    """The review of `opts`; `begun`: its revisions and settings, when the caller has them."""
-    begun = begun or begin(opts)
-    return conclude(gather(opts, begun))
+    """The review of `opts`; `begun`: its revisions, settings and tools, when the caller has
+    them."""
+    gathered = gather(opts, begun or begin(opts))
+    return conclude(gathered)
 
 
 def conclude(gathered: Gathered) -> ReviewResult:
@@ -232,33 +233,42 @@ def _bot_version() -> str:
 
 @dataclass(frozen=True)
 class Begun:
-    """Where a review starts: its revisions resolved and its settings read, once, by whoever
-    starts it (a flow that needs the settings itself hands these down)."""
+    """Where a review starts: its revisions resolved, its settings read and the tools they
+    choose made (the repository's rules compiled), once, by whoever starts it. A flow that
+    needs the settings itself, or reviews several heads with them, hands these down."""
 
     rev: workspace.Revisions
     settings: config_mod.Reviewed
+    analyzers: Mapping[str, Analyzer]  # the tools this review may run, by name
 
 
 def begin(opts: ReviewOptions, settings: config_mod.Reviewed | None = None) -> Begun:
-    """The revisions of `opts` and the settings between them (`config.for_review`), or
-    `settings` when the caller read them already (several reviews of one run)."""
+    """The revisions of `opts`, the settings between them (`config.for_review`), or
+    `settings` when the caller read them already, and the tools they choose. A bad rule or
+    an unknown --only tool stops here, before any file of the change is read."""
     rev = workspace.resolve(opts.repo, opts.base, opts.head)
-    if settings is not None:
-        return Begun(rev, settings)
-    known = tool_names(_analyzers(opts))
-    return Begun(rev, config_mod.for_review(rev.repo, rev.merge_base, rev.head, opts.config, known))
+    analyzers = _analyzers(opts)
+    if settings is None:
+        settings = config_mod.for_review(rev.repo, rev.merge_base, rev.head, opts.config,
+                                         tool_names(analyzers))
+    return Begun(rev, settings, _chosen(opts, analyzers, rev, settings.config))
+
+
+def again(opts: ReviewOptions, begun: Begun) -> Begun:
+    """Another review of the same run (another head, say): its own revisions, with the
+    settings and the tools `begun` holds (the rules compiled once, from its head)."""
+    return replace(begun, rev=workspace.resolve(opts.repo, opts.base, opts.head))
 
 
 def _analyzers(opts: ReviewOptions) -> dict[str, Analyzer]:
     return dict(opts.analyzers) if opts.analyzers is not None else registry()
 
 
-def _chosen(opts: ReviewOptions, begun: Begun) -> dict[str, Analyzer]:
+def _chosen(opts: ReviewOptions, analyzers: dict[str, Analyzer], rev: workspace.Revisions,
+            cfg: config_mod.Config) -> dict[str, Analyzer]:
     """The tools this review may run: the known ones and the repository's own (declared
     linters, rules), less those switched off or left out by --only."""
-    analyzers = _analyzers(opts)
     known = tool_names(analyzers)
-    cfg, rev = begun.settings.config, begun.rev
     analyzers.update(declared_linters(cfg.declared))  # the repository's own, from the head
     check_only(opts.only, known | set(analyzers))
     if cfg.rules:
@@ -396,11 +406,9 @@ class ToolRuns:
 
 
 def gather(opts: ReviewOptions, begun: Begun) -> Gathered:
-    """Every tool at both revisions of `begun` (whose settings are read already), before any
-    verdict."""
-    rev, settings = begun.rev, begun.settings
+    """Every tool `begun` chose at both revisions of `begun`, before any verdict."""
+    rev, settings, analyzers = begun.rev, begun.settings, begun.analyzers
     cfg = settings.config
-    analyzers = _chosen(opts, begun)
     changes = workspace.read_changes(rev)
     notes = [f"{path}: not analysed ({why})" for path, why in sorted(changes.skipped.items())]
     notes += settings.notes

@@ -23,7 +23,7 @@ from bot.linters.registry import CONFIG_FILES
 from bot.model import Finding, ReviewResult, Verdict
 from bot.render.markdown import BODY_LIMIT
 from bot.revisions import workspace
-from bot.run.pipeline import ReviewOptions, begin, run_review
+from bot.run.pipeline import Begun, ReviewOptions, again, begin, run_review
 from bot.sweep import attribute, codeowners, probes, render, state
 from bot.sweep.state import Regression, State
 
@@ -121,11 +121,11 @@ def _sweep(opts: Options, repository: Repository, pulls: Pulls, issue: Issue, pr
     # What was fixed closes regressions: every tool checks the base (ReviewOptions.fixed).
     base_opts = replace(opts.review, repo=opts.repo, base=previous.sha, head=opts.head,
                         fixed=True)
-    begun = begin(base_opts)  # the settings, read once: the probes take them too
+    begun = begin(base_opts)  # the settings and tools, made once: the probes take them too
     result = run_review(base_opts, begun)
     commits = git.commits_between(opts.repo, previous.sha, opts.head)
     still, fixed = carry(previous.open, result)
-    attributor = _Attributor(opts, pulls, base_opts, begun.settings, commits, result)
+    attributor = _Attributor(opts, pulls, base_opts, begun, commits, result)
     known = {r.fingerprint for r in still}
     new = [attributor.regression(v) for v in sorted(result.findings, key=lambda v: v.finding.sort_key())
            if v.scope == "introduced" and v.fingerprint not in known]
@@ -187,16 +187,18 @@ def _key(f: Finding) -> tuple[str, str, str, int, str]:
 class _Attributor:
     """Blame, else the first commit after which the finding appears; then pull and people."""
 
-    def __init__(self, opts: Options, pulls: Pulls, base_opts: ReviewOptions,
-                 settings: config_mod.Reviewed, commits: Sequence[str], result: ReviewResult
-                 ) -> None:
-        self.opts, self.pulls, self.base_opts, self.settings = opts, pulls, base_opts, settings
+    def __init__(self, opts: Options, pulls: Pulls, base_opts: ReviewOptions, begun: Begun,
+                 commits: Sequence[str], result: ReviewResult) -> None:
+        self.opts, self.pulls, self.base_opts, self.begun = opts, pulls, base_opts, begun
         self.commits = list(commits)
         self.changed = {c.path: c.changed_lines for c in result.changes}
         self.probed: dict[str, frozenset[probes.Key]] = {opts.head: _introduced(result)}
-        # A probe's verdicts depend on the settings it is handed (the head's) too.
+        # A probe's verdicts depend on the settings and the rules it is handed (the head's) too.
+        cfg = begun.settings.config
+        rule_files = [git.blob_id(opts.repo, opts.head, e) for e in cfg.rules if isinstance(e, str)]
         salt = json.dumps([str(base_opts.config), base_opts.only, sorted(
-            (t.name, t.version or "") for t in result.tools), _identity(settings.config)])
+            (t.name, t.version or "") for t in result.tools), _identity(cfg),
+            *([rule_files] if rule_files else [])])  # none: the salt of the rules inline
         self.memo = probes.Probes(base_opts.cache_dir, salt)
         self.pull_cache: dict[str, PullRef | None] = {}
         blob = next((git.show(opts.repo, opts.head, p) for p in codeowners.LOCATIONS
@@ -225,7 +227,8 @@ class _Attributor:
             known = self.memo.get(base, sha)
             if known is None:
                 self.probes += 1
-                known = _introduced(_review(replace(self.base_opts, head=sha), self.settings))
+                probe = replace(self.base_opts, head=sha)
+                known = _introduced(run_review(probe, again(probe, self.begun)))
                 self.memo.put(base, sha, known)
             self.probed[sha] = known
         f = verdict.finding
@@ -236,11 +239,6 @@ class _Attributor:
         if sha not in self.pull_cache:
             self.pull_cache[sha] = self.pulls.pull_of(sha)
         return self.pull_cache[sha]
-
-
-def _review(opts: ReviewOptions, settings: config_mod.Reviewed | None = None) -> ReviewResult:
-    """A review of the sweep's: with `settings` when they are handed down, else its own."""
-    return run_review(opts, begin(opts, settings))
 
 
 def _identity(settings: config_mod.Config) -> str:
@@ -275,8 +273,8 @@ def _environment(opts: Options, base_opts: ReviewOptions, previous: State, resul
     with_new = git.tree_commit(opts.repo, opts.head, {}, root)
     with_old = git.tree_commit(opts.repo, opts.head, old, root)
     # Each tree's own settings: a new .reviewbot.yml is one of the changes measured.
-    before = _review(replace(base_opts, base=root, head=with_old))
-    after = _review(replace(base_opts, base=root, head=with_new))
+    before = run_review(replace(base_opts, base=root, head=with_old))
+    after = run_review(replace(base_opts, base=root, head=with_new))
     # A regression of new code under a new rule is the code's: it is in the table already.
     seen = {_key(v.finding) for v in before.findings} | {
         _key(v.finding) for v in result.findings if v.scope == "introduced"}
