@@ -26,6 +26,7 @@ from bot.errors import BotError, Exit
 from bot.flows import comment, label, queue, review, sweep
 from bot.model import Trigger, TriggerKind
 from bot.options import CiOptions
+from bot.publishing.turn import Turn, publish
 from bot.safety import credentials
 
 
@@ -69,23 +70,26 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
                        "(its commands would still reply, commit and push)", Exit.USAGE)
     # A pull request's tools run in every action but the sweep: those only read the cache.
     with findings_cache.session(save=trigger.kind == "sweep"):
-        return action(runner, options(args), trigger)
+        # The flow decides; what it decided is published here, in one place.
+        return publish(runner, action(runner, options(args), trigger))
 
 
-def _review(runner: Runner, options: CiOptions, trigger: Trigger) -> int:
+def _review(runner: Runner, options: CiOptions, trigger: Trigger) -> Turn:
     connection = runner.connect(trigger, options.token, dry_run=options.dry_run)
     return review.review(runner, options, trigger, connection)
 
 
-def _sweep(runner: Runner, options: CiOptions, trigger: Trigger) -> int:
-    return sweep.from_ci(runner, options.repo, options.token, options.dry_run, options.checks,
-                         trigger)
+def _sweep(runner: Runner, options: CiOptions, trigger: Trigger) -> Turn:
+    """The sweep publishes its own findings (issues, not a change's review): its exit status
+    is its turn."""
+    return Turn(sweep.from_ci(runner, options.repo, options.token, options.dry_run,
+                              options.checks, trigger))
 
 
 # The kinds whose action prints its writes instead of sending them under --dry-run.
 DRY_RUNS: frozenset[TriggerKind] = frozenset({"review", "sweep", "queue"})
 
-Action = Callable[[Runner, CiOptions, Trigger], int]
+Action = Callable[[Runner, CiOptions, Trigger], Turn]
 ACTIONS: dict[TriggerKind, Action] = {
     # The review, with the conversation: ignored findings left out, the staged plan shown.
     "review": _review,

@@ -14,6 +14,7 @@ from pathlib import Path
 from bot.ci.environment import current
 from bot.commands import common
 from bot.flows import publish as flow
+from bot.publishing.turn import publish
 from bot.safety import credentials
 
 DEFAULT_MAX_BYTES = flow.DEFAULT_MAX_BYTES
@@ -53,6 +54,7 @@ def _positive(text: str) -> int:
 
 def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
     runner = current(credentials.environ() if env is None else env)
-    return flow.publish(runner, flow.Options(
+    turn = flow.publish(runner, flow.Options(
         tuple(args.files), args.max_bytes, args.token, args.dry_run, args.fail_level,
         args.tool_errors, common.delivery(args), args.label))
+    return publish(runner, turn)

@@ -32,19 +32,20 @@ from bot.forges.repository import Access
 from bot.model import Trigger
 from bot.options import CiOptions
 from bot.publishing.offer import staged
+from bot.publishing.turn import Reaction, Review, Turn
 from bot.render.markdown import code, escape, inline
 from bot.render.suggestion import block
 
 
 def comment(runner: Runner, options: CiOptions, trigger: Trigger,
-            at: Workplace | None = None) -> int:
+            at: Workplace | None = None) -> Turn:
     """The comment's commands; `at` where they work (default: the CI's checkout, which is the
-    default branch, and its settings)."""
+    default branch, and its settings). The turn ends with the comment's reaction."""
     assert trigger.number is not None and trigger.comment_id is not None
     actor = acting(trigger, "a comment", "commands are not run")
     if isinstance(actor, Skip):
         log(actor.line)
-        return int(Exit.OK)
+        return Turn()
     if at is None:
         checkout = runner.checkout(options.repo)
         # The default branch: a checkout without `ref`.
@@ -53,7 +54,7 @@ def comment(runner: Runner, options: CiOptions, trigger: Trigger,
     parsed = parse_commands(trigger.comment_body or "", cfg.command_prefix)
     if not parsed:
         log(f"comment {trigger.comment_id} holds no command")
-        return int(Exit.OK)
+        return Turn()
     session = start(runner, options, trigger, at)
     number, comment = trigger.number, trigger.comment_id
 
@@ -62,25 +63,27 @@ def comment(runner: Runner, options: CiOptions, trigger: Trigger,
         session.say(session.who_may(access, "run reviewbot commands"))
 
     if not session.admitted(actor, refuse):
-        return int(Exit.OK)
-    session.repo.react(trigger.number, trigger.comment_id, "eyes")
+        return Turn()
+    session.repo.react(number, comment, "eyes")
     try:
-        ok, code = run(session, parsed, trigger)
+        ok, review = run(session, parsed, trigger)
+        code = int(Exit.OK)  # the gate is the check run's: a comment's job reports the commands
     except BotError as exc:
         session.say(f"reviewbot failed: {escape(exc.message)}")
-        ok, code = False, int(exc.code)
-    session.repo.react(trigger.number, trigger.comment_id, "rocket" if ok else "confused")
-    return code
+        ok, code, review = False, int(exc.code), None
+    return Turn(code, review, reaction=Reaction(session.repo, number, comment, ok))
 
 
-def run(session: Session, parsed: Sequence[Parsed], trigger: Trigger) -> tuple[bool, int]:
-    """Every command in order: (all succeeded, exit status)."""
+def run(session: Session, parsed: Sequence[Parsed], trigger: Trigger
+        ) -> tuple[bool, Review | None]:
+    """Every command in order: (all succeeded, the review to publish when a command changed
+    what it shows)."""
     lines = (trigger.comment_body or "").splitlines()
     if any(isinstance(p, Command) and p.verb != "help" for p in parsed):
         moved = session.moved_since(trigger)
         if moved:
             session.say(moved)
-            return False, int(Exit.OK)
+            return False, None
         session.fetch_head()
         session.state = session.read_state()
     ok, dirty = True, False
@@ -93,9 +96,7 @@ def run(session: Session, parsed: Sequence[Parsed], trigger: Trigger) -> tuple[b
             continue
         done, changed = HANDLERS[item.verb](session, item, trigger.actor or "", quoted)
         ok, dirty = ok and done, dirty or changed
-    if dirty:
-        session.publish()  # the gate is the check run's: a comment's job reports the commands
-    return ok, int(Exit.OK)
+    return ok, session.publish() if dirty else None
 
 
 Handler = Callable[[Session, Command, str, str], tuple[bool, bool]]  # -> (ok, publish)

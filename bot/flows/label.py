@@ -15,17 +15,17 @@ from __future__ import annotations
 
 from bot import config, git
 from bot.ci.base import Runner
-from bot.errors import Exit
 from bot.flows.actor import Skip, acting
 from bot.flows.comment import reply_outcome
 from bot.flows.session import Workplace, log, start
 from bot.forges.repository import Access
 from bot.model import Trigger
 from bot.options import CiOptions
+from bot.publishing.turn import Turn
 
 
 def label(runner: Runner, options: CiOptions, trigger: Trigger,
-          at: Workplace | None = None) -> int:
+          at: Workplace | None = None) -> Turn:
     """The apply label; `at` where it works (default: the CI's checkout, with the settings of
     the change's base)."""
     assert trigger.number is not None and trigger.head_sha
@@ -41,11 +41,11 @@ def label(runner: Runner, options: CiOptions, trigger: Trigger,
     if cfg.apply_label not in added:
         log(f"label {', '.join(map(repr, added))} is not the apply label {cfg.apply_label!r}: "
             "nothing to do")
-        return int(Exit.OK)
+        return Turn()
     actor = acting(trigger, "the label was added", "the label is not acted on")
     if isinstance(actor, Skip):
         log(actor.line)
-        return int(Exit.OK)
+        return Turn()
     session = start(runner, options, trigger, at)
     number = trigger.number
     by = session.pr.labeled_by
@@ -55,31 +55,30 @@ def label(runner: Runner, options: CiOptions, trigger: Trigger,
         log(f"the label {cfg.apply_label!r} was not added by {actor} "
             f"({'added by ' + by[cfg.apply_label] if cfg.apply_label in by else 'not on it'}): "
             "nothing to do")
-        return int(Exit.OK)
+        return Turn()
 
     def refuse(access: Access) -> None:
         session.repo.remove_label(number, cfg.apply_label)
         session.say(session.who_may(access, f"have the label `{cfg.apply_label}` acted on"))
 
     if not session.admitted(actor, refuse):
-        return int(Exit.OK)
+        return Turn()
     done = f"The label `{cfg.apply_label}` was removed."
     if session.pr.head != trigger.head_sha:
         session.repo.remove_label(trigger.number, cfg.apply_label)
         session.say(f"The pull request's head moved to {session.pr.head[:12]} after the label "
                     f"was added at {trigger.head_sha[:12]}: nothing was committed. {done}")
-        return int(Exit.OK)
+        return Turn()
     session.fetch_head()
     session.state = session.read_state()
     if session.state.shown is None:
         session.repo.remove_label(trigger.number, cfg.apply_label)
         session.say(f"Nothing to apply: the summary shows no staged plan at "
                     f"{session.pr.head[:12]}. {done}")
-        return int(Exit.OK)
+        return Turn()
     outcome = session.apply("apply", actor)
     session.repo.remove_label(trigger.number, cfg.apply_label)
     reply_outcome(session, outcome, f"{done}", "apply")
-    if outcome.status in ("pushed", "differs"):
-        session.publish()  # the new head, or the plan as it is now; its gate is the check run's
-    return int(Exit.OK)
+    # The new head, or the plan as it is now; its gate is the check run's.
+    return Turn(review=session.publish() if outcome.status in ("pushed", "differs") else None)
 

@@ -57,9 +57,7 @@ from bot.options import Checks, CiOptions, Delivery
 from bot.publishing.gate import override
 from bot.publishing.offer import offer
 from bot.publishing.outputs import writable
-from bot.publishing.policy import within_diff
-from bot.publishing.publication import build
-from bot.publishing.sinks import deliver
+from bot.publishing.turn import Review, Shown, Turn
 from bot.render.markdown import escape
 from bot.run import artifact
 from bot.run.assemble import assemble
@@ -79,7 +77,7 @@ class Options:
     label: bool = False  # the apply label's analysis, published on a `workflow_run`
 
 
-def publish(runner: Runner, options: Options) -> int:
+def publish(runner: Runner, options: Options) -> Turn:
     writable(options.delivery)
     files = expand(options.files)
     analysis = assemble([read(path, options.max_bytes) for path in files], [str(p) for p in files])
@@ -92,28 +90,56 @@ def publish(runner: Runner, options: Options) -> int:
         raise BotError(f"no {runner.forge} token: pass --token, or give this job the token "
                        "(GitHub: `env: GITHUB_TOKEN: ${{ github.token }}`; Gitea: "
                        "REVIEWBOT_GITEA_TOKEN)", Exit.USAGE)
-    if trigger.kind in ("comment", "label"):
-        return _act(runner, options, trigger, token, analysis)
+    acts = trigger.kind in ("comment", "label")
+    if acts and options.dry_run:
+        raise BotError(f"--dry-run works for reviews, not for a {trigger.kind} event (its "
+                       "commands would still reply, commit and push)", Exit.USAGE)
     connection = runner.connect(trigger, token, dry_run=options.dry_run)
     assert connection.change is not None
-    cfg = settings_from(connection.repository)
-    policy = override(cfg.policy, options.fail_level, options.tool_errors)
+    settled = _settled(runner, connection, trigger)
+    if settled is None:
+        return Turn()
+    trigger, cfg = settled
+    assert trigger.number is not None
+    if acts:
+        return _act(runner, options, trigger, token, analysis, connection, cfg)
+    found = replace(analysis.result,
+                    policy=override(cfg.policy, options.fail_level, options.tool_errors))
     if trigger.kind == "queue":  # a merge queue's group: its gate, no inline comment
-        return queue.publish(runner, connection,
+        return queue.publish(connection,
                              replace(trigger, target_ref=trigger.target_ref or analysis.target_ref),
-                             replace(analysis.result, policy=policy), analysis.texts,
-                             options.delivery)
+                             found, analysis.texts, options.delivery)
     # The conversation (ignored findings, staged rewrites) lives in the summary comment: carry
     # it over. This read is the publish step's first too.
     talk = read_conversation(connection.change.summary_body(keep=True))
-    found = replace(analysis.result, policy=policy)
     shown, extra, talk = _offered(runner, connection, trigger, analysis, found, talk, cfg)
-    result = within_diff(shown, connection.change.diff_lines())
-    publication = build(result, analysis.texts, connection.change.dialect, options.delivery,
-                        section(talk, extra))
-    outcome = deliver(connection, runner, publication, trigger.number)
+    # Cut to the forge's diff: the analysis's positions are the word of the change's code.
     # The head moved: this analysis is history, and the run of the new head decides.
-    return int(Exit.OK) if outcome.status == "stale" else int(publication.gate.exit)
+    return Turn(review=Review(connection, trigger.number,
+                              Shown(shown, analysis.texts, section(talk, extra)),
+                              options.delivery, in_diff=True), exiting="gate unless stale")
+
+
+def _settled(runner: Runner, connection: Connection, trigger: Trigger
+             ) -> tuple[Trigger, config.Config] | None:
+    """The settings, read once through the API, and the trigger as the forge completes it.
+    They decide who may do what and the gate's policy: the default branch's, but the change's
+    base for the label (what the one-job flows read from their checkout). A label on a
+    `workflow_run`, which did not see the label's event: the forge says who added it (None:
+    the change does not carry it now)."""
+    assert connection.change is not None and trigger.number is not None
+    if trigger.kind != "label" or trigger.actor is not None:
+        ref = trigger.base_sha if trigger.kind == "label" else None
+        return trigger, settings_from(connection.repository, ref)
+    pr = connection.change.pull_request()
+    cfg = settings_from(connection.repository, pr.base)
+    who = connection.change.labeled_by(cfg.apply_label)
+    if who is None:
+        log(f"{runner.change_name}{trigger.number} does not carry the apply label "
+            f"{cfg.apply_label!r} now: nothing to do")
+        return None
+    return replace(trigger, base_sha=pr.base, actor=who.login, actor_is_bot=who.bot,
+                   label=cfg.apply_label, open=pr.open), cfg
 
 
 def _offered(runner: Runner, connection: Connection, trigger: Trigger, analysis: artifact.Analysis,
@@ -158,38 +184,19 @@ def _offered(runner: Runner, connection: Connection, trigger: Trigger, analysis:
 
 
 def _act(runner: Runner, options: Options, trigger: Trigger, token: str,
-         analysis: artifact.Analysis) -> int:
+         analysis: artifact.Analysis, connection: Connection, cfg: config.Config) -> Turn:
     """A comment's commands or the apply label, in the job that holds the write token and runs
     nothing of the change: the review is the artifact's (checked to be of the change's head
     now), the change's commits are fetched as data into a bare repository, and every edit is
-    checked and committed from git objects (`bot.apply`), as in one job."""
-    if options.dry_run:
-        raise BotError(f"--dry-run works for reviews, not for a {trigger.kind} event (its "
-                       "commands would still reply, commit and push)", Exit.USAGE)
-    assert trigger.number is not None and trigger.repository
-    repository = trigger.repository
-    connection = runner.connect(trigger, token)
-    assert connection.change is not None
-    if trigger.kind == "label" and trigger.actor is None:
-        # A `workflow_run` did not see the label's event: the forge says who added it.
-        pr = connection.change.pull_request()
-        cfg = settings_from(connection.repository, pr.base)
-        who = connection.change.labeled_by(cfg.apply_label)
-        if who is None:
-            log(f"{runner.change_name}{trigger.number} does not carry the apply label "
-                f"{cfg.apply_label!r} now: nothing to do")
-            return int(Exit.OK)
-        trigger = replace(trigger, base_sha=pr.base, actor=who.login, actor_is_bot=who.bot,
-                          label=cfg.apply_label, open=pr.open)
-    # The settings that decide who may do what: the default branch's for a comment, the
-    # change's base for the label (what the one-job flows read from their checkout).
-    ref = trigger.base_sha if trigger.kind == "label" else None
-    cfg = settings_from(connection.repository, ref)
+    checked and committed from git objects (`bot.apply`), as in one job. What is shown is
+    read from the bare repository before it goes."""
+    assert trigger.repository
     ci = CiOptions(token=token, checks=Checks(fail_level=options.fail_level,
                                               tool_errors=options.tool_errors),
                    delivery=options.delivery)
     with tempfile.TemporaryDirectory(prefix="reviewbot-publish-") as folder:
-        bare = change_repository(Path(folder), runner.clone_url(repository), connection.push_env)
+        bare = change_repository(Path(folder), runner.clone_url(trigger.repository),
+                                 connection.push_env)
         at = Workplace(bare, cfg, analysis.result, analysis.next)
         if trigger.kind == "comment":
             return comment(runner, ci, trigger, at)

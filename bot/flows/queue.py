@@ -17,7 +17,6 @@ review did: it is the same findings under the same gate.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 
 from bot import git
 from bot.ci.base import Runner
@@ -25,11 +24,8 @@ from bot.errors import BotError, Exit
 from bot.forges.base import Connection
 from bot.model import ReviewResult, Trigger
 from bot.options import CiOptions, Delivery
-from bot.publishing import queue as words
-from bot.publishing.gate import Gate
 from bot.publishing.outputs import writable
-from bot.publishing.publication import Note, build
-from bot.publishing.sinks import deliver
+from bot.publishing.turn import Queued, Review, Shown, Turn
 from bot.revisions.workspace import texts as head_texts
 from bot.run.pipeline import run_review
 
@@ -39,8 +35,9 @@ def name_of(trigger: Trigger) -> str:
     return "merge train" if trigger.forge == "gitlab" else "merge queue"
 
 
-def gate(runner: Runner, options: CiOptions, trigger: Trigger) -> int:
-    """`reviewbot ci` on the queue's event: review the merged result here, then publish."""
+def gate(runner: Runner, options: CiOptions, trigger: Trigger) -> Turn:
+    """`reviewbot ci` on the queue's event: review the merged result here; its gate is what
+    is to be published."""
     if trigger.number is None or not trigger.base_sha or not trigger.head_sha:
         raise BotError(f"the {name_of(trigger)}'s event names no change, base or head",
                        Exit.USAGE)
@@ -51,7 +48,7 @@ def gate(runner: Runner, options: CiOptions, trigger: Trigger) -> int:
     git.ensure_commits(checkout, (trigger.head_sha, trigger.base_sha), runner.checkout_hint)
     result = run_review(options.checks.review(checkout, trigger.base_sha, trigger.head_sha))
     texts = head_texts(checkout, result.head, [v.finding.path for v in result.findings])
-    return publish(runner, connection, trigger, result, texts, options.delivery)
+    return publish(connection, trigger, result, texts, options.delivery)
 
 
 def refuse_a_fork(runner: Runner, connection: Connection, trigger: Trigger) -> None:
@@ -65,26 +62,11 @@ def refuse_a_fork(runner: Runner, connection: Connection, trigger: Trigger) -> N
                        "own (docs/merge-queues.md)", Exit.USAGE)
 
 
-def publish(runner: Runner, connection: Connection, trigger: Trigger, result: ReviewResult,
-            texts: Mapping[str, Sequence[str]], delivery: Delivery) -> int:
-    """The gate of `result` (the merged result's review) where the queue reads it, and the word
-    on the change; the exit status is the gate's."""
-    assert trigger.number is not None and connection.change is not None
-    publication = build(result, texts, connection.change.dialect, delivery)
-    decided = publication.gate
-    # The change's own review: the fingerprints of its comments are what it already raised.
-    known = {words.known_key(c.key) for c in connection.change.load().comments}
-    body = words.body(result, decided, known, texts, queue=name_of(trigger),
-                      target=trigger.target_ref)
-    note = Note(words.MARKER, body, decided.failed, _line(runner, trigger, result, decided, known))
-    deliver(connection, runner, replace(publication, note=note), trigger.number)
-    return int(decided.exit)
-
-
-def _line(runner: Runner, trigger: Trigger, result: ReviewResult, decided: Gate,
-          known: set[str]) -> str:
-    fresh, seen = words.split(result, known)
-    return (f"{name_of(trigger)}: {runner.change_name}{trigger.number} merged as "
-            f"{result.head[:12]} onto {result.merge_base[:12]}: "
-            f"{'fails' if decided.failed else 'passes'}; {len(fresh)} new or changed finding(s) "
-            f"from the combination, {len(seen)} already in the change's review")
+def publish(connection: Connection, trigger: Trigger, result: ReviewResult,
+            texts: Mapping[str, Sequence[str]], delivery: Delivery) -> Turn:
+    """The gate of `result` (the merged result's review) to publish where the queue reads it,
+    with the word on the change; the exit status is the gate's."""
+    assert trigger.number is not None
+    queued = Queued(name_of(trigger), trigger.target_ref)
+    return Turn(review=Review(connection, trigger.number, Shown(result, texts), delivery,
+                              queued=queued), exiting="gate")

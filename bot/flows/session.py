@@ -1,6 +1,6 @@
 """One conversation turn on a change: the connection, the change as the forge says now, the
-review at its head (computed once, when a command needs it), the apply engine, and the
-publishing of the result with the conversation's state.
+review at its head (computed once, when a command needs it), the apply engine, and the review
+to publish with the conversation's state.
 
 Settings that decide who may do what (`commands:`, `apply:`) are read from a commit the change
 cannot change (the default branch's checkout, or the change's base), never from its head.
@@ -27,7 +27,7 @@ from bot.forges.repository import Access, Permission, Repository
 from bot.model import ReviewResult, Trigger
 from bot.options import Checks, CiOptions, Delivery
 from bot.publishing.offer import staged, with_conversation
-from bot.publishing.sinks import deliver
+from bot.publishing.turn import Review
 from bot.run.artifact import Next
 from bot.run.pipeline import run_review
 
@@ -240,17 +240,17 @@ class Session:
             return
         self.change.summary(self.change.load(), restated(body, self.state))
 
-    def publish(self) -> int:
+    def publish(self) -> Review | None:
+        """The review of the head with the conversation, to publish; None when the head moved
+        since the analysis (the state is saved: the review is the next run's)."""
         if self.reviewed is not None and self.reviewed.head != self.pr.head:
             log(f"the head moved to {self.pr.head[:12]}: its review is the next run's")
             self.save_state()
-            return int(Exit.OK)
+            return None
         offered = with_conversation(self.checkout, self.result(), self.state, self.cfg,
-                                    self.delivery, self.change.dialect, self.notes)
-        deliver(self.connection, self.runner, offered.publication, self.number)
+                                    self.notes, labels=self.change.dialect.labels)
         self.state = offered.state
-        return int(offered.publication.gate.exit)
-
+        return Review(self.connection, self.number, offered.shown, self.delivery)
 
 def start(runner: Runner, options: CiOptions, trigger: Trigger, at: Workplace) -> Session:
     """A session on the trigger's change, working at `at`; sends no request."""
