@@ -15,7 +15,7 @@ The rooms, from the entry points down (each imports only the rooms below it;
 - `revisions/`: the repository and its two revisions (the diff, the checkouts, the evidence).
 - `safety/`: the run's own safety (the lockdown, credentials, the runner's files, cleanup).
 - the foundations at the top: `model`, `errors`, `codec`, `options`, `config`, `proc`, `git`,
-  `positions`, `cache`, `cachesig`, `analyzer`, `atomic`, `toolpath`, `fixes`.
+  `positions`, `cache`, `cachesig`, `analyzer`, `atomic`, `toolpath`, `fixes`, `secrecy`.
 """
 
 import gc

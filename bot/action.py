@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot import cache, proc
+from bot import cache, proc, secrecy
 from bot.errors import BotError, Exit
 from bot.model import Scope
 from bot.publishing.gate import decide
@@ -101,7 +101,7 @@ def child_env(inputs: Inputs, env: Mapping[str, str]) -> dict[str, str]:
     token = env.get("INPUT_GITHUB-TOKEN") or env.get("INPUT_GITHUB_TOKEN")
     if inputs.mode == "analyze":
         out = {k: v for k, v in env.items()
-               if not credentials.is_secret(k, v) or k == cache.SECRET_VARIABLE}
+               if not secrecy.is_secret(k, v) or k == cache.SECRET_VARIABLE}
         if token and env.get("GITHUB_EVENT_NAME") == "issue_comment":
             out["GITHUB_TOKEN"] = token
         return out

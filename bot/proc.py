@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+from bot import secrecy
 from bot.errors import Cancelled, MissingBinary, Timeout
-from bot.safety import credentials, filecommands
 
 DEFAULT_TIMEOUT = 300.0
 # Seconds a process's output may stay open after it exited (a child it left holds it) before
@@ -115,18 +115,12 @@ def tail(text: str, lines: int = 15) -> str:
     return "\n".join(kept[-lines:])
 
 
-# Variables no tool inherits besides the credentials (`credentials.is_secret`): the runner's
-# file commands, which a tool has no business writing (bot.safety.filecommands watches them).
-_WITHHELD = frozenset(filecommands.GITHUB)
-
-
 def _env(extra: Mapping[str, str] | None) -> dict[str, str]:
-    """The environment of every process started here: ours without any credential (see
-    `credentials.is_secret`) or file command variable, plus `extra`. Explicit `extra` entries
-    are the caller's intent and are kept even when they look secret (a token handed to one
-    git push)."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in _WITHHELD and not credentials.is_secret(k, v)}
+    """The environment of every process started here: ours without any credential or file
+    command variable (`secrecy.withheld`), plus `extra`. Explicit `extra` entries are the
+    caller's intent and are kept even when they look secret (a token handed to one git
+    push)."""
+    env = {k: v for k, v in os.environ.items() if not secrecy.withheld(k, v)}
     # Tools must not paint their output or ask questions.
     env.update({"NO_COLOR": "1", "FORCE_COLOR": "0", "TERM": "dumb", "GIT_TERMINAL_PROMPT": "0"})
     if extra:

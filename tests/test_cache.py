@@ -374,7 +374,7 @@ def test_without_the_secret_nothing_on_disk_is_read_or_written(
 
 def test_the_secret_is_held_out_of_the_environment_of_every_tool(tmp_path: Path) -> None:
     """Captured at the command's start (bot.cli), so `env` run as a tool never sees it."""
-    from bot import proc
+    from bot import proc, secrecy
     from bot.safety import credentials
 
     with credentials.captured():
@@ -383,7 +383,7 @@ def test_the_secret_is_held_out_of_the_environment_of_every_tool(tmp_path: Path)
         seen = proc.run(["env"], cwd=tmp_path, timeout=30)
         assert SECRET not in seen.out and cache.SECRET_VARIABLE not in seen.out
     # Its name is what makes the capture take it (and blank it in /proc/PID/environ).
-    assert credentials.is_secret_name(cache.SECRET_VARIABLE)
+    assert secrecy.is_secret_name(cache.SECRET_VARIABLE)
 
 
 # --- the pack: one entry per run for a tool cheaper than its entries ----------------------------

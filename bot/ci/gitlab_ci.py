@@ -26,7 +26,7 @@ from bot.ci.variables import BRANCH, NAME, NUMBER, PROJECT, SHA, URL, USER
 from bot.errors import BotError, Exit
 from bot.forges.base import Annotation, Connection, Range
 from bot.model import Trigger, TriggerKind
-from bot.safety.credentials import is_secret_name
+from bot.secrecy import is_secret_name
 
 if TYPE_CHECKING:
     from bot.forges.gitlab.change import GitLabChange

@@ -5,40 +5,20 @@ At start-up (`captured`) every variable that holds a credential (`is_secret`) is
 environment block the kernel shows as /proc/PID/environ (`selfproc.blank_environment`): removing
 a variable from `os.environ` does not change that block. Commands read the secrets back through
 `environ()`, the process environment with them put back, and hand each one only to where it is
-used: the HTTP client, or the environment of one git push.
+used: the HTTP client, or the environment of one git push. What counts as a credential is
+`bot.secrecy`'s rule, the one `bot.proc` keeps from every process it starts.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import re
 from collections.abc import Iterator, Mapping
 
 from bot.safety import selfproc
-
-# Names of variables that hold credentials: GITHUB_TOKEN, INPUT_GITHUB-TOKEN,
-# ACTIONS_RUNTIME_TOKEN, ACTIONS_ID_TOKEN_REQUEST_TOKEN, CI_JOB_TOKEN, CI_JOB_JWT,
-# CI_REGISTRY_PASSWORD, REVIEWBOT_GITLAB_TOKEN and any variable a user names so.
-_SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|JWT|CREDENTIAL", re.IGNORECASE)
-# A URL with a password in it (GitLab's CI_REPOSITORY_URL carries the job token so).
-_URL_PASSWORD = re.compile(r"\b[a-z][a-z0-9+.-]*://[^/@\s:]*:[^/@\s]+@", re.IGNORECASE)
+from bot.secrecy import is_secret
 
 _held: dict[str, str] = {}
-
-
-def is_secret_name(name: str) -> bool:
-    return _SECRET_NAME.search(name) is not None
-
-
-def has_url_password(text: str) -> bool:
-    """Whether `text` holds a URL with a password in it (`https://user:token@host/`)."""
-    return _URL_PASSWORD.search(text) is not None
-
-
-def is_secret(name: str, value: str) -> bool:
-    """Whether the variable `name=value` holds a credential, by its name or by its value."""
-    return is_secret_name(name) or has_url_password(value)
 
 
 @contextlib.contextmanager

@@ -19,9 +19,9 @@ from pathlib import Path
 
 from bot.errors import Tampered
 
-GITHUB = ("GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT", "GITHUB_STATE", "GITHUB_STEP_SUMMARY")
-# What the action's entry point watches around the command it starts: that command writes
-# the job summary itself and watches it.
+# The variables are `bot.secrecy.FILE_COMMANDS` (no tool inherits them). These are what the
+# action's entry point watches around the command it starts: that command writes the job
+# summary itself and watches it.
 COMMANDS = ("GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT", "GITHUB_STATE")
 
 

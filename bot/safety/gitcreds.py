@@ -25,7 +25,7 @@ from pathlib import Path
 
 from bot import git
 from bot.errors import BotError, Exit
-from bot.safety import credentials
+from bot.secrecy import has_url_password
 
 # Scopes a tool can read: the files of the checkout, of the user and of the system. The
 # `command` scope is the environment of one git process (a push's token), never a tool's.
@@ -52,7 +52,7 @@ def found(repo: Path) -> list[str]:
         if scope not in _READABLE:
             continue
         header = key.lower().endswith(_HEADER) and bool(value.strip())
-        if header or credentials.has_url_password(key) or credentials.has_url_password(value):
+        if header or has_url_password(key) or has_url_password(value):
             held.append(f"{scope} {_redacted(key)}")
     return held
 

@@ -20,6 +20,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from bot import proc
 from bot.errors import BotError, Exit, Tampered, Unprotected
 from bot.safety import credentials, filecommands, orphans, selfproc
+from bot.secrecy import FILE_COMMANDS
 
 TOKEN_FLAGS = ("--token",)
 
@@ -59,7 +60,7 @@ def _tracked() -> set[int]:
 
 
 @contextlib.contextmanager
-def engaged(names: Sequence[str] = filecommands.GITHUB,
+def engaged(names: Sequence[str] = FILE_COMMANDS,
             env: Mapping[str, str] | None = None) -> Iterator[None]:
     """The block runs with the secrets captured, the process protected and the file commands
     `names` (variables of `env`, default the process's) watched; a change to them raises

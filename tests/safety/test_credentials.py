@@ -26,17 +26,6 @@ def test_secrets_are_held_out_of_the_environment(monkeypatch: pytest.MonkeyPatch
     assert credentials.environ() == dict(os.environ)  # nothing held any more
 
 
-@pytest.mark.parametrize(("name", "value", "secret"), [
-    ("INPUT_GITHUB-TOKEN", "x", True), ("ACTIONS_RUNTIME_TOKEN", "x", True),
-    ("CI_JOB_JWT_V2", "x", True), ("CI_REGISTRY_PASSWORD", "x", True),
-    ("CI_REPOSITORY_URL", "https://gitlab-ci-token:abc@gitlab.example/g/p.git", True),
-    ("CI_PROJECT_URL", "https://gitlab.example/g/p", False),
-    ("GIT_URL", "ssh://git@example.com/p.git", False), ("GITHUB_SHA", "abc", False),
-])
-def test_what_counts_as_a_secret(name: str, value: str, secret: bool) -> None:
-    assert credentials.is_secret(name, value) is secret
-
-
 def test_tools_get_no_file_command_variable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GITHUB_ENV", "/tmp/set_env")
     monkeypatch.setenv("GITHUB_OUTPUT", "/tmp/set_output")

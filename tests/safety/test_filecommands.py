@@ -8,11 +8,12 @@ import pytest
 
 from bot.ci import github_actions
 from bot.safety import filecommands
+from bot.secrecy import FILE_COMMANDS
 
 
 @pytest.fixture
 def files(tmp_path: Path) -> dict[str, Path]:
-    out = {name: tmp_path / name.lower() for name in filecommands.GITHUB}
+    out = {name: tmp_path / name.lower() for name in FILE_COMMANDS}
     out["GITHUB_ENV"].write_text("EARLIER=1\n")
     for name in ("GITHUB_PATH", "GITHUB_OUTPUT", "GITHUB_STATE", "GITHUB_STEP_SUMMARY"):
         out[name].write_text("")
@@ -24,11 +25,11 @@ def env(files: dict[str, Path]) -> dict[str, str]:
 
 
 def test_untouched_files_pass(files: dict[str, Path]) -> None:
-    filecommands.Watch(env(files), filecommands.GITHUB).check()
+    filecommands.Watch(env(files), FILE_COMMANDS).check()
 
 
 def test_a_line_appended_by_a_tool_is_removed_and_reported(files: dict[str, Path]) -> None:
-    watch = filecommands.Watch(env(files), filecommands.GITHUB)
+    watch = filecommands.Watch(env(files), FILE_COMMANDS)
     with files["GITHUB_ENV"].open("a") as f:
         f.write("NODE_OPTIONS=--require=/tmp/x.js\n")
     files["GITHUB_PATH"].write_text("/tmp/bin\n")
@@ -41,7 +42,7 @@ def test_a_line_appended_by_a_tool_is_removed_and_reported(files: dict[str, Path
 
 
 def test_the_bots_own_writes_are_expected(files: dict[str, Path]) -> None:
-    watch = filecommands.Watch(env(files), filecommands.GITHUB)
+    watch = filecommands.Watch(env(files), FILE_COMMANDS)
     with filecommands.watching(watch):
         github_actions.job_summary(env(files), "## reviewbot")
         filecommands.append(files["GITHUB_OUTPUT"], "gate=pass\n")
@@ -51,7 +52,7 @@ def test_the_bots_own_writes_are_expected(files: dict[str, Path]) -> None:
 
 
 def test_a_tool_write_is_caught_before_the_bot_writes_its_own(files: dict[str, Path]) -> None:
-    watch = filecommands.Watch(env(files), filecommands.GITHUB)
+    watch = filecommands.Watch(env(files), FILE_COMMANDS)
     files["GITHUB_STEP_SUMMARY"].write_text("all clear\n")
     with filecommands.watching(watch), pytest.raises(filecommands.Tampered):
         github_actions.job_summary(env(files), "## reviewbot")
@@ -61,7 +62,7 @@ def test_a_tool_write_is_caught_before_the_bot_writes_its_own(files: dict[str, P
 def test_a_replaced_removed_or_new_file_is_put_back(files: dict[str, Path], tmp_path: Path) -> None:
     del files["GITHUB_STATE"]
     watch = filecommands.Watch({**env(files), "GITHUB_STATE": str(tmp_path / "absent")},
-                               filecommands.GITHUB)
+                               FILE_COMMANDS)
     files["GITHUB_ENV"].unlink()
     files["GITHUB_ENV"].symlink_to("/dev/zero")
     files["GITHUB_OUTPUT"].unlink()
