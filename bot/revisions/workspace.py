@@ -74,6 +74,14 @@ class Changes:
         return sorted(p.old_path for p in self.patches
                       if p.old_path and p.status != "copied" and p.old_path not in self.skipped)
 
+    def paths(self) -> list[str]:
+        """Each path the tools check, once (a modified file is a path at both revisions)."""
+        return sorted({*self.head_paths(), *self.base_paths()})
+
+    def touched(self) -> list[str]:
+        """Every path the change touched at either revision, those not analysed included."""
+        return sorted({path for p in self.patches for path in (p.old_path, p.new_path) if path})
+
     def file_changes(self) -> tuple[FileChange, ...]:
         out = []
         for p in self.patches:

@@ -168,7 +168,8 @@ def _safe_collect(analyzer: Analyzer, target: Target, resolution: Resolution) ->
 def run_review(opts: ReviewOptions, begun: Begun | None = None) -> ReviewResult:
     """The review of `opts`; `begun`: its revisions, settings and tools, when the caller has
     them."""
-    gathered = gather(opts, begun or begin(opts))
+    begun = begun or begin(opts)
+    gathered = gather(opts, begun)
     return conclude(gathered)
 
 
@@ -200,7 +201,7 @@ def _shard_plan(opts: ReviewOptions, applicable: Sequence[Analyzer], changes: wo
     # its base checked (its findings there are fixed).
     evidence = changes.evidence
     key_of = evidence.reverse()
-    paths = sorted({*changes.head_paths(), *changes.base_paths()})
+    paths = changes.paths()
     view = DiskView(head_root)
     shares = {a.name: [tuple(dict.fromkeys(key_of.get(p, p) for p in share))
                        for share in a.shares(view, paths)] for a in applicable}
@@ -371,7 +372,7 @@ class ToolRuns:
         head_t = Target(trees.head_root, rev.head,
                         tuple(p for p in head_paths if own is None or p in own), "head",
                         timeout=self.timeout, cache_dir=opts.cache_dir, repo=rev.repo,
-                        changed=tuple(sorted(set(head_paths) | set(base_paths))),
+                        changed=tuple(changes.paths()),
                         installed=trees.installed, checked=dict(self.checked["head"]),
                         fixed=opts.fixed)
         pair_of = changes.evidence.reverse()
@@ -412,10 +413,8 @@ def gather(opts: ReviewOptions, begun: Begun) -> Gathered:
     changes = workspace.read_changes(rev)
     notes = [f"{path}: not analysed ({why})" for path, why in sorted(changes.skipped.items())]
     notes += settings.notes
-    # Each changed path once (a modified file is a path at both revisions).
-    changed = tuple(sorted(set(changes.head_paths()) | set(changes.base_paths())))
-    touched = sorted({path for p in changes.patches for path in (p.old_path, p.new_path) if path})
-    with workspace.checkouts(rev, _config_files(analyzers, changed), touched) as trees:
+    changed = tuple(changes.paths())
+    with workspace.checkouts(rev, _config_files(analyzers, changed), changes.touched()) as trees:
         applicable = [a for _, a in sorted(analyzers.items())
                       if a.applies(trees.head_root, changed)]
         # Tools that never write into the files they check let the base share the head's.

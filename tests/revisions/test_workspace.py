@@ -14,6 +14,7 @@ from bot.linters.base import LinterSpec
 from bot.linters.ruff import SPEC as RUFF
 from bot.linters.runner import LinterAnalyzer
 from bot.revisions import partial, workspace
+from bot.revisions.diff import FilePatch
 from bot.run.pipeline import ReviewOptions, run_review
 from tests.conftest import GitRepo, require_tool
 
@@ -477,3 +478,14 @@ def test_a_files_base_that_failed_is_made_again_on_the_next_call(
         assert trees.files_how == ""
         assert (trees.files_base() / "a.py").read_text() == "x = 1\n"
         assert trees.files_how == "partial"
+
+
+def test_the_changes_paths_are_each_checked_path_once_and_every_touched_one() -> None:
+    changes = workspace.Changes([
+        FilePatch("old.py", "new.py", "renamed"), FilePatch("m.py", "m.py", "modified"),
+        FilePatch("gone.py", None, "deleted"), FilePatch("a.py", "copy.py", "copied"),
+        FilePatch(None, "big.bin", "added", binary=True)])
+    changes.skipped["big.bin"] = "binary file"
+    assert changes.paths() == ["copy.py", "gone.py", "m.py", "new.py", "old.py"]
+    assert changes.touched() == ["a.py", "big.bin", "copy.py", "gone.py", "m.py", "new.py",
+                                 "old.py"]
