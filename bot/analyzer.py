@@ -4,6 +4,7 @@ The pipeline asks each registered analyzer whether it applies to the head checko
 its binary, then asks it to collect findings for a `Target` (one revision's checkout and the
 changed paths there). Linters implement it through `bot.linters.base.LinterSpec`, language
 servers through `bot.lsp`, the repository's rules through `bot.structural.analyzer`.
+`reviewbot doctor` asks each the same way why it applies to a repository or not (`survey`).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol
 
 from bot.model import Finding, ToolStatus
 
@@ -108,6 +109,25 @@ class Resolution:
     message: str = ""
 
 
+ToolKind = Literal["linter", "language server", "rules"]
+
+
+@dataclass(frozen=True)
+class Survey:
+    """What a tool makes of one repository without running: for `reviewbot doctor`, which
+    tells from it why the tool applies or not and how to make it run (bot.doctor.report)."""
+
+    kind: ToolKind
+    markers: tuple[str, ...]  # the repo-relative files that enable it, found
+    candidates: tuple[str, ...]  # the files that could have (for "none of ...")
+    suffixes: tuple[str, ...]  # the file kinds it checks
+    files: int  # tracked files of those kinds
+    version: str | None = None  # the resolved binary's, or read from what installed it
+    install_hint: str = ""
+    declined: str = ""  # why the markers found do not enable it after all
+    origin: str | None = None  # where it runs from when that is no file found on disk
+
+
 class Analyzer(Protocol):
     """A tool the review can run: a linter, a language server or the repository's rules.
 
@@ -174,3 +194,11 @@ class Analyzer(Protocol):
         """Both revisions in one run, (base, head); None when this tool cannot here, and the
         pipeline then calls `collect` once per revision."""
         return None
+
+    def survey(self, root: Path, files: Sequence[str], resolution: Resolution) -> Survey:
+        """What it makes of the checkout `root`, whose tracked files are `files`, with its
+        binary resolved as `resolution`. The default knows only `applies`: a tool that can say
+        which files enable it and which it checks says so."""
+        applies = self.applies(root, files)
+        return Survey("linter", ("its own detection",) if applies else (), ("a marker",), (),
+                      len(files) if applies else 0, resolution.version, resolution.install_hint)

@@ -85,6 +85,13 @@ def test_the_defaults_are_the_safe_answers() -> None:
     assert tool.collect_pair(target, target, Resolution("recorder")) is None
 
 
+def test_a_tool_that_says_nothing_more_is_surveyed_from_applies(tmp_path: Path) -> None:
+    survey = Recorder().survey(tmp_path, ["a.py", "b.go"], Resolution("recorder", "1", "get it"))
+    assert (survey.kind, survey.markers, survey.candidates) == (
+        "linter", ("its own detection",), ("a marker",))
+    assert (survey.files, survey.version, survey.install_hint) == (2, "1", "get it")
+
+
 def test_every_built_in_tool_takes_the_defaults_from_the_contract() -> None:
     tools = [*registry().values(), RulesAnalyzer(())]
     assert all(Analyzer in type(tool).__mro__ for tool in tools)

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-Kind = Literal["linter", "language server", "rules"]
+from bot.analyzer import ToolKind
+
 # ready: applies and runs; missing: applies, cannot run, the gate would say so; unavailable:
 # applies, cannot start, the review leaves it out; unused: does not apply; off: switched off.
 State = Literal["ready", "missing", "unavailable", "unused", "off"]
@@ -23,7 +24,7 @@ class ToolFacts:
     """What the probe found about one tool in one repository."""
 
     name: str
-    kind: Kind
+    kind: ToolKind
     markers: tuple[str, ...]  # the repo-relative files that enable it, found
     candidates: tuple[str, ...]  # the files that could have (for "none of ...")
     suffixes: tuple[str, ...]  # the file kinds it checks

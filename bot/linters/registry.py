@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
 
-from bot.analyzer import Analyzer, Outcome, Resolution, Target, TreeView
+from bot.analyzer import Analyzer, Outcome, Resolution, Survey, Target, TreeView
 from bot.config import Declared
 from bot.linters import precommit
 from bot.linters.base import LinterSpec
@@ -181,6 +181,10 @@ class LazyLinter(Analyzer):
     def collect_pair(self, base: Target, head: Target,
                      resolution: Resolution) -> tuple[Outcome, Outcome] | None:
         return self.resolved().collect_pair(base, head, resolution)
+
+    def survey(self, root: Path, files: Sequence[str], resolution: Resolution) -> Survey:
+        """Its spec's (loaded: the doctor reports every linter, not only those with files)."""
+        return self.resolved().survey(root, files, resolution)
 
 
 LINTERS: dict[str, Analyzer] = {name: LazyLinter(name) for name in TABLE}

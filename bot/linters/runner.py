@@ -13,7 +13,7 @@ from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from bot import proc
-from bot.analyzer import Analyzer, Outcome, Resolution, Target, TreeView
+from bot.analyzer import Analyzer, Outcome, Resolution, Survey, Target, TreeView
 from bot.cache import FindingsCache, binary_stamp, blobs_hash, make_key
 from bot.errors import GarbageOutput, MissingBinary, Timeout
 from bot.linters import memory
@@ -119,6 +119,21 @@ class LinterAnalyzer(Analyzer):
         if self.spec.detect is not None:
             return self.spec.detect(folder)
         return any((folder / name).is_file() for name in self.spec.config_files)
+
+    def survey(self, root: Path, files: Sequence[str], resolution: Resolution) -> Survey:
+        """Its configurations found at the root and in every project folder above a file it
+        takes (a monorepo's); enabled by the same decision as `applies`, where `detect` refines
+        what the files say."""
+        spec = self.spec
+        candidates = tuple(dict.fromkeys((*spec.config_files, *spec.markers)))
+        wanted = [f for f in files if spec.wants(f)]
+        places = folders(wanted)
+        found = tuple(n if place == "." else f"{place}/{n}" for place in places
+                      for n in candidates if (root / place / n).is_file())
+        enabled = any(self.configured_in(root / place) for place in places)
+        return Survey("linter", found, candidates, (*sorted(spec.extensions), *spec.globs),
+                      len(wanted), resolution.version, spec.install_hint,
+                      declined="" if enabled or not found else f"they do not enable {spec.name}")
 
     def resolve(self, root: Path, cache_dir: Path | None = None) -> Resolution:
         if self.spec.memory_heavy:  # a setting that does not read stops the review here, before

@@ -7,16 +7,18 @@ server may check both revisions, and when each gets its own: `bot/lsp/__init__.p
 
 from __future__ import annotations
 
+import importlib.metadata
 import posixpath
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from bot import proc
-from bot.analyzer import Analyzer, Outcome, Resolution, Target
+from bot import proc, toolpath
+from bot.analyzer import Analyzer, Outcome, Resolution, Survey, Target
 from bot.cache import FindingsCache
 from bot.errors import ProcError, SessionError
 from bot.lsp import servers
@@ -37,6 +39,39 @@ def project_root(checkout: Path, rel: str, spec: ServerSpec) -> Path | None:
         if directory.resolve() == checkout or directory == directory.parent:
             return None
         directory = directory.parent
+
+
+def _markers(spec: ServerSpec, root: Path, files: Sequence[str]) -> tuple[str, ...]:
+    """The root markers above tracked files of the server's languages, repo-relative."""
+    found: dict[str, None] = {}
+    # One probe per folder, as `LspAnalyzer.applies` does.
+    probes = {str(PurePosixPath(f).parent): f for f in files if spec.language_id(f) is not None}
+    for probe in probes.values():
+        project = project_root(root, probe, spec)
+        if project is None:
+            continue
+        prefix = project.resolve().relative_to(root.resolve()).as_posix()
+        for marker in spec.markers:
+            if marker.found(project):
+                found[marker.name if prefix == "." else f"{prefix}/{marker.name}"] = None
+    return tuple(sorted(found))
+
+
+def _installed_version(spec: ServerSpec, exe: str, root: Path) -> str | None:
+    """The version without starting the server: read from what installed it."""
+    if spec is servers.GOPLS:
+        return toolpath.go_module_version(exe, "golang.org/x/tools/gopls")
+    if spec is servers.TYPESCRIPT:
+        return toolpath.npm_version(exe, "typescript-language-server")
+    if spec is servers.TYPESCRIPT_NATIVE:
+        own = servers.typescript_version(root)
+        return own[1] if own else None
+    if Path(exe).parent == Path(sys.prefix) / "bin":  # a Python package of the bot's own environment
+        try:
+            return importlib.metadata.version(spec.name)
+        except importlib.metadata.PackageNotFoundError:
+            return None
+    return None
 
 
 def group_by_project(checkout: Path, paths: Sequence[str], spec: ServerSpec
@@ -82,6 +117,23 @@ class LspAnalyzer(Analyzer):
         probes = {str(Path(p).parent): p for p in changed if self.spec.language_id(p) is not None}
         marked = any(project_root(root, p, self.spec) is not None for p in probes.values())
         return marked and self.resolve(root).executable is not None
+
+    def survey(self, root: Path, files: Sequence[str], resolution: Resolution) -> Survey:
+        """The root markers above its languages' files; declined where the repository chose
+        the other Python checker; the version read from what installed the server when
+        `resolve` did not ask it (a server is not started to be surveyed)."""
+        spec = servers.variant(self.spec, root)
+        declined = ""
+        if self.chosen is not None and not self.chosen(root):
+            declined = f"the repository's Python checker is {servers.python_checker(root).name} " \
+                       "(named in its configuration or dependencies, basedpyright by default)"
+        exe = resolution.executable
+        return Survey(
+            "language server", _markers(spec, root, files), tuple(m.name for m in spec.markers),
+            tuple(sorted(spec.languages)),
+            sum(1 for f in files if PurePosixPath(f).suffix.lower() in spec.languages),
+            resolution.version or (_installed_version(spec, exe, root) if exe else None),
+            spec.install_hint, declined)
 
     def resolve(self, root: Path, cache_dir: Path | None = None) -> Resolution:
         # The probe also proves the binary runs (rustup installs stubs): never remembered.

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from bot.analyzer import Resolution
 from bot.linters import registry
 from bot.linters.runner import LinterAnalyzer
 from tests.conftest import ROOT
@@ -47,6 +48,24 @@ def test_a_lazy_linter_answers_as_the_linter_it_stands_for(tmp_path: Path) -> No
             loaded = LinterAnalyzer(registry.load(name))
             assert lazy.applies(root, changed) == loaded.applies(root, changed), (layout, name)
             assert lazy.config_files == loaded.config_files and lazy.name == loaded.name
+
+
+def test_a_lazy_linter_is_surveyed_as_the_linter_it_stands_for(tmp_path: Path) -> None:
+    """What the doctor reports: the configurations found at the root and in each project
+    folder above a file the linter takes, the files it takes, and a configuration that does
+    not enable it (a pyproject.toml without the tool's table)."""
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "pyproject.toml").write_text("[project]\n")
+    (tmp_path / "lib" / "ruff.toml").write_text("")
+    files = ["a.py", "lib/b.py", "c.go"]
+    resolution = Resolution(None, install_hint="pip install ruff", message="ruff not found")
+    for name in ("ruff", "mypy"):
+        loaded = LinterAnalyzer(registry.load(name)).survey(tmp_path, files, resolution)
+        assert registry.LINTERS[name].survey(tmp_path, files, resolution) == loaded
+    ruff = registry.LINTERS["ruff"].survey(tmp_path, files, resolution)
+    assert (ruff.markers, ruff.files, ruff.declined) == (("pyproject.toml", "lib/ruff.toml"), 2, "")
+    mypy = registry.LINTERS["mypy"].survey(tmp_path, files, resolution)
+    assert (mypy.markers, mypy.declined) == (("pyproject.toml",), "they do not enable mypy")
 
 
 def test_asking_whether_linters_apply_imports_only_those_whose_files_are_there(
