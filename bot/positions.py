@@ -185,6 +185,12 @@ def apply_span_edits(text: str, edits: Iterable[Edit]) -> str:
     return apply_edits(text, span_edits(LineIndex(text), edits))
 
 
+def span_last_line(span: Span) -> int:
+    """A span's last line: one ending at column 1 of a later line (end exclusive) stops at the
+    previous line's break (a finding's, and a fix's edit)."""
+    return span.end_line - 1 if span.end_column == 1 and span.end_line > span.line else span.end_line
+
+
 def utf16_to_column(line_text: str, units: int) -> int:
     """1-based code-point column for a 0-based UTF-16 offset within a line."""
     count = 0

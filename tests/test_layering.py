@@ -18,6 +18,9 @@ PROTOCOLS = ("bot.forges.base", "bot.forges.repository")
 ROOMS = ("bot.safety", "bot.revisions", "bot.verdicts", "bot.run")
 # Who calls the review run: the layers above it, and the few top modules that hand it options.
 ABOVE_THE_RUN = ("bot.cli", "bot.action", "bot.commands", "bot.flows", "bot.sweep", "bot.options")
+# What the publishing wing stands on: the renderers, the forges and the conversation hold what
+# it carries (a forge's dialect, a comment's body) and never import it.
+BELOW_PUBLISHING = ("bot.render", "bot.forges", "bot.conversation", "bot.positions", "bot.model")
 
 
 def module_name(path: Path) -> str:
@@ -67,6 +70,8 @@ def broken(module: str, imported: str) -> str | None:
         return "only the run reads the verdicts (bot.run joins findings and verdicts)"
     if within(imported, "bot.run") and not within(module, "bot.run", *ABOVE_THE_RUN):
         return "the run is called from above it only: the front, commands, flows, sweep, options"
+    if within(module, *BELOW_PUBLISHING) and within(imported, "bot.publishing"):
+        return "the renderers, the forges and the conversation sit below publishing"
     if here is not None and within(imported, "bot.publishing", "bot.apply", "bot.sweep",
                                    "bot.doctor", "bot.options"):
         return "the core's rooms sit below publishing, apply, sweep, doctor and the options"
@@ -132,6 +137,9 @@ def test_imports_follow_the_layers(path: Path) -> None:
     ("bot.linters.runner", "bot.run.pipeline"),
     ("bot.publishing.sync", "bot.verdicts.classify"),
     ("bot.revisions.trees", "bot.options"),
+    ("bot.render.markdown", "bot.publishing.placement"),
+    ("bot.forges.base", "bot.publishing.placement"),
+    ("bot.conversation.state", "bot.publishing.summary"),
 ])
 def test_a_wrong_import_is_caught(module: str, imported: str) -> None:
     assert broken(module, imported) is not None

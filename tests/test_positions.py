@@ -162,3 +162,9 @@ def test_insertions_at_one_point_and_at_the_ends_of_a_range() -> None:
         positions.apply_edits("abc", [edit(2, 1, "")])
     with pytest.raises(errors.EditConflict, match="does not fit"):
         positions.apply_edits("abc", [edit(2, 9, "")])
+
+
+def test_a_span_ending_at_column_1_of_a_later_line_stops_at_the_line_before() -> None:
+    assert positions.span_last_line(Span(3, 1, 5, 1)) == 4
+    assert positions.span_last_line(Span(3, 2, 5, 2)) == 5
+    assert positions.span_last_line(Span(3, 1, 3, 1)) == 3  # empty: its own line

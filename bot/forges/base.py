@@ -22,7 +22,9 @@ from typing import Literal, Protocol
 
 from bot.forges.repository import Permission, Repository
 from bot.model import ReviewResult, Severity, Trigger
-from bot.publishing.placement import Dialect, last_line, priority
+from bot.positions import span_last_line
+from bot.render.dialect import Dialect
+from bot.render.order import priority
 
 MESSAGE_LIMIT = 60_000  # characters of a finding's message kept in a status annotation
 TITLE_LIMIT = 255
@@ -112,7 +114,7 @@ def status_annotations(result: ReviewResult) -> tuple[Annotation, ...]:
             continue
         f = verdict.finding
         title = f"{f.tool} {f.rule} ({verdict.scope})".strip()
-        out.append(Annotation(f.path, f.span.line, max(f.span.line, last_line(verdict)), f.severity,
+        out.append(Annotation(f.path, f.span.line, max(f.span.line, span_last_line(f.span)), f.severity,
                               title[:TITLE_LIMIT], f.message[:MESSAGE_LIMIT]))
     return tuple(out)
 

@@ -1,6 +1,6 @@
 """The files and lines a review writes besides the forge, checked the same way everywhere:
-SARIF and the Code Quality report (rendered together from one result, then written in one
-pass), and why the gate did not pass."""
+SARIF and the Code Quality report (rendered together by `bot.render.files`, written here in
+one pass), and why the gate did not pass."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import contextlib
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from bot import atomic
@@ -16,6 +15,7 @@ from bot.errors import BotError, Exit
 from bot.model import ReviewResult
 from bot.options import Delivery
 from bot.publishing.gate import Gate
+from bot.render.files import Output, rendered
 
 
 def writable_output(path: Path | None, flag: str) -> None:
@@ -41,32 +41,10 @@ def writing(path: Path, flag: str) -> Iterator[None]:
         raise BotError(f"{flag} {path}: cannot write: {exc.strerror or exc}") from exc
 
 
-@dataclass(frozen=True)
-class Output:
-    path: Path
-    flag: str  # the option that named it, for the message when it cannot be written
-    data: bytes
-
-
 def writable(delivery: Delivery) -> None:
     """Refuse an output file `delivery` asks for that cannot be written, before any work."""
     writable_output(delivery.sarif, "--sarif")
     writable_output(delivery.code_quality, "--code-quality")
-
-
-def rendered(result: ReviewResult, delivery: Delivery) -> tuple[Output, ...]:
-    """Every output file `delivery` asks for, rendered from the one result. Pure."""
-    out = []
-    # Imported only when asked for: a review without the file skips its renderer.
-    if delivery.sarif is not None:
-        from bot.render import sarif
-
-        out.append(Output(delivery.sarif, "--sarif", sarif.dumps(result)))
-    if delivery.code_quality is not None:
-        from bot.render import codequality
-
-        out.append(Output(delivery.code_quality, "--code-quality", codequality.dumps(result)))
-    return tuple(out)
 
 
 def write(outputs: Sequence[Output]) -> None:
@@ -77,7 +55,7 @@ def write(outputs: Sequence[Output]) -> None:
 
 
 def write_sarif(path: Path | None, result: ReviewResult) -> None:
-    write(rendered(result, Delivery(sarif=path)))
+    write(rendered(result, sarif=path))
 
 
 def report_gate(gate: Gate) -> None:

@@ -12,8 +12,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from bot.model import FileChange, ReviewResult, Scope, Verdict
-from bot.publishing.placement import Dialect, Item, last_line, priority
+from bot.positions import span_last_line
+from bot.publishing.placement import Item
+from bot.render.dialect import Dialect
 from bot.render.markdown import Commented, comment_body, safe_fingerprint
+from bot.render.order import priority
 from bot.render.suggestion import NoSuggestion, Suggestion, suggest
 
 MULTI_LINE = 5  # a finding spanning up to this many more lines is commented as a range
@@ -54,7 +57,7 @@ def _place(verdict: Verdict, key: str, change: FileChange | None, lines: Sequenc
     if change is None or change.status == "deleted":
         return Item(verdict, key, "summary", "its file is not part of this diff")
     fix = suggest(finding.fix, finding.path, lines) if finding.fix else None
-    first, last = finding.span.line, last_line(verdict)
+    first, last = finding.span.line, span_last_line(finding.span)
     if finding.file_level or change.binary or first not in change.hunk_lines:
         if isinstance(fix, Suggestion):
             fix = NoSuggestion("the line is outside the diff")

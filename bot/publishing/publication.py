@@ -13,16 +13,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from bot.forges.base import StatusReport, status_annotations
-from bot.model import ReviewResult, Scope
+from bot.forges.base import StatusReport
+from bot.model import ReviewResult
 from bot.options import Delivery
 from bot.publishing import summary
 from bot.publishing.gate import Gate, decide
-from bot.publishing.outputs import Output, rendered
-from bot.publishing.placement import Dialect, Item, Placed
+from bot.publishing.placement import Item, Placed
 from bot.publishing.policy import Policy, place
+from bot.render.dialect import Dialect
+from bot.render.files import Output, rendered
 
-CHECK_NAME = "reviewbot"
 SUMMARY_ROOM = 500  # what the summary leaves of a comment's length for its own marker and lists
 
 
@@ -61,7 +61,7 @@ class Publication:
 
     def check(self, placed: Placed) -> StatusReport:
         """The check run or commit status."""
-        return check_report(self.result, self.gate, placed, self.texts)
+        return summary.check_report(self.result, self.gate, placed, self.texts)
 
     def job_summary(self, placed: Placed) -> str:
         return summary.job_summary(self.result, placed, self.gate, self.texts)
@@ -76,16 +76,5 @@ def build(result: ReviewResult, texts: Mapping[str, Sequence[str]], dialect: Dia
     policy = Policy(max_inline=delivery.max_inline, max_file=delivery.max_file)
     return Publication(result, texts, decide(result), policy, room,
                        place(result, texts, policy, dialect=room), delivery,
-                       rendered(result, delivery), closing)
+                       rendered(result, delivery.sarif, delivery.code_quality), closing)
 
-
-def check_report(result: ReviewResult, gate: Gate, placed: Placed,
-                 texts: Mapping[str, Sequence[str]]) -> StatusReport:
-    introduced = result.count(Scope.INTRODUCED) + result.count(Scope.CHANGED)
-    title = (f"{'failing' if gate.failed else 'passing'}: {introduced} new or changed finding"
-             f"{'s' * (introduced != 1)}, {result.count(Scope.PREEXISTING)} pre-existing")
-    if gate.unchecked:
-        title += f"; not fully checked: {gate.unchecked[0]}" + (" …" if len(gate.unchecked) > 1 else "")
-    body = summary.render(result, placed, gate, texts, marker=False, limit=60_000)
-    return StatusReport(CHECK_NAME, result.head, "failure" if gate.failed else "success",
-                        title, body, status_annotations(result))

@@ -12,7 +12,6 @@ from collections.abc import Collection, Mapping, Sequence
 
 from bot.model import ReviewResult, Scope, Verdict
 from bot.publishing.gate import Gate, blocking
-from bot.publishing.placement import priority
 from bot.render.markdown import (
     BODY_LIMIT,
     clip,
@@ -23,6 +22,7 @@ from bot.render.markdown import (
     location,
     safe_fingerprint,
 )
+from bot.render.order import priority
 
 MARKER = "<!-- reviewbot:queue -->"
 MAX_FRAMES = 25

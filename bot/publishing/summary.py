@@ -1,4 +1,5 @@
-"""The sticky summary comment (and the Actions job summary): one page about the whole review.
+"""The pages about the whole review: the sticky summary comment, the check run's (or commit
+status's) report and the CI's job summary, one page rendered three ways.
 
 Pure. Counts per scope, the gate, what went inline and what was folded and why, findings the
 change caused outside the diff with their code frames, pre-existing findings collapsed, the
@@ -10,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from bot.forges.base import StatusReport, status_annotations
 from bot.model import ReviewResult, Scope, Verdict
 from bot.publishing.gate import Gate
-from bot.publishing.placement import Item, Placed, priority
+from bot.publishing.placement import Item, Placed
 from bot.render.markdown import (
     BODY_LIMIT,
     SUMMARY_MARKER,
@@ -24,13 +26,15 @@ from bot.render.markdown import (
     location,
     unlinked,
 )
+from bot.render.order import priority
 
+CHECK_NAME = "reviewbot"
 MAX_FRAMES = 25  # entries shown with a code frame; the rest are one line each
 MAX_ENTRIES = 200
 STATUS_ICONS = {"ok": "✅", "missing": "⚠️", "failed": "❌", "timeout": "⏱️", "skipped": "⏭️"}
 
 
-ELSEWHERE = "the check run or the SARIF file"  # GitHub's (bot.publishing.placement.Dialect.elsewhere)
+ELSEWHERE = "the check run or the SARIF file"  # GitHub's (bot.render.dialect.Dialect.elsewhere)
 
 
 def truncated(elsewhere: str = ELSEWHERE) -> str:
@@ -228,3 +232,17 @@ def job_summary(result: ReviewResult, placed: Placed, gate: Gate,
                 texts: Mapping[str, Sequence[str]]) -> str:
     """The Actions job summary: the same page without the marker (1 MiB cap per step)."""
     return render(result, placed, gate, texts, marker=False, limit=900_000)
+
+
+def check_report(result: ReviewResult, gate: Gate, placed: Placed,
+                 texts: Mapping[str, Sequence[str]]) -> StatusReport:
+    """The check run or commit status: the gate as its conclusion, the counts as its title,
+    the page without the marker as its text, and the annotations."""
+    introduced = result.count(Scope.INTRODUCED) + result.count(Scope.CHANGED)
+    title = (f"{'failing' if gate.failed else 'passing'}: {introduced} new or changed finding"
+             f"{'s' * (introduced != 1)}, {result.count(Scope.PREEXISTING)} pre-existing")
+    if gate.unchecked:
+        title += f"; not fully checked: {gate.unchecked[0]}" + (" …" if len(gate.unchecked) > 1 else "")
+    body = render(result, placed, gate, texts, marker=False, limit=60_000)
+    return StatusReport(CHECK_NAME, result.head, "failure" if gate.failed else "success",
+                        title, body, status_annotations(result))

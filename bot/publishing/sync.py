@@ -18,8 +18,9 @@ from bot.forges.base import Change, Draft, Posted, Rejected, State
 from bot.model import ReviewResult
 from bot.publishing import summary as summary_md
 from bot.publishing.gate import Gate
-from bot.publishing.placement import Dialect, Item, Placed
+from bot.publishing.placement import Item, Placed
 from bot.publishing.policy import Policy, cap, demote, place
+from bot.render.dialect import Dialect
 
 RETRIES = 3  # attempts after an uncertain write before giving up
 Status = Literal["published", "read-only", "closed", "stale"]

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from bot.model import Applicability, Finding, Scope, Severity, Verdict
-from bot.publishing.placement import Body, Dialect
+from bot.render.dialect import Dialect
 from bot.render.frame import FrameLine, frame_lines, render_rows
 from bot.render.quoting import printable
 from bot.render.suggestion import NoSuggestion, Suggestion, block
@@ -33,6 +33,16 @@ BADGES = {"introduced": "🆕 **Introduced**", "changed": "🔁 **Changed**",
           "unclassified": "❔ **Unclassified**"}
 SEVERITY_ICONS = {Severity.ERROR: "🔴 error", Severity.WARNING: "🟠 warning",
                   Severity.INFO: "🔵 info"}
+
+
+@dataclass(frozen=True)
+class Body:
+    """A comment's body: its text, the fingerprint its marker carries and the digest of what
+    it says (`comment_body`)."""
+
+    text: str
+    fingerprint: str
+    digest: str
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,7 @@ from dataclasses import dataclass
 
 from bot.errors import EditConflict
 from bot.model import Applicability, Edit, Fix
-from bot.positions import LineIndex, TextEdit, apply_edits, split_lines
-from bot.publishing.placement import span_last_line
+from bot.positions import LineIndex, TextEdit, apply_edits, span_last_line, split_lines
 
 MAX_LINES = 50  # a longer suggestion is unreadable; the fix is described instead
 

@@ -23,9 +23,10 @@ from bot.model import Edit, Finding, Fix, ReviewResult, Severity, Span, ToolRun,
 from bot.positions import split_lines
 from bot.publishing import summary
 from bot.publishing.gate import Gate, decide
-from bot.publishing.placement import Dialect, Placed
+from bot.publishing.placement import Placed
 from bot.publishing.policy import place
-from bot.publishing.publication import check_report
+from bot.publishing.summary import check_report
+from bot.render.dialect import Dialect
 from bot.render.markdown import Commented, comment_body
 from bot.render.suggestion import Suggestion, suggest
 from bot.run.pipeline import ReviewOptions, run_review

@@ -57,7 +57,7 @@ from bot.forges.change import marked_fixed, pull_number
 from bot.forges.limits import server_wait
 from bot.forges.repository import Permission
 from bot.model import Trigger
-from bot.publishing.placement import Dialect
+from bot.render.dialect import Dialect
 from bot.render.markdown import SUMMARY_MARKER, clip, parse_marker
 
 RETRIES = 3

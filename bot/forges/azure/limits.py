@@ -7,7 +7,7 @@ sit on a range of lines and `ranges` is True.
 
 from __future__ import annotations
 
-from bot.publishing.placement import Dialect
+from bot.render.dialect import Dialect
 
 # The api-version each resource is described at (tests/forges/azure/README.md): the service
 # refuses a request without one, and a preview resource without its preview number.

@@ -7,7 +7,7 @@ line (`inline.to`, a head line), so `ranges` is False.
 
 from __future__ import annotations
 
-from bot.publishing.placement import Dialect
+from bot.render.dialect import Dialect
 
 PAGE_SIZE = 100  # the largest `pagelen` Bitbucket's collections serve
 # No limit on a comment's body is documented; the GitHub limit keeps a body that renders on

@@ -58,7 +58,7 @@ from bot.forges.limits import server_wait
 from bot.forges.repository import Permission
 from bot.forges.transport import Request
 from bot.model import Trigger
-from bot.publishing.placement import Dialect
+from bot.render.dialect import Dialect
 from bot.render.markdown import SUMMARY_MARKER, clip, parse_marker
 from bot.revisions.diff import parse_patch
 

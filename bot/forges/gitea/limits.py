@@ -8,7 +8,7 @@ names a single line), so `ranges` is False.
 
 from __future__ import annotations
 
-from bot.publishing.placement import Dialect
+from bot.render.dialect import Dialect
 
 PAGE_SIZE = 50  # Gitea's default [api] MAX_RESPONSE_ITEMS: a larger `limit` is cut to it
 # Comment bodies are stored as LONGTEXT and no limit is documented; the GitHub limit keeps a

@@ -28,7 +28,7 @@ from bot.forges.hunks import head_lines
 from bot.forges.limits import server_wait
 from bot.forges.repository import Permission
 from bot.model import Severity, Trigger
-from bot.publishing.placement import Dialect
+from bot.render.dialect import Dialect
 from bot.render.markdown import SUMMARY_MARKER, clip, parse_marker
 
 __all__ = ["DIALECT", "GitHubChange", "NotFound", "Refused", "Settings"]

@@ -38,7 +38,7 @@ from bot.forges.hunks import head_lines
 from bot.forges.limits import server_wait
 from bot.forges.repository import Permission
 from bot.model import Trigger
-from bot.publishing.placement import Dialect
+from bot.render.dialect import Dialect
 from bot.render.markdown import SUMMARY_MARKER, clip, parse_marker
 
 SUGGESTION_REACH = 100  # lines above and below the commented line a suggestion may replace
