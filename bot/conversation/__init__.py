@@ -2,6 +2,6 @@
 summary comment, and the replies to structural-search commands. No forge, no CI.
 
 May import the foundations (`model`, `errors`, `positions`), `bot.structural`,
-`bot.apply`'s plan and the pure renderers (`bot.render`); never a forge, the CI, the flows or
-the commands (`tests/test_layering.py`).
+`bot.apply`'s plan and the pure renderers (`bot.render`); never a forge, the CI, the flows,
+the commands, or publishing, which stands on it (`tests/test_layering.py`).
 """

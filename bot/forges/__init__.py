@@ -49,4 +49,11 @@ builds the `base.Connection` (`connect`): the repository, the `Change` (when the
 one), `Pulls`, `push_env`, and on a dry run the recorded writes. The fakes under `tests/forges/`
 check every request a test sends against the forge's published API description; a new forge
 brings its fake and its description with it.
+
+May import the foundations (`model`, `errors`, `config`, `positions`), the pure renderers
+(`bot.render`: a forge's markdown dialect, the summary's marker) and `bot.revisions` (the
+diff's lines a comment may take); a forge's SDK only here and in the CI. Never the flows, the
+commands or the CI, which call it, nor publishing, which stands on it (`tests/test_layering.py`).
+The core and the flows see only `base.py` and `repository.py`; a CI runner builds its own
+forge's connection.
 """

@@ -8,5 +8,6 @@ output as a reviewer needs it.
 May import the foundations (`analyzer`, `cache`, `config`, `errors`, `fixes`, `model`,
 `positions`, `proc`, `toolpath`), `bot.revisions` (the views of a revision's files) and
 `bot.lsp.goenv` (golangci-lint runs in the environment gopls does); never the verdicts, the run,
-publishing, the flows or a forge.
+publishing, the flows, the commands, the CI or a forge (`tests/test_layering.py`; `bot.config`
+sits below this package and never imports it).
 """

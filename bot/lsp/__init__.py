@@ -34,6 +34,6 @@ Next to a linter that type-checks (golangci-lint for gopls, clippy for rust-anal
 cleanly over the changed packages, the server only looks beyond them (`scope.py`).
 
 May import the foundations (`analyzer`, `cache`, `errors`, `model`, `positions`, `proc`,
-`toolpath`); never the revisions' packages, the verdicts, the run, publishing, the flows or a
-forge.
+`toolpath`); never the revisions' packages, the verdicts, the run, publishing, the flows, the
+commands, the CI or a forge (`tests/test_layering.py`).
 """

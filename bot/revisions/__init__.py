@@ -12,7 +12,9 @@ between them, and the checkouts the tools run in.
 - `scratch`: the run's scratch folder, and what killed runs left behind.
 
 May import the foundations at the top of `bot` (`git`, `proc`, `errors`, `model`, `positions`,
-`cache`, `analyzer`) and `bot.safety`; never the verdicts, the run, publishing, the flows, the
-commands, the CI or a forge. `bot.git` stays at the top: the safety checks read the repository
-through it too, and they sit below this package.
+`cache`, `analyzer`) and `bot.safety`, the core's room below it (`tests/test_layering.py`:
+safety, revisions, verdicts, run); never the verdicts or the run above it, publishing, apply,
+the sweep, the doctor, the options, the flows, the commands, the CI or a forge. `bot.git` stays
+at the top: the safety checks read the repository through it too, and they sit below this
+package.
 """

@@ -11,7 +11,9 @@ the analysis it hands on (whole, or split into shards and joined again).
 - `lineview`: a file's lines as a sequence computed on each read (the excerpt's view).
 
 May import the foundations at the top of `bot`, `bot.safety`, `bot.revisions`, `bot.verdicts`,
-the tools (`bot.linters`, `bot.lsp`, `bot.structural`) and the pure renderers (`bot.render`);
-never publishing, the flows, the commands, the CI or a forge. The flows, the sweep, the
-action and the commands call it.
+the tools (`bot.linters`, `bot.lsp`, `bot.structural`) and the pure renderers (`bot.render`):
+the highest of the core's rooms (`tests/test_layering.py`: safety, revisions, verdicts, run).
+Never publishing, apply, the sweep, the doctor, the options, the flows, the commands, the CI or
+a forge. Only what sits above it calls it: the front, the commands, the flows, the sweep and
+the options.
 """

@@ -10,7 +10,12 @@ bot's secrets, the runner or the user's checkout, and what cleans up after it.
 - `cancel`: SIGTERM and SIGINT kill every tool and unwind, so every `finally` runs.
 - `guard`: no tool may change the user's checkout.
 
-May import the foundations at the top of `bot` (`errors`, `proc`, `analyzer`) and `bot.revisions`
-(the guard and the git configuration's check read the repository through `bot.git`);
-never the verdicts, the run, publishing, the flows, the commands, the CI or a forge.
+Which variables hold a credential, and which no process inherits, is one rule below this
+package and `bot.proc` alike: `bot.secrecy`.
+
+The lowest of the core's rooms (`tests/test_layering.py`: safety, revisions, verdicts, run):
+may import the foundations at the top of `bot` (`errors`, `secrecy`, `proc`, `git`, `analyzer`;
+the guard and the git configuration's check read the repository through `bot.git`); never
+`bot.revisions`, the verdicts, the run, publishing, apply, the sweep, the doctor, the options,
+the flows, the commands, the CI or a forge.
 """

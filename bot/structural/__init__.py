@@ -6,7 +6,7 @@ is what the rest of the bot calls.
 
 May import the foundations (`analyzer`, `atomic`, `codec`, `errors`, `git`, `model`,
 `positions`) and the pure renderers (`bot.render`); never the revisions, the verdicts, the run,
-publishing, the flows or a forge.
+publishing, the flows, the commands, the CI or a forge (`tests/test_layering.py`).
 """
 
 TOOL = "ast-grep"  # the tool name rule findings carry (imports nothing heavy)

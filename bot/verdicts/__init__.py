@@ -7,5 +7,7 @@ preexisting (pure).
 
 May import the foundations at the top of `bot` (`model`, `errors`, `positions`),
 `bot.revisions` (the line maps, the moves and the evidence it reads) and `bot.structural`'s
-parsers; never the run, publishing, the flows, the commands, the CI or a forge.
+parsers; never the run, the core's room above it (`tests/test_layering.py`: safety, revisions,
+verdicts, run), publishing, apply, the sweep, the doctor, the options, the flows, the commands,
+the CI or a forge. Only the run imports it.
 """
