@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from bot.analyzer import Analyzer, Outcome, Resolution, Target
+from bot.analyzer import Analyzer, Outcome, Resolution, Survey, Target
 from bot.errors import BotError, Exit
 from bot.model import Edit, Finding, Fix, Severity, ToolStatus
 from bot.positions import LineIndex
@@ -79,6 +79,13 @@ class RulesAnalyzer(Analyzer):
 
     def resolve(self, root: Path, cache_dir: Path | None = None) -> Resolution:
         return Resolution("reviewbot", _version())
+
+    def survey(self, root: Path, files: Sequence[str], resolution: Resolution) -> Survey:
+        """The rules of `.reviewbot.yml`, run by the bot itself, over the files in their
+        languages."""
+        return Survey("rules", (f"{len(self.configs)} rule(s) in .reviewbot.yml",), ("rules:",),
+                      (), sum(1 for f in files if self.applies(root, [f])), resolution.version,
+                      origin="built in")
 
     def collect(self, target: Target, resolution: Resolution) -> Outcome:
         root = target.ready()
