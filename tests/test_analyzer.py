@@ -92,6 +92,15 @@ def test_a_tool_that_says_nothing_more_is_surveyed_from_applies(tmp_path: Path) 
     assert (survey.files, survey.version, survey.install_hint) == (2, "1", "get it")
 
 
+def test_the_repository_s_rules_are_surveyed_as_built_in(tmp_path: Path) -> None:
+    rule = {"id": "no-print", "language": "python", "rule": {"pattern": "print($X)"},
+            "message": "no print"}
+    rules = RulesAnalyzer.from_settings([rule], lambda path: None)
+    survey = rules.survey(tmp_path, ["a.py", "b.go"], rules.resolve(tmp_path))
+    assert (survey.kind, survey.markers, survey.files, survey.origin) == (
+        "rules", ("1 rule(s) in .reviewbot.yml",), 1, "built in")
+
+
 def test_every_built_in_tool_takes_the_defaults_from_the_contract() -> None:
     tools = [*registry().values(), RulesAnalyzer(())]
     assert all(Analyzer in type(tool).__mro__ for tool in tools)

@@ -1,5 +1,6 @@
-"""The facts `reviewbot doctor` reports, gathered from a checkout: markers on disk, tracked
-files, each tool's binary through the same resolution a review uses, and `.reviewbot.yml`."""
+"""The facts `reviewbot doctor` reports, gathered from a checkout: what each tool makes of it
+(`Analyzer.survey`, asked of every analyzer alike), its binary through the same resolution a
+review uses, and `.reviewbot.yml`."""
 
 from __future__ import annotations
 
@@ -79,8 +80,4 @@ def _rules(entries: Sequence[object], root: Path, files: Sequence[str]) -> ToolF
         target = root / path
         return target.read_bytes() if target.is_file() else None
 
-    analyzer = RulesAnalyzer.from_settings(entries, read)
-    resolution = analyzer.resolve(root)
-    return ToolFacts(RULES_TOOL, "rules", (f"{len(entries)} rule(s) in .reviewbot.yml",), ("rules:",),
-                     (), sum(1 for f in files if analyzer.applies(root, [f])), resolution.executable,
-                     "built in", resolution.version)
+    return describe(RulesAnalyzer.from_settings(entries, read), root, files)
