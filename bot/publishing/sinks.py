@@ -58,7 +58,7 @@ def deliver(connection: Connection, runner: RunnerOut, publication: Publication,
             number: int) -> Synced:
     """`publication` on change `number`: the outputs, the forge, then the runner; on a dry run
     (the connection's `recorded` writes) stdout is kept for the JSON of what was not sent."""
-    write_outputs(publication)
+    outputs.write(publication.outputs)
     if connection.recorded is None:
         delivered = to_forge(connection, publication, number)
     else:
@@ -66,10 +66,6 @@ def deliver(connection: Connection, runner: RunnerOut, publication: Publication,
             delivered = to_forge(connection, publication, number)
     to_runner(runner, publication, delivered, number, connection.recorded)
     return delivered.outcome
-
-
-def write_outputs(publication: Publication) -> None:
-    outputs.write(publication.outputs)
 
 
 def to_forge(connection: Connection, publication: Publication, number: int) -> Delivered:

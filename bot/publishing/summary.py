@@ -15,6 +15,7 @@ from bot.forges.base import StatusReport, status_annotations
 from bot.model import ReviewResult, Scope, Verdict
 from bot.publishing.gate import Gate
 from bot.publishing.placement import Item, Placed
+from bot.render.dialect import ELSEWHERE
 from bot.render.markdown import (
     BODY_LIMIT,
     SUMMARY_MARKER,
@@ -32,9 +33,6 @@ CHECK_NAME = "reviewbot"
 MAX_FRAMES = 25  # entries shown with a code frame; the rest are one line each
 MAX_ENTRIES = 200
 STATUS_ICONS = {"ok": "✅", "missing": "⚠️", "failed": "❌", "timeout": "⏱️", "skipped": "⏭️"}
-
-
-ELSEWHERE = "the check run or the SARIF file"  # GitHub's (bot.render.dialect.Dialect.elsewhere)
 
 
 def truncated(elsewhere: str = ELSEWHERE) -> str:

@@ -9,6 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+# Where GitHub shows what a comment had no room for; the default of a page not tied to a forge.
+ELSEWHERE = "the check run or the SARIF file"
+
 
 @dataclass(frozen=True)
 class Dialect:
@@ -26,5 +29,5 @@ class Dialect:
     body_limit: int
     ranges: bool
     fence: Callable[[int, int, int], str]
-    elsewhere: str = "the check run or the SARIF file"
+    elsewhere: str = ELSEWHERE
     labels: bool = True
