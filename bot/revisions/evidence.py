@@ -98,6 +98,11 @@ class Evidence:
     def side(self, side: str, path: str) -> FileSide:
         return (self.head_files if side == "head" else self.base_files).get(path, EMPTY)
 
+    def sizes(self) -> dict[str, int]:
+        """The characters of each file held (the head's, for a path at both revisions)."""
+        return {p: sum(len(line) for line in side.lines)
+                for files in (self.base_files, self.head_files) for p, side in files.items()}
+
     def carrying(self, heads: Iterable[str], bases: Iterable[str]) -> Evidence:
         """Only what the classifier reads for findings at these head and base paths: each
         one's file pair, both revisions, and the pair's line map."""

@@ -304,7 +304,20 @@ def texts(repo: Path, rev: str, paths: Sequence[str]) -> dict[str, list[str]]:
 
 
 def load_files(repo: Path, rev: str, paths: Sequence[str]) -> dict[str, FileSide]:
-    blobs = git.cat_blobs(repo, [f"{rev}:{p}" for p in paths])
+    return _sides(paths, git.cat_blobs(repo, [f"{rev}:{p}" for p in paths]))
+
+
+def with_unchanged(rev: Revisions, evidence: Evidence, paths: Sequence[str]) -> Evidence:
+    """`evidence` with files the change left alone (a tool reported on them: importers of
+    changed code), read at both revisions through one git process."""
+    if not paths:
+        return evidence
+    blobs = git.cat_blobs(rev.repo, [f"{r}:{p}" for r in (rev.merge_base, rev.head) for p in paths])
+    return evidence.with_unchanged(_sides(paths, blobs[:len(paths)]),
+                                   _sides(paths, blobs[len(paths):]))
+
+
+def _sides(paths: Sequence[str], blobs: Sequence[bytes | None]) -> dict[str, FileSide]:
     return {p: FileSide(_split(_decode(b))) for p, b in zip(paths, blobs, strict=True) if b is not None}
 
 

@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -26,7 +25,6 @@ from bot.lsp.registry import SERVERS
 from bot.model import Finding, GatePolicy, ReviewResult, Side, ToolRun, ToolStatus
 from bot.revisions import workspace
 from bot.revisions.evidence import Evidence
-from bot.revisions.trees import DiskView
 from bot.safety import guard
 from bot.structural import TOOL as RULES_TOOL
 from bot.verdicts.classify import Inputs, classify
@@ -185,51 +183,6 @@ def conclude(gathered: Gathered) -> ReviewResult:
         unbaselined=frozenset(p for _, p in gathered.unbaselined), policy=gathered.policy,
         unchecked=tuple(f"{path}: {changes.skipped[path]}" for path in sorted(changes.unchecked)),
     )
-
-
-def _shard_plan(opts: ReviewOptions, applicable: Sequence[Analyzer], changes: workspace.Changes,
-                head_root: Path) -> tuple[dict[str, frozenset[str]] | None, str]:
-    """The files each tool checks in this shard (None: every file), and the plan's id."""
-    if opts.shard is None:
-        return None, ""
-    from bot.run import shards
-
-    settings = [opts.shard.count, sorted(opts.only or ()), opts.timeout,
-                [a.name for a in applicable], _settings_digest(opts.config), _bot_version()]
-    # A file pair goes to one shard whole: under its head path (its base path if deleted). The
-    # tools are asked about both paths, so a file renamed to a name no tool takes still has
-    # its base checked (its findings there are fixed).
-    evidence = changes.evidence
-    key_of = evidence.reverse()
-    paths = changes.paths()
-    view = DiskView(head_root)
-    shares = {a.name: [tuple(dict.fromkeys(key_of.get(p, p) for p in share))
-                       for share in a.shares(view, paths)] for a in applicable}
-    sizes = {p: sum(len(line) for line in side.lines)
-             for files in (evidence.base_files, evidence.head_files) for p, side in files.items()}
-    plan = shards.assign(shards.groups(shares, {a.name: a.defers_to for a in applicable}, sizes),
-                         opts.shard.count)
-    return shards.mine(plan, opts.shard), shards.plan_id(plan, settings)
-
-
-def _settings_digest(path: Path | None) -> str:
-    """What a --config file holds (one outside the repository may differ between jobs)."""
-    if path is None:
-        return ""
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return "unreadable"
-
-
-def _bot_version() -> str:
-    # Imported here: only a sharded analysis asks, and the import costs more than the rest.
-    import importlib.metadata
-
-    try:
-        return importlib.metadata.version("reviewbot")
-    except importlib.metadata.PackageNotFoundError:
-        return ""
 
 
 @dataclass(frozen=True)
@@ -423,16 +376,19 @@ def gather(opts: ReviewOptions, begun: Begun) -> Gathered:
             notes.append("no changes between the merge base and the head")
         elif not applicable:
             notes.append(HINT_NOTHING)
-        mine, plan = _shard_plan(opts, applicable, changes, trees.head_root)
+        mine, plan = None, ""  # unsharded: every file, no plan
+        if opts.shard is not None:
+            from bot.run import shards
+
+            mine, plan = shards.plan(opts.shard, applicable, changes, trees.head_root,
+                                     only=opts.only, timeout=opts.timeout, config=opts.config)
         watch = (guard.Watch(rev.repo, trees.head_status) if trees.head_root == rev.repo
                  else guard.Watch(None))
         runs = ToolRuns(opts, rev, trees, changes, mine, opts.timeout or cfg.timeout, watch)
         done = runs.run(applicable)
-    evidence = changes.evidence
-    extra = sorted(runs.extra_paths - set(evidence.head_files) - set(evidence.base_files))
-    if extra:  # files a tool reported beyond the change (importers of changed code)
-        evidence = evidence.with_unchanged(workspace.load_files(rev.repo, rev.merge_base, extra),
-                                           workspace.load_files(rev.repo, rev.head, extra))
+    held = changes.evidence
+    extra = sorted(runs.extra_paths - set(held.head_files) - set(held.base_files))
+    evidence = workspace.with_unchanged(rev, held, extra)  # files reported beyond the change
     policy = cfg.policy if opts.policy is None else opts.policy(cfg.policy)
     return Gathered(rev, changes, evidence, tuple(done), tuple(runs.base), tuple(runs.head),
                     frozenset(runs.unbaselined), tuple(notes), policy, plan)

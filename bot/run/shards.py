@@ -6,7 +6,8 @@ whole, and a tool together with the tools it defers to (`Analyzer.defers_to`). E
 goes to one shard, with its base and its head, so every finding is computed by exactly one
 shard. Groups are balanced by bytes (largest first, each to the lightest shard; ties to the
 lowest index), from nothing but the change itself: every shard computes the same plan, and
-`plan_id` fingerprints it so that a publisher can refuse parts of different plans.
+`plan_id` fingerprints it so that a publisher can refuse parts of different plans. `plan`
+makes both for one review, from its tools and its change.
 """
 
 from __future__ import annotations
@@ -16,8 +17,15 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.errors import BotError, Exit
+from bot.revisions.trees import DiskView
+
+if TYPE_CHECKING:
+    from bot.analyzer import Analyzer
+    from bot.revisions.workspace import Changes
 
 MAX_SHARDS = 256  # GitHub's matrix takes 256 jobs; GitLab's `parallel:` 200
 _SPEC = re.compile(r"([1-9][0-9]*)/([1-9][0-9]*)")
@@ -131,3 +139,44 @@ def plan_id(plan: Sequence[Sequence[Group]], settings: object) -> str:
     doc = json.dumps([[[g.tools, g.paths] for g in shard] for shard in plan] + [settings],
                      sort_keys=True, default=str)
     return hashlib.sha256(doc.encode("utf-8", "surrogatepass")).hexdigest()[:20]
+
+
+def plan(shard: Shard, applicable: Sequence[Analyzer], changes: Changes, head_root: Path, *,
+         only: Sequence[str] | None, timeout: float | None, config: Path | None
+         ) -> tuple[dict[str, frozenset[str]], str]:
+    """The files each of the review's tools checks in `shard`, and the plan's id, which also
+    holds what was asked (`only`, `timeout`, the `config` file's contents) and the bot's
+    version: they decide each shard's findings too."""
+    settings = [shard.count, sorted(only or ()), timeout, [a.name for a in applicable],
+                _digest(config), _bot_version()]
+    # A file pair goes to one shard whole: under its head path (its base path if deleted). The
+    # tools are asked about both paths, so a file renamed to a name no tool takes still has
+    # its base checked (its findings there are fixed).
+    evidence = changes.evidence
+    key_of = evidence.reverse()
+    view = DiskView(head_root)
+    shares = {a.name: [tuple(dict.fromkeys(key_of.get(p, p) for p in share))
+                       for share in a.shares(view, changes.paths())] for a in applicable}
+    work = assign(groups(shares, {a.name: a.defers_to for a in applicable}, evidence.sizes()),
+                  shard.count)
+    return mine(work, shard), plan_id(work, settings)
+
+
+def _digest(path: Path | None) -> str:
+    """What a --config file holds (one outside the repository may differ between jobs)."""
+    if path is None:
+        return ""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return "unreadable"
+
+
+def _bot_version() -> str:
+    # Imported here: only a sharded analysis asks, and the import costs more than the rest.
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version("reviewbot")
+    except importlib.metadata.PackageNotFoundError:
+        return ""

@@ -70,3 +70,9 @@ def test_files_beyond_the_change_are_paired_line_for_line() -> None:
     assert evidence.with_unchanged({}, {}) is evidence
     # A file no map names is the same file at both sides.
     assert Evidence(head_files={"d.py": side}).line_map("d.py") == identity_map(2)
+
+
+def test_sizes_are_each_files_characters_the_heads_for_a_path_at_both() -> None:
+    evidence = Evidence(base_files={"a.py": FileSide(("abc\n",)), "old.py": FileSide(("x\n",))},
+                        head_files={"a.py": FileSide(("ab\n", "c\n"))})
+    assert evidence.sizes() == {"a.py": 5, "old.py": 2}

@@ -489,3 +489,24 @@ def test_the_changes_paths_are_each_checked_path_once_and_every_touched_one() ->
     assert changes.paths() == ["copy.py", "gone.py", "m.py", "new.py", "old.py"]
     assert changes.touched() == ["a.py", "big.bin", "copy.py", "gone.py", "m.py", "new.py",
                                  "old.py"]
+
+
+def test_files_beyond_the_change_are_read_at_both_revisions_in_one_process(
+        repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo.commit({"user.py": "import lib\n", "lib.py": "X = 1\n", "new.py": "y\n"})
+    repo.branch("feat")
+    repo.commit({"lib.py": "X = 2\n", "user.py": "import lib\nlib.X\n"})
+    rev = workspace.resolve(repo.path, "main", "HEAD")
+    evidence = workspace.read_changes(rev).evidence
+    calls: list[list[str]] = []
+    real = git.cat_blobs
+
+    def counted(where: Path, specs: list[str]) -> list[bytes | None]:
+        calls.append(specs)
+        return real(where, specs)
+
+    monkeypatch.setattr(git, "cat_blobs", counted)
+    assert workspace.with_unchanged(rev, evidence, []) is evidence and calls == []
+    grown = workspace.with_unchanged(rev, evidence, ["new.py"])
+    assert len(calls) == 1 and grown.side("base", "new.py").lines == ("y\n",)
+    assert grown.side("head", "new.py").lines == ("y\n",) and grown.line_map("new.py")
