@@ -1,4 +1,5 @@
-"""The summary page's tools table survives what tools really print: newlines and pipes."""
+"""The summary page's tools table survives what tools really print: newlines and pipes; the
+check run's report says the gate."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ import re
 from bot.model import ReviewResult, ToolRun
 from bot.publishing.gate import Gate
 from bot.publishing.placement import Placed
-from bot.publishing.summary import render
+from bot.publishing.summary import CHECK_NAME, check_report, render
 from bot.run.pipeline import ReviewOptions, run_review
 from tests.conftest import GitRepo, require_tool
+from tests.forges.builders import change, finding, result, verdict
 
 CELL_BREAK = re.compile(r"(?<!\\)\|")  # a pipe GitHub's table parser splits a row on
 
@@ -101,3 +103,17 @@ def test_a_truncated_summary_says_where_the_rest_is_on_each_forge() -> None:
     whole = render(result, Placed(()), Gate(1, "error"), lines, limit=10**6,
                    elsewhere=gitlab.DIALECT.elsewhere)
     assert "summary truncated" not in whole and "message 199" in whole
+
+
+def test_the_check_report_says_the_gate_the_counts_and_what_was_not_checked() -> None:
+    review = result("c" * 40, [verdict(finding("a.py", 3, end_line=5), "fp-1"),
+                               verdict(finding("a.py", 9), "fp-2", scope="preexisting")],
+                    [change("a.py", range(1, 5))])
+    report = check_report(review, Gate(1, "error", ("mypy failed at the head", "x")), Placed(()), {})
+    assert (report.name, report.head, report.conclusion) == (CHECK_NAME, "c" * 40, "failure")
+    assert report.title == ("failing: 1 new or changed finding, 1 pre-existing; "
+                            "not fully checked: mypy failed at the head …")
+    assert "<!-- reviewbot:summary -->" not in report.summary
+    assert [(a.path, a.start_line, a.end_line) for a in report.annotations] == [("a.py", 3, 5)]
+    passing = check_report(review, Gate(0, "error"), Placed(()), {})
+    assert passing.conclusion == "success" and passing.title.startswith("passing: ")
