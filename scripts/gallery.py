@@ -32,8 +32,9 @@ from bot.forges.gitlab.notes import defuse  # noqa: E402
 from bot.positions import split_lines  # noqa: E402
 from bot.publishing import summary  # noqa: E402
 from bot.publishing.gate import decide  # noqa: E402
-from bot.publishing.placement import Dialect, Item, Placed  # noqa: E402
+from bot.publishing.placement import Item, Placed  # noqa: E402
 from bot.publishing.policy import place  # noqa: E402
+from bot.render.dialect import Dialect  # noqa: E402
 from bot.run.pipeline import ReviewOptions, run_review  # noqa: E402
 from tests.gfm import render_html  # noqa: E402
 

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 from bot.model import Verdict
-from bot.render.dialect import Dialect as Dialect  # the conversation's offer still imports it here
 from bot.render.markdown import Body
 
 Kind = Literal["inline", "file", "summary"]

@@ -19,8 +19,9 @@ from bot.errors import ArtifactError, Exit
 from bot.model import FileChange, Finding, ReviewResult, Severity, Span, ToolRun, Verdict
 from bot.publishing import summary
 from bot.publishing.gate import decide
-from bot.publishing.placement import Dialect, Placed
+from bot.publishing.placement import Placed
 from bot.publishing.policy import Policy, cap, demote, place
+from bot.render.dialect import Dialect
 from bot.revisions import workspace
 from bot.run import artifact
 from bot.run.artifact import Analysis
