@@ -23,8 +23,6 @@ from bot.publishing.policy import Policy, place
 from bot.render.dialect import Dialect
 from bot.render.files import Output, rendered
 
-SUMMARY_ROOM = 500  # what the summary leaves of a comment's length for its own marker and lists
-
 
 @dataclass(frozen=True)
 class Note:
@@ -55,7 +53,7 @@ class Publication:
     def summary(self, placed: Placed) -> str:
         """The sticky summary comment."""
         body = summary.render(self.result, placed, self.gate, self.texts,
-                              limit=self.dialect.body_limit - SUMMARY_ROOM,
+                              limit=self.dialect.body_limit - summary.SUMMARY_ROOM,
                               elsewhere=self.dialect.elsewhere)
         return f"{body}\n\n{self.closing}" if self.closing else body
 

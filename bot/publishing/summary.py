@@ -30,6 +30,7 @@ from bot.render.markdown import (
 from bot.render.order import priority
 
 CHECK_NAME = "reviewbot"
+SUMMARY_ROOM = 500  # what the summary leaves of a comment's length for its own marker and lists
 MAX_FRAMES = 25  # entries shown with a code frame; the rest are one line each
 MAX_ENTRIES = 200
 STATUS_ICONS = {"ok": "✅", "missing": "⚠️", "failed": "❌", "timeout": "⏱️", "skipped": "⏭️"}
@@ -58,7 +59,7 @@ class Section:
 
 def render(result: ReviewResult, placed: Placed, gate: Gate,
            texts: Mapping[str, Sequence[str]], *, marker: bool = True,
-           limit: int = BODY_LIMIT - 500, elsewhere: str = ELSEWHERE) -> str:
+           limit: int = BODY_LIMIT - SUMMARY_ROOM, elsewhere: str = ELSEWHERE) -> str:
     top = [_head(result, gate), _counts(result), _inline(placed)]
     lists = [s for s in (
         _folded([i for i in placed.items if i.kind == "summary"], texts),

@@ -89,7 +89,7 @@ def review(forge: Change, result: ReviewResult, texts: Mapping[str, Sequence[str
            sleep: Callable[[float], None] = time.sleep) -> Synced:
     """Place every finding, then publish with the sticky summary."""
     items = place(result, texts, policy, dialect=forge.dialect)
-    limit = forge.dialect.body_limit - 500
+    limit = forge.dialect.body_limit - summary_md.SUMMARY_ROOM
     return publish(forge, result, items, texts, policy,
                    lambda placed: summary_md.render(result, placed, gate, texts, limit=limit,
                                                     elsewhere=forge.dialect.elsewhere),
