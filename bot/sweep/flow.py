@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Literal, Protocol
@@ -21,7 +21,6 @@ from bot.forges.base import PullRef
 from bot.forges.repository import Issue, Repository
 from bot.linters.registry import CONFIG_FILES
 from bot.model import Finding, ReviewResult, Verdict
-from bot.render.markdown import BODY_LIMIT
 from bot.revisions import workspace
 from bot.run.pipeline import Begun, ReviewOptions, again, begin, run_review
 from bot.sweep import attribute, codeowners, probes, render, state
@@ -58,11 +57,11 @@ class Swept:
 def sweep(opts: Options, repository: Repository, pulls: Pulls) -> Swept:
     marker = state.marker_prefix(opts.ref)
     issue = repository.find_issue(marker, opts.label)
-    previous = state.decode(issue.body, opts.ref) if issue else None
     if issue is None:
         created = _create(repository, opts, marker)
         return Swept("baseline", created, message=f"baseline recorded at {opts.head[:12]} "
                                                     f"in issue #{created.number}")
+    previous = state.decode(issue.body, opts.ref)
     if previous is None:
         return _rebaseline(repository, issue, opts, "The tracking issue's state could not be "
                                                     "read: a fresh baseline is recorded.")
@@ -78,7 +77,7 @@ def sweep(opts: Options, repository: Repository, pulls: Pulls) -> Swept:
 
 
 def _create(repository: Repository, opts: Options, marker: str) -> Issue:
-    text = _with_state(render.baseline(opts.ref, opts.head), opts.ref, State(opts.head))
+    text = render.baseline_issue(opts.ref, opts.head)
     try:
         created = repository.create_issue(render.title(opts.ref), text, [opts.label])
     except Uncertain:
@@ -89,7 +88,7 @@ def _create(repository: Repository, opts: Options, marker: str) -> Issue:
 
 
 def _rebaseline(repository: Repository, issue: Issue, opts: Options, note: str) -> Swept:
-    text = _with_state(render.baseline(opts.ref, opts.head, note), opts.ref, State(opts.head))
+    text = render.baseline_issue(opts.ref, opts.head, note)
     updated = repository.update_issue(issue.number, body=text, open=False)
     if issue.open:
         _comment(repository, issue.number, note)
@@ -118,6 +117,32 @@ def _in_history(repo: Path, sha: str, head: str) -> bool:
 
 def _sweep(opts: Options, repository: Repository, pulls: Pulls, issue: Issue, previous: State
            ) -> Swept:
+    """The range reviewed, then the tracking issue written once (and a closing comment)."""
+    found = _review_range(opts, pulls, previous)
+    page = found.page
+    texts = workspace.texts(opts.repo, opts.head, sorted({r.path for r in page.open}))
+    body = render.issue(page, State(opts.head, found.tools, page.open), texts)
+    updated = repository.update_issue(issue.number, body=body, open=bool(page.open))
+    if not page.open and issue.open:
+        _comment(repository, issue.number, render.closing(opts.ref, opts.head))
+    return Swept("swept", updated, page.open, page.fixed, render.summary(page),
+                 f"{len(page.open)} open regression(s) ({found.new} new, {len(page.fixed)} "
+                 f"fixed) in issue #{issue.number}", found.probes)
+
+
+@dataclass(frozen=True)
+class _Range:
+    """What the review of the range since the last sweep found, to be written."""
+
+    page: render.Page
+    tools: Mapping[str, str]  # each tool's version, kept in the state
+    new: int  # regressions this sweep added
+    probes: int  # revisions reviewed to attribute them
+
+
+def _review_range(opts: Options, pulls: Pulls, previous: State) -> _Range:
+    """The head against the last swept commit: the regressions still open, fixed and new (each
+    attributed), and what only new tools or settings brought."""
     # What was fixed closes regressions: every tool checks the base (ReviewOptions.fixed).
     base_opts = replace(opts.review, repo=opts.repo, base=previous.sha, head=opts.head,
                         fixed=True)
@@ -129,21 +154,12 @@ def _sweep(opts: Options, repository: Repository, pulls: Pulls, issue: Issue, pr
     known = {r.fingerprint for r in still}
     new = [attributor.regression(v) for v in sorted(result.findings, key=lambda v: v.finding.sort_key())
            if v.scope == "introduced" and v.fingerprint not in known]
-    open_ = tuple(still) + tuple(new)
-    environment = _environment(opts, base_opts, previous, result)
-    page = render.Page(opts.ref, opts.head, previous.sha, len(commits), open_, tuple(fixed),
-                       environment, _notes(result), opts.change)
-    texts = workspace.texts(opts.repo, opts.head, sorted({r.path for r in open_}))
+    page = render.Page(opts.ref, opts.head, previous.sha, len(commits), (*still, *new),
+                       tuple(fixed), _environment(opts, base_opts, previous, result),
+                       _notes(result), opts.change)
     # A tool this sweep did not run (none of its files changed) keeps its earlier version.
     tools = {**previous.tools, **{t.name: t.version for t in result.tools if t.version}}
-    marker = state.encode(opts.ref, State(opts.head, tools, open_))
-    text = f"{marker}\n{render.body(page, texts, BODY_LIMIT - len(marker) - 100)}"
-    updated = repository.update_issue(issue.number, body=text, open=bool(open_))
-    if not open_ and issue.open:
-        _comment(repository, issue.number, render.closing(opts.ref, opts.head))
-    return Swept("swept", updated, open_, tuple(fixed), render.summary(page),
-                   f"{len(open_)} open regression(s) ({len(new)} new, {len(fixed)} fixed) "
-                   f"in issue #{issue.number}", attributor.probes)
+    return _Range(page, tools, len(new), attributor.probes)
 
 
 def carry(open_: Sequence[Regression], result: ReviewResult
@@ -282,6 +298,3 @@ def _environment(opts: Options, base_opts: ReviewOptions, previous: State, resul
                     if _key(v.finding) not in seen and v.finding.path not in paths)
     return render.Environment(paths, tools, brought)
 
-
-def _with_state(text: str, ref: str, current: State) -> str:
-    return f"{state.encode(ref, current)}\n{text}"

@@ -1,4 +1,5 @@
-"""The tracking issue's body, the job summary's table and the closing comment. Pure.
+"""The tracking issue's body (its state, `bot.sweep.state`, hidden at the top), the job
+summary's table and the closing comment. Pure.
 
 One row per regression: still open (🆕 new in this sweep, ⏳ reported before) or fixed since
 the last sweep (struck through, shown once). Findings that only a tool upgrade or a new
@@ -12,7 +13,8 @@ from dataclasses import dataclass
 
 from bot.model import Finding, Severity, Span
 from bot.render.markdown import BODY_LIMIT, SEVERITY_ICONS, clip, code, escape, frame
-from bot.sweep.state import Regression
+from bot.sweep import state
+from bot.sweep.state import Regression, State
 
 MAX_FRAMES = 25
 MAX_ROWS = 200
@@ -58,6 +60,19 @@ def baseline(ref: str, head: str, note: str = "") -> str:
             f"Baseline recorded at {head[:12]}. Nothing before it is reported. The next sweep "
             f"reports every finding the commits after {head[:12]} introduce, with the commit, "
             "pull request and author that brought it; this issue opens while any is unfixed.")
+
+
+def baseline_issue(ref: str, head: str, note: str = "") -> str:
+    """The tracking issue's body when a baseline is recorded: the state (the head, nothing
+    open), then the page."""
+    return f"{state.encode(ref, State(head))}\n{baseline(ref, head, note)}"
+
+
+def issue(page: Page, current: State, texts: Mapping[str, Sequence[str]]) -> str:
+    """The tracking issue's body after a sweep: the state `current`, then the page, clipped
+    to what the body has left."""
+    marker = state.encode(page.ref, current)
+    return f"{marker}\n{body(page, texts, BODY_LIMIT - len(marker) - 100)}"
 
 
 def body(page: Page, texts: Mapping[str, Sequence[str]], limit: int = BODY_LIMIT - 4_000) -> str:

@@ -4,9 +4,10 @@ inert, the environment's findings apart and attributed to no one."""
 from __future__ import annotations
 
 from bot.model import Finding, Severity, Span
-from bot.sweep import render
+from bot.render.markdown import BODY_LIMIT
+from bot.sweep import render, state
 from bot.sweep.render import Environment, Page, ToolChange
-from bot.sweep.state import Regression
+from bot.sweep.state import Regression, State
 
 HEAD, BASE = "h" * 40, "b" * 40
 NEW = Regression("fp1", "ruff", "F401", "error", "`os` | unused <script> @alice", "a.py", 1, 1, 8,
@@ -70,3 +71,14 @@ def test_baseline_and_closing() -> None:
     text = render.baseline("main", HEAD, "The last swept commit is gone.")
     assert f"Baseline recorded at {HEAD[:12]}" in text and "The last swept commit is gone." in text
     assert HEAD[:12] in render.closing("main", HEAD)
+
+
+def test_the_issue_body_holds_its_state_first_then_the_page() -> None:
+    sha = "a" * 40
+    first = render.baseline_issue("main", sha, "Gone.").splitlines()
+    assert state.decode(first[0], "main") == State(sha)
+    assert "\n".join(first[1:]) == render.baseline("main", sha, "Gone.")
+    current = State(sha, {"ruff": "0.6"}, (NEW, OLD))
+    marker, _, rest = render.issue(page(), current, TEXTS).partition("\n")
+    assert state.decode(marker, "main") == current and rest == render.body(
+        page(), TEXTS, BODY_LIMIT - len(marker) - 100)
