@@ -21,13 +21,8 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from bot.forges.repository import Permission, Repository
-from bot.model import ReviewResult, Severity, Trigger
-from bot.positions import span_last_line
+from bot.model import Severity, Trigger
 from bot.render.dialect import Dialect
-from bot.render.order import priority
-
-MESSAGE_LIMIT = 60_000  # characters of a finding's message kept in a status annotation
-TITLE_LIMIT = 255
 
 
 @dataclass(frozen=True)
@@ -104,19 +99,6 @@ class StatusReport:
     title: str
     summary: str
     annotations: tuple[Annotation, ...] = ()
-
-
-def status_annotations(result: ReviewResult) -> tuple[Annotation, ...]:
-    """What the change made worse, worst first (pre-existing findings are noise)."""
-    out = []
-    for verdict in sorted(result.findings, key=priority):
-        if not verdict.scope.commented:
-            continue
-        f = verdict.finding
-        title = f"{f.tool} {f.rule} ({verdict.scope})".strip()
-        out.append(Annotation(f.path, f.span.line, max(f.span.line, span_last_line(f.span)), f.severity,
-                              title[:TITLE_LIMIT], f.message[:MESSAGE_LIMIT]))
-    return tuple(out)
 
 
 @dataclass(frozen=True)

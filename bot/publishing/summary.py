@@ -1,5 +1,5 @@
 """The pages about the whole review: the sticky summary comment, the check run's (or commit
-status's) report and the CI's job summary, one page rendered three ways.
+status's) report with its annotations, and the CI's job summary, one page rendered three ways.
 
 Pure. Counts per scope, the gate, what went inline and what was folded and why, findings the
 change caused outside the diff with their code frames, pre-existing findings collapsed, the
@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from bot.forges.base import StatusReport, status_annotations
+from bot.forges.base import Annotation, StatusReport
 from bot.model import ReviewResult, Scope, Verdict
+from bot.positions import span_last_line
 from bot.publishing.gate import Gate
 from bot.publishing.placement import Item, Placed
 from bot.render.dialect import ELSEWHERE
@@ -30,6 +31,8 @@ from bot.render.markdown import (
 from bot.render.order import priority
 
 CHECK_NAME = "reviewbot"
+ANNOTATION_MESSAGE_LIMIT = 60_000  # characters of a finding's message kept in an annotation
+ANNOTATION_TITLE_LIMIT = 255
 SUMMARY_ROOM = 500  # what the summary leaves of a comment's length for its own marker and lists
 MAX_FRAMES = 25  # entries shown with a code frame; the rest are one line each
 MAX_ENTRIES = 200
@@ -245,3 +248,17 @@ def check_report(result: ReviewResult, gate: Gate, placed: Placed,
     body = render(result, placed, gate, texts, marker=False, limit=60_000)
     return StatusReport(CHECK_NAME, result.head, "failure" if gate.failed else "success",
                         title, body, status_annotations(result))
+
+
+def status_annotations(result: ReviewResult) -> tuple[Annotation, ...]:
+    """What the change made worse, worst first (pre-existing findings are noise)."""
+    out = []
+    for verdict in sorted(result.findings, key=priority):
+        if not verdict.scope.commented:
+            continue
+        f = verdict.finding
+        title = f"{f.tool} {f.rule} ({verdict.scope})".strip()
+        out.append(Annotation(f.path, f.span.line, max(f.span.line, span_last_line(f.span)),
+                              f.severity, title[:ANNOTATION_TITLE_LIMIT],
+                              f.message[:ANNOTATION_MESSAGE_LIMIT]))
+    return tuple(out)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from bot.forges.base import Posted, State, status_annotations
+from bot.forges.base import Posted, State
 from bot.forges.github.change import DIALECT
 from bot.model import Severity, Verdict
 from bot.publishing.placement import Item
 from bot.publishing.policy import Policy, cap, place, within_diff
+from bot.publishing.summary import status_annotations
 from bot.publishing.sync import reconcile
 from bot.render.markdown import parse_marker
 from bot.render.suggestion import NoSuggestion, split_lines
