@@ -288,9 +288,15 @@ def _environment(opts: Options, base_opts: ReviewOptions, previous: State, resul
     old = {p: git.blob_id(opts.repo, previous.sha, p) for p in paths}
     with_new = git.tree_commit(opts.repo, opts.head, {}, root)
     with_old = git.tree_commit(opts.repo, opts.head, old, root)
-    # Each tree's own settings: a new .reviewbot.yml is one of the changes measured.
-    before = run_review(replace(base_opts, base=root, head=with_old))
-    after = run_review(replace(base_opts, base=root, head=with_new))
+    old_opts = replace(base_opts, base=root, head=with_old)
+    new_opts = replace(base_opts, base=root, head=with_new)
+    begun = begin(old_opts)
+    before = run_review(old_opts, begun)
+    # Each tree's own settings: a new .reviewbot.yml (or rule file) is one of the changes
+    # measured. Where the change holds none, the trees' settings and tools are the same ones.
+    rule_files = {e for e in begun.settings.config.rules if isinstance(e, str)}
+    same = base_opts.config is None and not {*config_mod.FILE_NAMES, *rule_files} & set(paths)
+    after = run_review(new_opts, again(new_opts, begun) if same else None)
     # A regression of new code under a new rule is the code's: it is in the table already.
     seen = {_key(v.finding) for v in before.findings} | {
         _key(v.finding) for v in result.findings if v.scope == "introduced"}

@@ -274,3 +274,30 @@ def test_a_tool_not_run_keeps_its_version_in_the_state(sweeper: Sweeper) -> None
     sweeper()
     after = state.decode(body_of(sweeper), "main")
     assert after is not None and after.tools == ran.tools
+
+
+@pytest.mark.parametrize("settings_too", [False, True])
+def test_a_new_configuration_is_measured_with_the_settings_read_once_unless_they_changed(
+        sweeper: Sweeper, monkeypatch: pytest.MonkeyPatch, settings_too: bool) -> None:
+    """Both trees of the measure hold the same settings unless the change is to them: then
+    each tree is reviewed with its own."""
+    commit_as(sweeper.repo, "alice", {"pyproject.toml": CONFIG, "app.py": APP,
+                                      "old.py": "def same(x):\n    return x == None\n"}, "base")
+    sweeper()
+    changed = {"pyproject.toml": CONFIG.replace('["F"]', '["F", "E711"]')}
+    if settings_too:
+        changed[".reviewbot.yml"] = "timeout: 100\n"
+    commit_as(sweeper.repo, "erin", changed, "lint: E711")
+    reads: list[str] = []
+    real = config.for_review
+
+    def counted(repo: Path, merge_base: str, head: str, *args: Any, **kwargs: Any
+                ) -> config.Reviewed:
+        reads.append(head)
+        return real(repo, merge_base, head, *args, **kwargs)
+
+    monkeypatch.setattr(config, "for_review", counted)
+    sweeper()
+    section = body_of(sweeper).split("### New with the new configuration", 1)[1]
+    assert "`old.py:2`" in section.split("###", 1)[0]
+    assert len(reads) == (3 if settings_too else 2)  # the range's, then the measure's
