@@ -9,7 +9,8 @@ and Code Quality written, why the gate did not pass; `report`: the JSON document
 `review --format json`), and the gate itself (`gate`). One value carries a review to the
 world: the publication (`publication`: the findings placed with their comment bodies, the
 output files rendered, a merge queue's note), built once and handed to the forge's and the
-runner's sinks (`sinks`); `offer` adds the conversation's part.
+runner's sinks (`sinks`); `offer` adds the conversation's part, and `turn` is what a flow
+decided, published in one place.
 
 What it may import: the core below it (the model, the settings, the workspace's texts, the
 staged plan of `bot.apply`), the pure renderers (`bot.render`, which also holds what it

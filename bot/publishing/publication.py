@@ -5,7 +5,7 @@ What is decided here: the gate, where each finding goes (before the caps, which 
 the change already carries), the summary's closing section (the conversation's state and the
 staged plan), the output files. What only the forge can tell (what is already posted, what it
 refuses) arrives later as `Placed`; the summary, the check report and the job summary are then
-rendered from it by the publication's own renderers, the same ones for every flow.
+rendered from it (`bot.publishing.summary`), the same pages for every flow.
 """
 
 from __future__ import annotations
