@@ -81,6 +81,17 @@ def commits(path: Path, revs: Sequence[str]) -> tuple[Path, list[str]] | None:
     return Path(lines[0]), lines[1:]
 
 
+def named(path: Path, revs: Sequence[str]) -> tuple[Path, list[str | None]]:
+    """The root of the checkout `path` is in and the commit each of `revs` names (None: no
+    commit), through one process (`commits`) when all is well; else asked one by one, and
+    `toplevel` says what is wrong with `path`."""
+    found = commits(path, revs)
+    if found is not None:
+        return found[0], list(found[1])
+    root = toplevel(path)
+    return root, [rev_parse(root, rev) for rev in revs]
+
+
 def rev_parse(repo: Path, rev: str) -> str | None:
     result = git(repo, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}", check=False)
     return result.out.strip() or None if result.returncode == 0 else None

@@ -6,10 +6,11 @@ from __future__ import annotations
 import ast
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from bot import git
+from bot import git, proc
 from bot.errors import BotError
 from bot.revisions import workspace
 from tests.conftest import GitRepo
@@ -40,6 +41,32 @@ def test_what_rev_parse_verify_would_refuse_is_left_to_it(two: GitRepo, rev: str
 def test_commits_outside_a_repository_is_none(tmp_path: Path) -> None:
     assert git.commits(tmp_path, ["HEAD"]) is None
     assert git.commits(tmp_path / "missing", ["HEAD"]) is None
+
+
+def test_named_is_one_process_when_all_are_commits_else_each_asked(
+        two: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    shas = [git.rev_parse(two.path, r) for r in ("HEAD", "main")]
+    calls: list[tuple[str, ...]] = []
+    real = git.git
+
+    def counted(repo: Path, *args: str, **kwargs: Any) -> proc.Result:
+        calls.append(args)
+        return real(repo, *args, **kwargs)
+
+    monkeypatch.setattr(git, "git", counted)
+    assert git.named(two.path, ["HEAD", "main"]) == (git.toplevel(two.path), shas)
+    assert len(calls) == 2  # named's one process, then toplevel's above
+    assert git.named(two.path, ["HEAD", "nope"]) == (git.toplevel(two.path), [shas[0], None])
+    with pytest.raises(BotError, match="is not a git repository"):
+        git.named(tmp_path, ["HEAD"])
+
+
+def test_resolve_names_the_target_branch_when_no_base_is_given(two: GitRepo) -> None:
+    rev = workspace.resolve(two.path, None, "HEAD")
+    assert (rev.base_ref, rev.merge_base) == ("main", git.rev_parse(two.path, "main"))
+    two.git("branch", "-m", "main", "trunk")
+    with pytest.raises(BotError, match="no target branch"):
+        workspace.resolve(two.path, None, "HEAD")
 
 
 def test_resolve_says_what_is_wrong_as_before(two: GitRepo, tmp_path: Path) -> None:

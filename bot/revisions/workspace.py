@@ -95,17 +95,6 @@ class Changes:
         return tuple(out)
 
 
-def default_target(repo: Path) -> str:
-    remote = git.default_branch(repo)
-    if remote:
-        return remote
-    for candidate in ("main", "origin/main", "master", "origin/master"):
-        if git.rev_parse(repo, candidate):
-            return candidate
-    raise BotError("no target branch: neither the remote's default branch nor main/master exists; "
-                   "pass --base BRANCH_OR_COMMIT")
-
-
 _SHA = re.compile(r"[0-9a-fA-F]{7,40}")
 
 
@@ -128,19 +117,45 @@ def fetch_hint(target: str, remotes: Sequence[str]) -> str:
 
 
 def resolve(repo: Path, base: str | None, head: str) -> Revisions:
-    # One git process when all is well; asked one by one (to say what is wrong) when not.
-    at_once = git.commits(repo, (head, base) if base else (head,))
-    repo = at_once[0] if at_once else git.toplevel(repo)
-    head_sha = at_once[1][0] if at_once else git.rev_parse(repo, head)
-    if head_sha is None:
+    """The revisions a review of `head` against `base` (None: the target branch) compares, in
+    the checkout `repo` is in: named through one git process when all is well, then their
+    merge base."""
+    root, head_sha, target, target_sha = _named(repo, base, head)
+    return Revisions(root, target, _merge_base(root, target, target_sha, head, head_sha),
+                     head_sha)
+
+
+def _named(repo: Path, base: str | None, head: str) -> tuple[Path, str, str, str]:
+    """The checkout's root, the head's commit, the target as named and its commit; BotError
+    saying which one is missing."""
+    root, shas = git.named(repo, (head, base) if base else (head,))
+    if shas[0] is None:
         if head == "HEAD":  # HEAD names no commit only before the first one
-            raise BotError(f"{repo} has no commits yet: commit the change to review first")
-        raise BotError(f"--head {head!r} is not a commit in {repo}")
-    target = base or default_target(repo)
-    target_sha = at_once[1][1] if at_once and base else git.rev_parse(repo, target)
+            raise BotError(f"{root} has no commits yet: commit the change to review first")
+        raise BotError(f"--head {head!r} is not a commit in {root}")
+    target, target_sha = (base, shas[1]) if base else _default_target(root)
     if target_sha is None:
         raise BotError(f"--base {target!r} is not a branch or commit here "
-                       f"({fetch_hint(target, git.remotes(repo))})")
+                       f"({fetch_hint(target, git.remotes(root))})")
+    return root, shas[0], target, target_sha
+
+
+def _default_target(repo: Path) -> tuple[str, str | None]:
+    """The remote's default branch, else main or master (the local branch, then origin's),
+    and the commit it names."""
+    remote = git.default_branch(repo)
+    if remote:
+        return remote, git.rev_parse(repo, remote)
+    for candidate in ("main", "origin/main", "master", "origin/master"):
+        sha = git.rev_parse(repo, candidate)
+        if sha:
+            return candidate, sha
+    raise BotError("no target branch: neither the remote's default branch nor main/master exists; "
+                   "pass --base BRANCH_OR_COMMIT")
+
+
+def _merge_base(repo: Path, target: str, target_sha: str, head: str, head_sha: str) -> str:
+    """Where the head left the target, a shallow clone deepened until it is found."""
     mb = git.merge_base(repo, target_sha, head_sha)
     if mb is None and target_sha == empty_base(repo):  # `reviewbot warm`: every file is new
         mb = target_sha
@@ -155,7 +170,7 @@ def resolve(repo: Path, base: str | None, head: str) -> Revisions:
         shallow = " The clone is shallow: fetch the history (git fetch --unshallow, or " \
                   "actions/checkout with fetch-depth: 0)." if git.is_shallow(repo) else ""
         raise BotError(f"{target} and {head} have no common ancestor.{shallow}")
-    return Revisions(repo, target, mb, head_sha)
+    return mb
 
 
 # A commit of the empty tree, the same bytes in every repository: the base against which every
