@@ -1,8 +1,9 @@
 """`reviewbot ci`: inside GitHub Actions, GitLab CI or Gitea/Forgejo Actions: the CI's runner
 (`bot.ci`) says what the run was started for; the flow for it (`ACTIONS`) reviews, runs a
 comment's commands, acts on the apply label, sweeps the branch or gates a merge queue's group
-(a GitLab merge train's result), on any forge. Events with
-nothing to do exit 0 with one line that names the events handled.
+(a GitLab merge train's result), on any forge, and returns what it decided; that is published
+here, in one place (`bot.publishing.turn.publish`). Events with nothing to do exit 0 with one
+line that names the events handled.
 
 Exit statuses: 0 the gate passes (also: change closed, nothing to do); 1 the gate fails; 4 the
 change could not be fully checked; 2 bad usage (pull_request_target, malformed payload, no

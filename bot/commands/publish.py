@@ -1,5 +1,6 @@
 """`reviewbot publish FILE...`: the command line of `bot.flows.publish` (publish analyses that
-`reviewbot analyze` wrote, from a job that holds a write token and runs nothing of the change).
+`reviewbot analyze` wrote, from a job that holds a write token and runs nothing of the change);
+what the flow decided is published by `bot.publishing.turn.publish`.
 
 Exit statuses: the gate (0, 1, 4); 2 a bad artifact or usage (the message says which field and
 why); 3 the forge's API failed after retries.

@@ -18,7 +18,6 @@ from typing import Literal
 
 from bot import config, git
 from bot.apply import sources
-from bot.apply.flow import ApplyOutcome
 from bot.apply.plan import plan_for, render
 from bot.ci.base import Runner
 from bot.conversation import structural
@@ -27,14 +26,13 @@ from bot.conversation.parse import commands as parse_commands
 from bot.conversation.state import Ignored, Staged, without_ignored
 from bot.errors import BotError, Exit
 from bot.flows.actor import Skip, acting
-from bot.flows.session import Session, Workplace, log, start
+from bot.flows.session import Session, Workplace, log, reply_outcome, start
 from bot.forges.repository import Access
 from bot.model import Trigger
 from bot.options import CiOptions
 from bot.publishing.offer import staged
 from bot.publishing.turn import Reaction, Review, Turn
 from bot.render.markdown import code, escape, inline
-from bot.render.suggestion import block
 
 
 def comment(runner: Runner, options: CiOptions, trigger: Trigger,
@@ -193,30 +191,6 @@ def _apply(session: Session, command: Command, actor: str, quoted: str) -> tuple
         return False, False
     kind: Literal["apply", "fix"] = "fix" if command.verb == "fix" else "apply"
     return reply_outcome(session, session.apply(kind, actor), quoted, kind), True
-
-
-def reply_outcome(session: Session, outcome: ApplyOutcome, quoted: str,
-                  kind: Literal["apply", "fix"]) -> bool:
-    """Say what the engine did; after a push, the new head is what gets reviewed."""
-    text = outcome.message
-    if outcome.patch:
-        text += "\n\n" + block(outcome.patch.splitlines(), "diff")
-    if outcome.status == "pushed" and outcome.commit:
-        # Two jobs: the analysis's review of this commit, when its tree is the one analyzed.
-        why = None if session.reviews_here else session.take_review(outcome.commit,
-                                                                     outcome.plan.id, kind)
-        text += (f"\n\nCommit {outcome.commit}. The review of the new head follows in this run: "
-                 f"{session.change.after_push}" if why is None else
-                 f"\n\nCommit {outcome.commit}. This job runs no linter (the analysis was "
-                 f"another job's), and {escape(why)}, so the new head is not reviewed here: "
-                 f"{session.change.after_push} Comment `{session.cfg.command_prefix}review` or "
-                 "push a commit to have it reviewed.")
-        # The staged rewrites are in the commit; `/fix` took none of them.
-        session.state = session.state.applied() if kind == "apply" else replace(
-            session.state, shown=None)
-        session.pushed(outcome.commit)
-    session.say(f"{quoted}\n\n{text}" if quoted else text)
-    return outcome.status in ("pushed", "nothing", "patch")
 
 
 HANDLERS: dict[str, Handler] = {"help": _help, "review": _review, "ignore": _ignore,

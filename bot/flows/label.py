@@ -16,8 +16,7 @@ from __future__ import annotations
 from bot import config, git
 from bot.ci.base import Runner
 from bot.flows.actor import Skip, acting
-from bot.flows.comment import reply_outcome
-from bot.flows.session import Workplace, log, start
+from bot.flows.session import Workplace, log, reply_outcome, start
 from bot.forges.repository import Access
 from bot.model import Trigger
 from bot.options import CiOptions

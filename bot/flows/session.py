@@ -1,6 +1,7 @@
 """One conversation turn on a change: the connection, the change as the forge says now, the
-review at its head (computed once, when a command needs it), the apply engine, and the review
-to publish with the conversation's state.
+review at its head (computed once, when a command needs it), the apply engine and the reply
+that says what it did (a comment's `/apply` and `/fix`, the apply label), and the review to
+publish with the conversation's state.
 
 Settings that decide who may do what (`commands:`, `apply:`) are read from a commit the change
 cannot change (the default branch's checkout, or the change's base), never from its head.
@@ -28,6 +29,8 @@ from bot.model import ReviewResult, Trigger
 from bot.options import Checks, CiOptions, Delivery
 from bot.publishing.offer import staged, with_conversation
 from bot.publishing.turn import Review
+from bot.render.markdown import escape
+from bot.render.suggestion import block
 from bot.run.artifact import Next
 from bot.run.pipeline import run_review
 
@@ -251,6 +254,31 @@ class Session:
                                     self.notes, labels=self.change.dialect.labels)
         self.state = offered.state
         return Review(self.connection, self.number, offered.shown, self.delivery)
+
+
+def reply_outcome(session: Session, outcome: ApplyOutcome, quoted: str,
+                  kind: Literal["apply", "fix"]) -> bool:
+    """Say what the engine did; after a push, the new head is what gets reviewed."""
+    text = outcome.message
+    if outcome.patch:
+        text += "\n\n" + block(outcome.patch.splitlines(), "diff")
+    if outcome.status == "pushed" and outcome.commit:
+        # Two jobs: the analysis's review of this commit, when its tree is the one analyzed.
+        why = None if session.reviews_here else session.take_review(outcome.commit,
+                                                                     outcome.plan.id, kind)
+        text += (f"\n\nCommit {outcome.commit}. The review of the new head follows in this run: "
+                 f"{session.change.after_push}" if why is None else
+                 f"\n\nCommit {outcome.commit}. This job runs no linter (the analysis was "
+                 f"another job's), and {escape(why)}, so the new head is not reviewed here: "
+                 f"{session.change.after_push} Comment `{session.cfg.command_prefix}review` or "
+                 "push a commit to have it reviewed.")
+        # The staged rewrites are in the commit; `/fix` took none of them.
+        session.state = session.state.applied() if kind == "apply" else replace(
+            session.state, shown=None)
+        session.pushed(outcome.commit)
+    session.say(f"{quoted}\n\n{text}" if quoted else text)
+    return outcome.status in ("pushed", "nothing", "patch")
+
 
 def start(runner: Runner, options: CiOptions, trigger: Trigger, at: Workplace) -> Session:
     """A session on the trigger's change, working at `at`; sends no request."""
