@@ -13,6 +13,7 @@ import pytest
 
 from bot import config
 from bot.errors import Uncertain
+from bot.structural.analyzer import RulesAnalyzer
 from bot.sweep import state
 from tests.forges.fakegithub import Fault
 from tests.sweep.conftest import APP, CONFIG, OWNERS, UTIL, Sweeper, commit_as
@@ -301,3 +302,28 @@ def test_a_new_configuration_is_measured_with_the_settings_read_once_unless_they
     section = body_of(sweeper).split("### New with the new configuration", 1)[1]
     assert "`old.py:2`" in section.split("###", 1)[0]
     assert len(reads) == (3 if settings_too else 2)  # the range's, then the measure's
+
+
+def test_the_rules_are_compiled_once_per_sweep_not_per_probe(
+        sweeper: Sweeper, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The probes that attribute a finding review with the sweep's own tools: the head's
+    rules, compiled once."""
+    rule = "id: no-eval\nlanguage: javascript\nrule: {pattern: eval($X)}\nmessage: eval\n"
+    commit_as(sweeper.repo, "alice", {"pyproject.toml": CONFIG, "app.py": APP, "util.py": UTIL,
+                                      ".reviewbot.yml": "rules:\n  - rules/no-eval.yml\n",
+                                      "rules/no-eval.yml": rule}, "the base")
+    sweeper()
+    for n in range(6):
+        commit_as(sweeper.repo, f"dev{n}", {f"m{n}.py": f"V{n} = {n}\n"}, f"m{n}")
+    commit_as(sweeper.repo, "carol", {"util.py": UTIL.replace("LIMIT = 10\n", "")}, "util")
+    compiled: list[int] = []
+    real = RulesAnalyzer.from_settings.__func__  # type: ignore[attr-defined]
+
+    def counted(cls: type[RulesAnalyzer], *args: Any) -> RulesAnalyzer:
+        compiled.append(1)
+        return real(cls, *args)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(RulesAnalyzer, "from_settings", classmethod(counted))
+    swept = sweeper()
+    assert [r.rule for r in swept.open] == ["F821"] and swept.probes >= 1
+    assert len(compiled) == 1
