@@ -229,8 +229,10 @@ def _chosen(opts: ReviewOptions, analyzers: dict[str, Analyzer], rev: workspace.
         # Imported here: tree-sitter and the grammars load only for repositories with rules.
         from bot.structural.analyzer import RulesAnalyzer
 
-        rules_tool = RulesAnalyzer.from_settings(
-            cfg.rules, lambda path: git.show(rev.repo, rev.head, path))
+        files = RulesAnalyzer.files(cfg.rules)  # read from the head through one process
+        blobs = dict(zip(files, git.cat_blobs(rev.repo, [f"{rev.head}:{p}" for p in files]),
+                         strict=True))
+        rules_tool = RulesAnalyzer.from_settings(cfg.rules, blobs.get)
         analyzers[rules_tool.name] = rules_tool
     return {n: a for n, a in analyzers.items()
             if n not in cfg.disabled and (opts.only is None or n in opts.only)}

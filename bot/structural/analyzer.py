@@ -63,6 +63,12 @@ class RulesAnalyzer(Analyzer):
                 raise BotError(f".reviewbot.yml rules[{name}]: {exc.message}", Exit.USAGE) from exc
         return cls(tuple(configs))
 
+    @staticmethod
+    def files(entries: Sequence[Any]) -> list[str]:
+        """The rule files `entries` name, as `from_settings` asks `read` for them (all read at
+        once by the caller); an entry that names no repository path is left to it."""
+        return [path for e in entries if isinstance(e, str) and (path := _inside(e)) is not None]
+
     def _rules_for(self, path: str) -> list[rules.RuleConfig]:
         lang = for_path(path)
         return [c for c in self.configs if lang is not None and c.lang.name == lang.name]
@@ -108,13 +114,21 @@ class RulesAnalyzer(Analyzer):
                        frozenset(failed))
 
 
-def _rule_file(entry: str, read: Callable[[str], bytes | None]) -> rules.RuleConfig:
-    where = f".reviewbot.yml rules: {entry}"
+def _inside(entry: str) -> str | None:
+    """The repository path a rule file entry names; None when it names none."""
     path = PurePosixPath(entry)
     if not entry or path.is_absolute() or ".." in path.parts or "\\" in entry or "\0" in entry:
+        return None
+    return path.as_posix()
+
+
+def _rule_file(entry: str, read: Callable[[str], bytes | None]) -> rules.RuleConfig:
+    where = f".reviewbot.yml rules: {entry}"
+    path = _inside(entry)
+    if path is None:
         raise BotError(f"{where}: a rule file is a path inside the repository, "
                        "relative to its root, without '..'", Exit.USAGE)
-    blob = read(path.as_posix())
+    blob = read(path)
     if blob is None:
         raise BotError(f"{where}: cannot read rule file {entry}: it is not committed at the head",
                        Exit.USAGE)

@@ -3,10 +3,12 @@ once and handed to every review of a run (`again`)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from bot import git
 from bot.errors import BotError, Exit
 from bot.run import pipeline
 from bot.run.pipeline import ReviewOptions, again, begin, run_review
@@ -65,3 +67,24 @@ def test_an_unknown_only_tool_stops_at_the_beginning(repo: GitRepo) -> None:
     repo.commit({"a.py": "x = 2\n"})
     with pytest.raises(BotError, match=r"--only rufff: no such tool \(did you mean .ruff.\?\)"):
         begin(ReviewOptions(repo.path, base="main", only=("rufff",)))
+
+
+def test_the_rule_files_are_read_from_the_head_through_one_process(
+        repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo.commit({".reviewbot.yml": "rules:\n  - rules/no-eval.yml\n  - rules/again.yml\n",
+                 "rules/no-eval.yml": NO_EVAL, "rules/again.yml": NO_EVAL.replace("no-eval", "again"),
+                 "b.js": "x;\n"})
+    repo.branch("feat")
+    repo.commit({"b.js": "eval(a);\n"})
+    reads: list[list[str]] = []
+    real = git.cat_blobs
+
+    def counted(where: Path, specs: list[str]) -> list[bytes | None]:
+        reads.append(specs)
+        return real(where, specs)
+
+    monkeypatch.setattr(git, "cat_blobs", counted)
+    begun = begin(ReviewOptions(repo.path, base="main", only=("ast-grep",)))
+    assert [s for s in reads if "rules/" in " ".join(s)] == [
+        [f"{begun.rev.head}:rules/no-eval.yml", f"{begun.rev.head}:rules/again.yml"]]
+    assert [c.id for c in begun.analyzers["ast-grep"].configs] == ["no-eval", "again"]  # type: ignore[attr-defined]

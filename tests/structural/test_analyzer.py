@@ -84,3 +84,11 @@ def test_no_rules_no_tree_sitter(repo: GitRepo) -> None:
              "print('tree_sitter' in sys.modules, file=sys.stderr)")
     out = subprocess.run([sys.executable, "-c", probe, str(repo.path)], capture_output=True, text=True)
     assert out.stderr.strip().endswith("False")
+
+
+def test_the_rule_files_are_the_paths_the_entries_name_inside_the_repository() -> None:
+    from bot.structural.analyzer import RulesAnalyzer
+
+    entries = [{"id": "inline"}, "rules/a.yml", "./rules//b.yml", "../out.yml", "/abs.yml", "",
+               "rules\\c.yml"]
+    assert RulesAnalyzer.files(entries) == ["rules/a.yml", "rules/b.yml"]
