@@ -217,8 +217,9 @@ class _Attributor:
             *([rule_files] if rule_files else [])])  # none: the salt of the rules inline
         self.memo = probes.Probes(base_opts.cache_dir, salt)
         self.pull_cache: dict[str, PullRef | None] = {}
-        blob = next((git.show(opts.repo, opts.head, p) for p in codeowners.LOCATIONS
-                     if git.show(opts.repo, opts.head, p) is not None), None)
+        # The first of its places that holds one, all looked at through one git process.
+        found = git.cat_blobs(opts.repo, [f"{opts.head}:{p}" for p in codeowners.LOCATIONS])
+        blob = next((b for b in found if b is not None), None)
         self.owners = codeowners.parse(blob.decode("utf-8", "replace")) if blob else ()
         self.probes = 0  # revisions reviewed to attribute (not found in the memo)
 

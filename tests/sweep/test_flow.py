@@ -327,3 +327,13 @@ def test_the_rules_are_compiled_once_per_sweep_not_per_probe(
     swept = sweeper()
     assert [r.rule for r in swept.open] == ["F821"] and swept.probes >= 1
     assert len(compiled) == 1
+
+
+def test_the_owners_come_from_the_first_place_that_holds_a_codeowners_file(
+        sweeper: Sweeper) -> None:
+    commit_as(sweeper.repo, "alice", {"pyproject.toml": CONFIG, "app.py": APP,
+                                      "CODEOWNERS": OWNERS, "docs/CODEOWNERS": "* @octo/docs\n"},
+              "the base")
+    sweeper()
+    commit_as(sweeper.repo, "bob", {"app.py": "import os\n" + APP}, "app: os")
+    assert [r.owners for r in sweeper().open] == [("@octo/maintainers",)]
