@@ -94,7 +94,7 @@ def run(session: Session, parsed: Sequence[Parsed], trigger: Trigger
             continue
         done, changed = HANDLERS[item.verb](session, item, trigger.actor or "", quoted)
         ok, dirty = ok and done, dirty or changed
-    return ok, session.publish() if dirty else None
+    return ok, session.to_publish() if dirty else None
 
 
 Handler = Callable[[Session, Command, str, str], tuple[bool, bool]]  # -> (ok, publish)

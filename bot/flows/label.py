@@ -79,5 +79,5 @@ def label(runner: Runner, options: CiOptions, trigger: Trigger,
     session.repo.remove_label(trigger.number, cfg.apply_label)
     reply_outcome(session, outcome, f"{done}", "apply")
     # The new head, or the plan as it is now; its gate is the check run's.
-    return Turn(review=session.publish() if outcome.status in ("pushed", "differs") else None)
+    return Turn(review=session.to_publish() if outcome.status in ("pushed", "differs") else None)
 

@@ -243,7 +243,7 @@ class Session:
             return
         self.change.summary(self.change.load(), restated(body, self.state))
 
-    def publish(self) -> Review | None:
+    def to_publish(self) -> Review | None:
         """The review of the head with the conversation, to publish; None when the head moved
         since the analysis (the state is saved: the review is the next run's)."""
         if self.reviewed is not None and self.reviewed.head != self.pr.head:
