@@ -78,9 +78,15 @@ def test_ctrl_c_while_the_command_loads_is_an_interruption(
 
     from bot import cli
 
+    # Ctrl-C as a terminal sends it: a suite started in the background of a shell inherits
+    # SIGINT ignored, and a process that starts so rightly keeps ignoring it.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     monkeypatch.setattr(cli.importlib, "import_module",
                         lambda name: os.kill(os.getpid(), signal.SIGINT))
-    assert cli.main(["review"]) == 130
+    try:
+        assert cli.main(["review"]) == 130
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert capsys.readouterr().err == "reviewbot: interrupted\n"
 
 
@@ -128,7 +134,9 @@ def test_ctrl_c_while_the_bot_itself_loads_is_an_interruption(tmp_path: Path) ->
     that chain, the import of ctypes."""
     import os
 
+    # Ctrl-C as a terminal sends it (see the test above: SIGINT may be inherited ignored).
     start = ("import builtins, os, runpy, signal, sys\n"
+             "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
              "real = builtins.__import__\n"
              "def hit(name, *args, **kwargs):\n"
              "    if name == 'ctypes':\n"
