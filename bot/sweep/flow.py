@@ -11,7 +11,7 @@ import contextlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Literal, Protocol
 
 from bot import config as config_mod
@@ -295,7 +295,8 @@ def _environment(opts: Options, base_opts: ReviewOptions, previous: State, resul
     before = run_review(old_opts, begun)
     # Each tree's own settings: a new .reviewbot.yml (or rule file) is one of the changes
     # measured. Where the change holds none, the trees' settings and tools are the same ones.
-    rule_files = {e for e in begun.settings.config.rules if isinstance(e, str)}
+    rule_files = {PurePosixPath(e).as_posix() for e in begun.settings.config.rules
+                  if isinstance(e, str)}
     same = base_opts.config is None and not {*config_mod.FILE_NAMES, *rule_files} & set(paths)
     after = run_review(new_opts, again(new_opts, begun) if same else None)
     # A regression of new code under a new rule is the code's: it is in the table already.
