@@ -7,7 +7,6 @@ server may check both revisions, and when each gets its own: `bot/lsp/__init__.p
 
 from __future__ import annotations
 
-import importlib.metadata
 import posixpath
 import sys
 import threading
@@ -67,6 +66,8 @@ def _installed_version(spec: ServerSpec, exe: str, root: Path) -> str | None:
         own = servers.typescript_version(root)
         return own[1] if own else None
     if Path(exe).parent == Path(sys.prefix) / "bin":  # a Python package of the bot's own environment
+        # Only the doctor asks: a review does not pay for the package metadata's imports.
+        import importlib.metadata
         try:
             return importlib.metadata.version(spec.name)
         except importlib.metadata.PackageNotFoundError:
