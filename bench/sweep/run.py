@@ -143,7 +143,7 @@ def measure(root: Path, files: int, commits: int, repeat: int, untouched: bool) 
         at_head = replace(opts, head=head)
         seconds, outcome = timed(lambda: flow.sweep(at_head, issues, Pulls()))  # noqa: B023
         rows["first"].append(seconds)
-        assert isinstance(outcome, flow.Outcome)
+        assert isinstance(outcome, flow.Swept)
         probes, regressions = outcome.probes, len(outcome.open)
         issues.update_issue(1, body=baseline)  # the write was lost: the same range again
         rows["again"].append(timed(lambda: flow.sweep(at_head, issues, Pulls()))[0])  # noqa: B023
