@@ -235,6 +235,12 @@ class GatePolicy:
     def __post_init__(self) -> None:
         object.__setattr__(self, "fail_level", FailLevel(self.fail_level))  # as for `Fix`
 
+    def chosen(self, fail_level: str | None, tool_errors: str | None) -> GatePolicy:
+        """This policy with the command line's choices on top (argparse checked both)."""
+        return GatePolicy(FailLevel(fail_level) if fail_level else self.fail_level,
+                          self.tool_errors if tool_errors is None else
+                          "warn" if tool_errors == "warn" else "fail")
+
 
 @dataclass(frozen=True)
 class ReviewResult:

@@ -9,7 +9,6 @@ from pathlib import Path
 
 from bot import cache as findings_cache
 from bot.model import GatePolicy
-from bot.publishing.gate import override
 from bot.run.pipeline import ReviewOptions
 
 
@@ -28,7 +27,7 @@ class Checks:
         fail_level, tool_errors = self.fail_level, self.tool_errors
 
         def apply(policy: GatePolicy) -> GatePolicy:
-            return override(policy, fail_level, tool_errors)
+            return policy.chosen(fail_level, tool_errors)
         return apply
 
     def review(self, repo: Path, base: str, head: str) -> ReviewOptions:

@@ -58,3 +58,10 @@ def test_a_value_given_as_its_string_is_the_member() -> None:
     assert verdict.scope is Scope.INTRODUCED and verdict.scope.commented
     assert Fix("d", (), "display").applicability is Applicability.DISPLAY  # type: ignore[arg-type]
     assert GatePolicy("none").fail_level is FailLevel.NONE  # type: ignore[arg-type]
+
+
+def test_the_command_line_s_choices_go_on_top_of_the_configured_policy() -> None:
+    configured = GatePolicy("warning", "warn")
+    assert configured.chosen(None, None) == configured
+    assert configured.chosen("none", "fail") == GatePolicy(FailLevel.NONE, "fail")
+    assert configured.chosen(None, "warn").fail_level is FailLevel.WARNING

@@ -4,11 +4,9 @@ flows' typed options (`bot.options`)."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from pathlib import Path
 
 from bot import config as config_mod
-from bot.model import GatePolicy
 from bot.options import Checks, Delivery
 from bot.publishing.outputs import report_gate, writable_output, write_sarif, writing
 
@@ -39,11 +37,6 @@ def add_tool_options(p: argparse.ArgumentParser) -> None:
                    help="settings file (default: .reviewbot.yml, read at the merge base and head)")
     p.add_argument("--only", action="append", metavar="TOOL", help="run only this tool (repeatable)")
     p.add_argument("--timeout", type=positive_seconds, help="seconds per tool invocation")
-
-
-def policy_override(args: argparse.Namespace) -> Callable[[GatePolicy], GatePolicy]:
-    """The command line's gate choices, applied on top of the configured policy."""
-    return checks(args).policy()
 
 
 def checks(args: argparse.Namespace, *, gate: bool = True) -> Checks:

@@ -54,7 +54,6 @@ from bot.forges.base import Connection
 from bot.forges.repository import Repository
 from bot.model import ReviewResult, Trigger
 from bot.options import Checks, CiOptions, Delivery
-from bot.publishing.gate import override
 from bot.publishing.offer import offer
 from bot.publishing.outputs import writable
 from bot.publishing.turn import Review, Shown, Turn
@@ -104,7 +103,7 @@ def publish(runner: Runner, options: Options) -> Turn:
     if acts:
         return _act(runner, options, trigger, token, analysis, connection, cfg)
     found = replace(analysis.result,
-                    policy=override(cfg.policy, options.fail_level, options.tool_errors))
+                    policy=cfg.policy.chosen(options.fail_level, options.tool_errors))
     if trigger.kind == "queue":  # a merge queue's group: its gate, no inline comment
         return queue.publish(connection,
                              replace(trigger, target_ref=trigger.target_ref or analysis.target_ref),

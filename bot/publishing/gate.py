@@ -86,13 +86,3 @@ def decide(result: ReviewResult, policy: GatePolicy | None = None) -> Gate:
     return Gate(len(blocking_findings(result, policy.fail_level)), policy.fail_level,
                 tuple(unchecked(result, policy.fail_level)), policy.tool_errors)
 
-
-def override(policy: GatePolicy, fail_level: str | None, tool_errors: str | None) -> GatePolicy:
-    """The policy with the command line's choices on top (argparse checked `fail_level`)."""
-    return GatePolicy(FailLevel(fail_level) if fail_level else policy.fail_level,
-                      policy.tool_errors if tool_errors is None else _errors(tool_errors))
-
-
-def _errors(value: str) -> ToolErrors:
-    return "warn" if value == "warn" else "fail"
-

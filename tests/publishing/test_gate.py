@@ -8,7 +8,7 @@ import pytest
 
 from bot.errors import Exit
 from bot.model import Finding, GatePolicy, ReviewResult, Scope, Severity, ToolRun, Verdict
-from bot.publishing.gate import decide, override
+from bot.publishing.gate import decide
 from tests.forges.builders import finding, result, verdict
 
 DEFAULT = GatePolicy()
@@ -61,8 +61,6 @@ def test_decision(res: ReviewResult, exit: Exit, says: str) -> None:
         assert "could not be fully checked" in gate.reason()
 
 
-def test_command_line_overrides_the_configured_policy() -> None:
-    assert override(GatePolicy("warning", "warn"), None, None) == GatePolicy("warning", "warn")
-    assert override(GatePolicy("warning", "warn"), "none", "fail") == GatePolicy("none", "fail")
+def test_a_chosen_policy_decides() -> None:
     failing = _result(tools=(ToolRun("ruff", "0.1", "failed", "", ("head",)),))
     assert decide(failing, GatePolicy("none", "fail")).exit == Exit.UNCHECKED  # level none: findings only
