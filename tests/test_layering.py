@@ -21,6 +21,9 @@ ABOVE_THE_RUN = ("bot.cli", "bot.action", "bot.commands", "bot.flows", "bot.swee
 # What the publishing wing stands on: the renderers, the forges and the conversation hold what
 # it carries (a forge's dialect, a comment's body) and never import it.
 BELOW_PUBLISHING = ("bot.render", "bot.forges", "bot.conversation", "bot.positions", "bot.model")
+# The ground: every process the bot starts goes through `proc`, which asks `secrecy` what no
+# child inherits; the safety package above (lockdown, cleanup) uses them, never the reverse.
+GROUND = ("bot.model", "bot.errors", "bot.secrecy", "bot.atomic", "bot.toolpath", "bot.proc")
 
 
 def module_name(path: Path) -> str:
@@ -70,6 +73,9 @@ def broken(module: str, imported: str) -> str | None:
         return "only the run reads the verdicts (bot.run joins findings and verdicts)"
     if within(imported, "bot.run") and not within(module, "bot.run", *ABOVE_THE_RUN):
         return "the run is called from above it only: the front, commands, flows, sweep, options"
+    if within(module, *GROUND) and within(imported, "bot") and imported != "bot" \
+            and not within(imported, *GROUND):
+        return "the ground (model, errors, secrecy, atomic, toolpath, proc) imports only the ground"
     if within(module, *BELOW_PUBLISHING) and within(imported, "bot.publishing"):
         return "the renderers, the forges and the conversation sit below publishing"
     if here is not None and within(imported, "bot.publishing", "bot.apply", "bot.sweep",
@@ -140,6 +146,9 @@ def test_imports_follow_the_layers(path: Path) -> None:
     ("bot.render.markdown", "bot.publishing.placement"),
     ("bot.forges.base", "bot.publishing.placement"),
     ("bot.conversation.state", "bot.publishing.summary"),
+    ("bot.proc", "bot.safety.credentials"),
+    ("bot.secrecy", "bot.safety.selfproc"),
+    ("bot.model", "bot.positions"),
 ])
 def test_a_wrong_import_is_caught(module: str, imported: str) -> None:
     assert broken(module, imported) is not None
