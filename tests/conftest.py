@@ -1,12 +1,17 @@
-"""Shared test helpers: real temporary git repositories."""
+"""Shared test helpers: real temporary git repositories, and the calls a test watches a function
+make (`calls_of`)."""
 
 from __future__ import annotations
 
+import functools
+import inspect
 import os
 import secrets
 import subprocess
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -103,3 +108,34 @@ def require_tool(name: str) -> Path:
     if found:
         return Path(found)
     pytest.fail(f"{name} is not installed: run scripts/setup")
+
+
+@dataclass(frozen=True)
+class Call:
+    """One call a test watched (`calls_of`): the arguments the function received, a method's
+    `self` or a classmethod's `cls` first when it was watched through its class."""
+
+    args: tuple[object, ...]
+    kwargs: dict[str, object]
+
+
+def calls_of(monkeypatch: pytest.MonkeyPatch, owner: object, name: str) -> list[Call]:
+    """Record every call of `owner.name` and let it run as before: a module's function, a class's
+    method, classmethod or staticmethod (`RulesAnalyzer.from_settings`), or one object's method.
+    The list grows as the code calls; monkeypatch puts the real function back after the test."""
+    found = inspect.getattr_static(owner, name)
+    if isinstance(owner, type) and isinstance(found, (classmethod, staticmethod)):
+        real, kind = found.__func__, type(found)
+    elif isinstance(owner, type):
+        real, kind = found, None  # a method: set on the class, the wrapper is bound as it was
+    else:
+        real, kind = getattr(owner, name), None
+    recorded: list[Call] = []
+
+    @functools.wraps(real)
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        recorded.append(Call(args, kwargs))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, recording if kind is None else kind(recording))
+    return recorded

@@ -21,6 +21,7 @@ from bot.linters import golangci, ruff
 from bot.linters.base import LinterSpec
 from bot.linters.runner import LinterAnalyzer
 from bot.model import Edit, Finding, Fix, Severity, Span
+from tests.conftest import calls_of
 from tests.linters.conftest import calls, counting_spec, lint, write
 
 SECRET = "a secret only the bot holds"
@@ -537,14 +538,7 @@ def test_a_pack_is_read_once_per_run(tmp_path: Path, monkeypatch: pytest.MonkeyP
         for key in "abc":
             store.put(key * 64, [FINDING])
         store.flush()
-    reads: list[Path] = []
-    real = cache.FindingsCache._read_pack
-
-    def counted(self: cache.FindingsCache, path: Path) -> dict[str, bytes]:
-        reads.append(path)
-        return real(self, path)
-
-    monkeypatch.setattr(cache.FindingsCache, "_read_pack", counted)
+    reads = calls_of(monkeypatch, cache.FindingsCache, "_read_pack")
     for save in (True, False):
         with cache.session(save=save):
             store = cache.FindingsCache(tmp_path, pack="p" * 64)

@@ -6,14 +6,13 @@ from __future__ import annotations
 import ast
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from bot import git, proc
+from bot import git
 from bot.errors import BotError
 from bot.revisions import workspace
-from tests.conftest import GitRepo
+from tests.conftest import GitRepo, calls_of
 
 
 @pytest.fixture
@@ -46,14 +45,7 @@ def test_commits_outside_a_repository_is_none(tmp_path: Path) -> None:
 def test_named_is_one_process_when_all_are_commits_else_each_asked(
         two: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     shas = [git.rev_parse(two.path, r) for r in ("HEAD", "main")]
-    calls: list[tuple[str, ...]] = []
-    real = git.git
-
-    def counted(repo: Path, *args: str, **kwargs: Any) -> proc.Result:
-        calls.append(args)
-        return real(repo, *args, **kwargs)
-
-    monkeypatch.setattr(git, "git", counted)
+    calls = calls_of(monkeypatch, git, "git")
     assert git.named(two.path, ["HEAD", "main"]) == (git.toplevel(two.path), shas)
     assert len(calls) == 2  # named's one process, then toplevel's above
     assert git.named(two.path, ["HEAD", "nope"]) == (git.toplevel(two.path), [shas[0], None])

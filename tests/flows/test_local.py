@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import io
 import json
-from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -14,7 +12,7 @@ from bot import config
 from bot.errors import BotError
 from bot.flows import local
 from bot.options import Checks
-from tests.conftest import GitRepo, require_tool
+from tests.conftest import GitRepo, calls_of, require_tool
 
 RUFF = '[tool.ruff.lint]\nselect = ["F401", "E711"]\n'
 
@@ -45,15 +43,7 @@ def test_typed_options_in_the_report_and_the_gate_out(change: GitRepo) -> None:
 
 def test_fix_reviews_again_with_the_settings_read_once(
         change: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
-    reads: list[str] = []
-    real = config.for_review
-
-    def counted(repo: Path, merge_base: str, head: str, *args: Any, **kwargs: Any
-                ) -> config.Reviewed:
-        reads.append(head)
-        return real(repo, merge_base, head, *args, **kwargs)
-
-    monkeypatch.setattr(config, "for_review", counted)
+    reads = calls_of(monkeypatch, config, "for_review")
     status, out, err = review(local.LocalOptions(change.path, base="main", format="json",
                                                  fix=local.Fixing()))
     assert "a.py: +0 -1, 1 fix(es)" in err and "1 introduced/changed finding(s) remain" in err

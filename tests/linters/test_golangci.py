@@ -18,7 +18,7 @@ from bot.model import Severity, Span
 from bot.revisions import trees, workspace
 from bot.revisions.trees import DiskView
 from bot.run.pipeline import ReviewOptions, run_review
-from tests.conftest import GitRepo
+from tests.conftest import GitRepo, calls_of
 from tests.linters.conftest import lint, write
 
 CONFIG = """
@@ -311,15 +311,9 @@ def test_a_modules_files_are_hashed_once_whatever_the_number_of_changed_packages
         for f in range(3):
             files[f"p{p}/f{f}.go"] = f"package p{p}\n\nfunc F{f}() int {{ return {f} }}\n"
     write(tmp_path, files)
-    reads: list[Path] = []
-    hashed = trees.file_blob
-
-    def counted(path: Path) -> str:
-        reads.append(path)
-        return hashed(path)
-
-    monkeypatch.setattr(trees, "file_blob", counted)
+    hashed = calls_of(monkeypatch, trees, "file_blob")
     outcome = lint(golangci.SPEC, tmp_path, [f"p{p}/f0.go" for p in range(6)],
                    cache_dir=tmp_path / "cache")
     assert outcome.status == "ok", outcome.message
+    reads = [call.args[0] for call in hashed]  # the paths
     assert len(reads) == len(set(reads)) and len(reads) <= len(files)

@@ -16,7 +16,7 @@ from bot.linters.runner import LinterAnalyzer
 from bot.revisions import partial, workspace
 from bot.revisions.diff import FilePatch
 from bot.run.pipeline import ReviewOptions, run_review
-from tests.conftest import GitRepo, require_tool
+from tests.conftest import GitRepo, calls_of, require_tool
 
 
 @pytest.fixture
@@ -107,26 +107,19 @@ def test_a_tool_that_may_write_gets_a_real_checkout(repo: GitRepo, tmp_path: Pat
     import os
     from dataclasses import replace
 
-    links: list[str] = []
-    real_link = os.link
-
-    def counting(src: str, dst: str, **kwargs: bool) -> None:
-        links.append(str(dst))
-        real_link(src, dst, **kwargs)
-
-    monkeypatch.setattr(os, "link", counting)
+    linked = calls_of(monkeypatch, os, "link")
     repo.commit({"pyproject.toml": '[tool.ruff.lint]\nselect = ["F401"]\n', "a.py": "import os\n",
                  "b.py": "x = 1\n"})
     repo.branch("feat")
     repo.commit({"a.py": "import os\nimport sys\n"})
     assert review(repo, tmp_path / "c1") == [("F401", "a.py", 1, "preexisting"),
                                              ("F401", "a.py", 2, "introduced")]
-    assert any(link.endswith("b.py") for link in links)
-    links.clear()
+    assert any(str(call.args[1]).endswith("b.py") for call in linked)  # dst
+    linked.clear()
     writer = replace(RUFF, read_only=False)
     assert review(repo, tmp_path / "c2", writer) == [("F401", "a.py", 1, "preexisting"),
                                                      ("F401", "a.py", 2, "introduced")]
-    assert links == []
+    assert linked == []
 
 
 def test_repo_that_does_not_exist_or_is_not_a_repository(tmp_path: Path,
@@ -410,14 +403,7 @@ def test_a_run_asks_git_for_worktrees_only_where_there_may_be_some(
     """What killed runs left is looked for in git's worktree list only when git keeps some:
     most runs make none, and the question was a git process on every run."""
     rev = _feature(repo)
-    asked: list[Path] = []
-    real = git.worktrees
-
-    def listing(where: Path) -> list[Path]:
-        asked.append(where)
-        return real(where)
-
-    monkeypatch.setattr(git, "worktrees", listing)
+    asked = calls_of(monkeypatch, git, "worktrees")
     with workspace.checkouts(rev, [], ["a.py"]) as trees:
         assert (trees.files_base() / "a.py").read_text() == "x = 1\n"
     assert asked == []
@@ -498,14 +484,7 @@ def test_files_beyond_the_change_are_read_at_both_revisions_in_one_process(
     repo.commit({"lib.py": "X = 2\n", "user.py": "import lib\nlib.X\n"})
     rev = workspace.resolve(repo.path, "main", "HEAD")
     evidence = workspace.read_changes(rev).evidence
-    calls: list[list[str]] = []
-    real = git.cat_blobs
-
-    def counted(where: Path, specs: list[str]) -> list[bytes | None]:
-        calls.append(specs)
-        return real(where, specs)
-
-    monkeypatch.setattr(git, "cat_blobs", counted)
+    calls = calls_of(monkeypatch, git, "cat_blobs")
     assert workspace.with_unchanged(rev, evidence, []) is evidence and calls == []
     grown = workspace.with_unchanged(rev, evidence, ["new.py"])
     assert len(calls) == 1 and grown.side("base", "new.py").lines == ("y\n",)

@@ -3,9 +3,6 @@ once and handed to every review of a run (`again`)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 import pytest
 
 from bot import git
@@ -13,7 +10,7 @@ from bot.errors import BotError, Exit
 from bot.run import pipeline
 from bot.run.pipeline import ReviewOptions, again, begin, run_review
 from bot.structural.analyzer import RulesAnalyzer
-from tests.conftest import GitRepo
+from tests.conftest import GitRepo, calls_of
 
 SETTINGS = "rules:\n  - rules/no-eval.yml\n"
 NO_EVAL = "id: no-eval\nlanguage: javascript\nrule: {pattern: eval($X)}\nmessage: eval of $X\n"
@@ -30,14 +27,7 @@ def _rules_repo(repo: GitRepo) -> tuple[str, str]:
 def test_begin_chooses_the_tools_and_again_keeps_them(repo: GitRepo,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     first, second = _rules_repo(repo)
-    compiled: list[int] = []
-    real = RulesAnalyzer.from_settings.__func__  # type: ignore[attr-defined]
-
-    def counted(cls: type[RulesAnalyzer], *args: Any) -> RulesAnalyzer:
-        compiled.append(1)
-        return real(cls, *args)  # type: ignore[no-any-return]
-
-    monkeypatch.setattr(RulesAnalyzer, "from_settings", classmethod(counted))
+    compiled = calls_of(monkeypatch, RulesAnalyzer, "from_settings")
     opts = ReviewOptions(repo.path, base="main", head=second, only=("ast-grep",))
     begun = begin(opts)
     assert sorted(begun.analyzers) == ["ast-grep"] and begun.rev.head == second
@@ -76,15 +66,9 @@ def test_the_rule_files_are_read_from_the_head_through_one_process(
                  "b.js": "x;\n"})
     repo.branch("feat")
     repo.commit({"b.js": "eval(a);\n"})
-    reads: list[list[str]] = []
-    real = git.cat_blobs
-
-    def counted(where: Path, specs: list[str]) -> list[bytes | None]:
-        reads.append(specs)
-        return real(where, specs)
-
-    monkeypatch.setattr(git, "cat_blobs", counted)
+    reads = calls_of(monkeypatch, git, "cat_blobs")
     begun = begin(ReviewOptions(repo.path, base="main", only=("ast-grep",)))
-    assert [s for s in reads if "rules/" in " ".join(s)] == [
+    specs = [call.args[1] for call in reads]
+    assert [s for s in specs if "rules/" in " ".join(s)] == [
         [f"{begun.rev.head}:rules/no-eval.yml", f"{begun.rev.head}:rules/again.yml"]]
     assert [c.id for c in begun.analyzers["ast-grep"].configs] == ["no-eval", "again"]  # type: ignore[attr-defined]

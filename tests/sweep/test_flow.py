@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -15,6 +14,7 @@ from bot import config
 from bot.errors import Uncertain
 from bot.structural.analyzer import RulesAnalyzer
 from bot.sweep import state
+from tests.conftest import calls_of
 from tests.forges.fakegithub import Fault
 from tests.sweep.conftest import APP, CONFIG, OWNERS, UTIL, Sweeper, commit_as
 
@@ -208,18 +208,10 @@ def test_the_settings_are_read_once_per_sweep_not_per_probe(
     for n in range(6):
         commit_as(sweeper.repo, f"dev{n}", {f"m{n}.py": f"V{n} = {n}\n"}, f"m{n}")
     commit_as(sweeper.repo, "carol", {"util.py": UTIL.replace("LIMIT = 10\n", "")}, "util")
-    reads: list[str] = []
-    real = config.for_review
-
-    def counted(repo: Path, merge_base: str, head: str, *args: Any, **kwargs: Any
-                ) -> config.Reviewed:
-        reads.append(head)
-        return real(repo, merge_base, head, *args, **kwargs)
-
-    monkeypatch.setattr(config, "for_review", counted)
+    reads = calls_of(monkeypatch, config, "for_review")
     swept = sweeper()
     assert [r.rule for r in swept.open] == ["F821"] and swept.probes >= 1
-    assert reads == [sweeper.repo.git("rev-parse", "HEAD")]
+    assert [call.args[2] for call in reads] == [sweeper.repo.git("rev-parse", "HEAD")]  # the heads
 
 
 def test_a_shallow_checkout_is_deepened_not_taken_for_a_force_push(sweeper: Sweeper,
@@ -289,15 +281,7 @@ def test_a_new_configuration_is_measured_with_the_settings_read_once_unless_they
     if settings_too:
         changed[".reviewbot.yml"] = "timeout: 100\n"
     commit_as(sweeper.repo, "erin", changed, "lint: E711")
-    reads: list[str] = []
-    real = config.for_review
-
-    def counted(repo: Path, merge_base: str, head: str, *args: Any, **kwargs: Any
-                ) -> config.Reviewed:
-        reads.append(head)
-        return real(repo, merge_base, head, *args, **kwargs)
-
-    monkeypatch.setattr(config, "for_review", counted)
+    reads = calls_of(monkeypatch, config, "for_review")
     sweeper()
     section = body_of(sweeper).split("### New with the new configuration", 1)[1]
     assert "`old.py:2`" in section.split("###", 1)[0]
@@ -316,14 +300,7 @@ def test_the_rules_are_compiled_once_per_sweep_not_per_probe(
     for n in range(6):
         commit_as(sweeper.repo, f"dev{n}", {f"m{n}.py": f"V{n} = {n}\n"}, f"m{n}")
     commit_as(sweeper.repo, "carol", {"util.py": UTIL.replace("LIMIT = 10\n", "")}, "util")
-    compiled: list[int] = []
-    real = RulesAnalyzer.from_settings.__func__  # type: ignore[attr-defined]
-
-    def counted(cls: type[RulesAnalyzer], *args: Any) -> RulesAnalyzer:
-        compiled.append(1)
-        return real(cls, *args)  # type: ignore[no-any-return]
-
-    monkeypatch.setattr(RulesAnalyzer, "from_settings", classmethod(counted))
+    compiled = calls_of(monkeypatch, RulesAnalyzer, "from_settings")
     swept = sweeper()
     assert [r.rule for r in swept.open] == ["F821"] and swept.probes >= 1
     assert len(compiled) == 1
