@@ -63,6 +63,8 @@ class Api:
                          seconds_between_writes=settings.write_spacing or None,
                          lazy=True, api_version=API_VERSION)
         self.repo: PyRepository = self.gh.get_repo(settings.repository)  # lazy: no request
+        # REST writes sent so far: a read kept for later is stale once one was sent.
+        self.writes = 0
         self.gql = GraphQL(settings.graphql_url, settings.token, timeout=settings.timeout,
                            write_spacing=settings.write_spacing, max_wait=settings.max_wait,
                            sleep=sleep, clock=clock)
@@ -87,6 +89,7 @@ class Api:
 
     def call(self, fn: Callable[[], T], *, write: bool, idempotent: bool = False) -> T:
         """`fn()` (one REST request through PyGithub), retried as GitHub's rules allow."""
+        self.writes += write
         def judge(outcome: Sent[T] | Failed) -> Wait | None:
             return None if isinstance(outcome, Sent) else self._judge(outcome, write, idempotent)
 

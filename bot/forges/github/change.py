@@ -88,6 +88,9 @@ class GitHubChange:
         self._pr: PullRequest | None = None
         self._review_comments: dict[str, PullRequestComment] = {}
         self._summary: IssueComment | None = None
+        # The issue's comments summary_body(keep=True) read, and the API's writes then: the
+        # next load() takes them instead of listing them again, unless a write came between.
+        self._kept: tuple[int, list[dict[str, Any]]] | None = None
         self._reviewers: frozenset[str] = frozenset()  # who wrote our review comments
         self._max_batch = 1_000_000  # lowered when GitHub fails on a large review
 
@@ -112,7 +115,12 @@ class GitHubChange:
 
     def summary_body(self, *, keep: bool = False) -> str | None:
         """None without a token (a dry run's: nothing of ours can be read)."""
-        return host.summary_body(self._reads, self._number) if self._token else None
+        if not self._token:
+            return None
+        comments = host.issue_comments(self._reads, self._number)
+        # Kept only when read where load() reads (a dry run without a token reads elsewhere).
+        self._kept = (self._api.writes, comments) if keep and self._reads is self._api else None
+        return host.summary_body(self._reads, self._number, comments)
 
     def role(self, permission: Permission) -> str:
         return permission.label
@@ -188,8 +196,10 @@ class GitHubChange:
         """Our sticky summary: a comment with the marker written by a bot account (what a
         workflow token is), else by the account that wrote our review comments (a personal
         token). Anybody can write the marker; editing their comment would be refused."""
-        marked = [c for c in self._api.list(f"{pr.issue_url}/comments")
-                  if SUMMARY_MARKER in (c.get("body") or "")]
+        kept, self._kept = self._kept, None
+        comments = kept[1] if kept is not None and kept[0] == self._api.writes \
+            else self._api.list(f"{pr.issue_url}/comments")
+        marked = [c for c in comments if SUMMARY_MARKER in (c.get("body") or "")]
         found = own.first_ours(marked, self._reviewers)
         return IssueComment(self._api.requester, {}, dict(found), completed=True) if found else None
 

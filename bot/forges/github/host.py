@@ -12,6 +12,7 @@ commit chose.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -78,11 +79,16 @@ def moved_since(api: Api, pr: PullRequest, trigger: Trigger) -> str | None:
     return None
 
 
-def summary_body(api: Api, number: int) -> str | None:
-    """Only the bot's own comment counts, found as the publish step finds it (`own`): anyone
-    may post a comment that looks like a summary, and its state would be theirs."""
-    marked = [c for c in api.list(f"{api.url}/issues/{number}/comments")
-              if SUMMARY_MARKER in (c.get("body") or "")]
+def issue_comments(api: Api, number: int) -> list[dict[str, Any]]:
+    """The change's comments outside the diff, where the summary is."""
+    return api.list(f"{api.url}/issues/{number}/comments")
+
+
+def summary_body(api: Api, number: int, comments: Sequence[Mapping[str, Any]]) -> str | None:
+    """Of the change's `comments` (`issue_comments`), the summary's body. Only the bot's own
+    comment counts, found as the publish step finds it (`own`): anyone may post a comment that
+    looks like a summary, and its state would be theirs."""
+    marked = [c for c in comments if SUMMARY_MARKER in (c.get("body") or "")]
     if not marked:
         return None
     found = own.first_ours(marked, ()) or own.first_ours(marked, own.reviewers(
