@@ -49,6 +49,15 @@ def split(result: ReviewResult, known: Collection[str]) -> tuple[list[Verdict], 
     return fresh, seen
 
 
+def line(result: ReviewResult, gate: Gate, known: Collection[str], *, queue: str,
+         change: str) -> str:
+    """The run's log line for `change` (e.g. "PR #7") merged by the `queue`."""
+    fresh, seen = split(result, known)
+    return (f"{queue}: {change} merged as {result.head[:12]} onto {result.merge_base[:12]}: "
+            f"{'fails' if gate.failed else 'passes'}; {len(fresh)} new or changed finding(s) "
+            f"from the combination, {len(seen)} already in the change's review")
+
+
 def body(result: ReviewResult, gate: Gate, known: Collection[str],
          texts: Mapping[str, Sequence[str]], *, queue: str, target: str | None,
          limit: int = BODY_LIMIT - 500) -> str:

@@ -135,9 +135,5 @@ def noted(publication: Publication, queued: Queued, known: Collection[str], chan
     result, decided = publication.result, publication.gate
     body = words.body(result, decided, known, publication.texts, queue=queued.queue,
                       target=queued.target)
-    fresh, seen = words.split(result, known)
-    line = (f"{queued.queue}: {change} merged as {result.head[:12]} onto "
-            f"{result.merge_base[:12]}: {'fails' if decided.failed else 'passes'}; "
-            f"{len(fresh)} new or changed finding(s) from the combination, {len(seen)} already "
-            "in the change's review")
+    line = words.line(result, decided, known, queue=queued.queue, change=change)
     return Note(words.MARKER, body, decided.failed, line)

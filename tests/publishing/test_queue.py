@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bot.model import Finding, ReviewResult, Scope, Severity, Span, Verdict
 from bot.publishing.gate import decide
-from bot.publishing.queue import MARKER, body, known_key, split
+from bot.publishing.queue import MARKER, body, known_key, line, split
 from bot.render.markdown import safe_fingerprint
 
 TEXTS = {"app.py": ["def last():", "    return old() + 2", ""]}
@@ -53,3 +53,11 @@ def test_a_long_list_stays_within_the_limit() -> None:
     short = body(many, decide(many), set(), TEXTS, queue="merge queue", target="main",
                  limit=5_000)
     assert len(short) <= 5_000 and short.startswith(MARKER) and len(whole) > 5_000
+
+
+def test_the_log_line_counts_the_combination_s_findings_and_the_change_s_own() -> None:
+    reviewed = result(verdict("F821", 2, "fp:new"), verdict("F401", 1, "fp:old"))
+    said = line(reviewed, decide(reviewed), {safe_fingerprint("fp:old")}, queue="merge queue",
+                change="PR #7")
+    assert said == ("merge queue: PR #7 merged as cccccccccccc onto aaaaaaaaaaaa: fails; 1 new "
+                    "or changed finding(s) from the combination, 1 already in the change's review")
