@@ -98,6 +98,9 @@ class GiteaChange:
         self._reviews: dict[int, set[str]] = {}  # every comment id of each review of ours
         self._deleted: set[str] = set()
         self._summary: tuple[int, str] | None = None  # comment id, body
+        # The issue's comments summary_body(keep=True) read, and the API's writes then: the
+        # next load() takes them instead of listing them again, unless a write came between.
+        self._kept: tuple[int, list[dict[str, Any]]] | None = None
         self._lines: tuple[str, dict[str, frozenset[int]]] | None = None  # head, diff lines
 
     @property
@@ -191,23 +194,24 @@ class GiteaChange:
                           for c in comments)
             posted.append(Posted(cid, marker.fingerprint, marker.digest,
                                  str(comment.get("path") or ""), cid, resolved, by_us, replied))
-        self._summary = self._find_summary(mine)
+        kept, self._kept = self._kept, None
+        issue = kept[1] if kept is not None and kept[0] == self._api.writes \
+            else self._issue_comments()
+        self._summary = _summary_of(issue, mine)
         return State(head, data.get("state") == "open", tuple(posted),
                      str(self._summary[0]) if self._summary else None)
 
     def summary_body(self, *, keep: bool = False) -> str | None:
         """The body of the summary comment the bot's own account wrote, else None."""
-        self._summary = self._find_summary(_user_id(self._api.me()))
+        mine = _user_id(self._api.me())
+        issue = self._issue_comments()
+        self._kept = (self._api.writes, issue) if keep else None
+        self._summary = _summary_of(issue, mine)
         return self._summary[1] if self._summary else None
 
-    def _find_summary(self, mine: int | None) -> tuple[int, str] | None:
-        # Anybody can write the marker: only the bot's own comment is ours to edit.
-        for comment in self._api.list(f"{self._api.repo}/issues/{self._number}/comments",
-                                      paged=False):
-            body = str(comment.get("body") or "")
-            if SUMMARY_MARKER in body and _user_id(comment.get("user")) == mine:
-                return int(comment["id"]), body
-        return None
+    def _issue_comments(self) -> list[dict[str, Any]]:
+        """The pull request's comments outside the diff, where the summary is."""
+        return self._api.list(f"{self._api.repo}/issues/{self._number}/comments", paged=False)
 
     def diff_lines(self) -> Mapping[str, frozenset[int]]:
         head = self._head or str(self._get_pull()["head"].get("sha") or "")
@@ -356,7 +360,7 @@ class GiteaChange:
             return sticky.Sticky(int(made["id"]), body, None) if isinstance(made, dict) else None
 
         def find() -> sticky.Sticky[None] | None:
-            found = self._find_summary(_user_id(self._api.me()))
+            found = _summary_of(self._issue_comments(), _user_id(self._api.me()))
             return None if found is None else sticky.Sticky(*found, None)
 
         return sticky.Writes(edit, post, find, self._api.sleep, server_wait, RETRIES)
@@ -391,6 +395,16 @@ class GiteaChange:
 def _user_id(user: Any) -> int | None:
     value = user.get("id") if isinstance(user, dict) else None
     return value if isinstance(value, int) else None
+
+
+def _summary_of(comments: Sequence[Mapping[str, Any]], mine: int | None
+                ) -> tuple[int, str] | None:
+    # Anybody can write the marker: only the bot's own comment is ours to edit.
+    for comment in comments:
+        body = str(comment.get("body") or "")
+        if SUMMARY_MARKER in body and _user_id(comment.get("user")) == mine:
+            return int(comment["id"]), body
+    return None
 
 
 def _place(comment: Mapping[str, Any]) -> tuple[str, int]:

@@ -14,12 +14,13 @@ from bot.forges.gitea.change import FIXED_MARKER, GiteaChange
 from bot.model import ReviewResult, Trigger
 from bot.publishing.gate import Gate
 from bot.publishing.policy import Policy
-from bot.publishing.sync import Synced, review
+from bot.publishing.sync import Synced
 from bot.render.markdown import SUMMARY_MARKER
 from tests.conftest import GitRepo
 from tests.forges.builders import change, finding, result, texts, verdict
 from tests.forges.conftest import Sleeps
 from tests.forges.fakegitea import BOT, HUMAN, FakeGitea, Fault
+from tests.publishing.shortcut import review
 
 V1 = "import os\n\ndef f():\n    x = 1\n    y = 2\n    return 0\n"
 # Two lines pushed on top, `x` removed: A is fixed, B moves from line 5 to line 6.
@@ -231,6 +232,28 @@ def test_a_summary_post_that_took_effect_is_found_not_repeated(
     forge = change_for()
     forge.summary(forge.load(), f"{SUMMARY_MARKER}\nbody")
     assert len(fake.summaries()) == 1
+
+
+def _summary_reads(fake: FakeGitea) -> int:
+    return sum(1 for c in fake.calls if c.method == "GET" and c.path.endswith(
+        f"/issues/{fake.number}/comments"))
+
+
+def test_a_kept_read_serves_the_next_load_only_until_a_write(
+        fake: FakeGitea, change_for: Callable[..., GiteaChange]) -> None:
+    """The publish step's first read is the flow's (`summary_body(keep=True)`): the issue's
+    comments are not listed twice, unless something was written in between."""
+    forge = change_for()
+    forge.summary(forge.load(), f"{SUMMARY_MARKER}\nbody")
+    fake.calls.clear()
+    assert forge.summary_body(keep=True) == f"{SUMMARY_MARKER}\nbody"
+    assert forge.load().summary_id is not None and _summary_reads(fake) == 1
+    forge.load()  # kept once only
+    assert _summary_reads(fake) == 2
+    state = forge.load()
+    forge.summary_body(keep=True)
+    forge.post(state.head, "review", [draft("k", 2)])
+    assert forge.load().summary_id is not None and _summary_reads(fake) == 5  # read again
 
 
 def test_the_commit_status_is_set_once_per_verdict(
