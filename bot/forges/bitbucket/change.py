@@ -98,6 +98,9 @@ class BitbucketChange:
         self._head: str | None = None
         self._ours: dict[str, str] = {}  # our finding comments' bodies, by id
         self._summary: tuple[int, str] | None = None  # comment id, body
+        # The comments summary_body(keep=True) read, and the API's writes then: the next
+        # load() takes them instead of listing them again, unless a write came between.
+        self._kept: tuple[int, list[dict[str, Any]]] | None = None
         self._lines: tuple[str, dict[str, frozenset[int]]] | None = None  # head, diff lines
 
     @property
@@ -166,8 +169,10 @@ class BitbucketChange:
         head = self._full(_hash(data["source"]))
         self._head = head
         mine = account(self._api.me())
-        comments = [c for c in self._api.list(f"{self._pull}/comments")
-                    if not c.get("deleted")]
+        kept, self._kept = self._kept, None
+        listed = kept[1] if kept is not None and kept[0] == self._api.writes \
+            else self._comments()
+        comments = [c for c in listed if not c.get("deleted")]
         comments.sort(key=lambda c: int(c.get("id") or 0))
         parents = {int(c["id"]): _parent(c) for c in comments if isinstance(c.get("id"), int)}
         answered = {_root(parents, int(c["id"])) for c in comments
@@ -194,12 +199,19 @@ class BitbucketChange:
 
     def summary_body(self, *, keep: bool = False) -> str | None:
         """The body of the summary comment the bot's own account wrote, else None."""
-        self._summary = self._find_summary()
+        listed = self._comments()
+        self._kept = (self._api.writes, listed) if keep else None
+        self._summary = _summary_of([c for c in listed if not c.get("deleted")],
+                                    account(self._api.me()))
         return self._summary[1] if self._summary else None
 
+    def _comments(self) -> list[dict[str, Any]]:
+        """Every comment of the pull request, deleted ones too (Bitbucket keeps them listed)."""
+        return self._api.list(f"{self._pull}/comments")
+
     def _find_summary(self) -> tuple[int, str] | None:
-        return _summary_of([c for c in self._api.list(f"{self._pull}/comments")
-                            if not c.get("deleted")], account(self._api.me()))
+        return _summary_of([c for c in self._comments() if not c.get("deleted")],
+                           account(self._api.me()))
 
     def diff_lines(self) -> Mapping[str, frozenset[int]]:
         head = self._head or self._full(_hash(self._get_pull()["source"]))
