@@ -135,6 +135,29 @@ def test_the_summary_is_one_thread_edited_in_place_and_names_the_bot(
     assert fake.threads[2]["comments"][0]["author"] is BOT
 
 
+def _thread_reads(fake: FakeAzure) -> int:
+    return sum(1 for c in fake.calls if c.method == "GET" and c.path.endswith(
+        "/pullRequests/1/threads"))
+
+
+def test_a_kept_read_serves_the_next_load_only_until_a_write(
+        fake: FakeAzure, change_for: Callable[..., AzureChange]) -> None:
+    """The publish step's first read is the flow's (`summary_body(keep=True)`): the pull
+    request's threads are not listed twice, unless something was written in between."""
+    change = change_for()
+    change.summary(change.load(), f"one {SUMMARY_MARKER}")
+    fake.calls.clear()
+    assert change.summary_body(keep=True) == f"one {SUMMARY_MARKER}"
+    assert change.load().summary_id is not None and _thread_reads(fake) == 1
+    change.load()  # kept once only
+    assert _thread_reads(fake) == 2
+    state = change.load()
+    change.summary_body(keep=True)
+    change.post(state.head, "", [Draft("k1", "m.py", marked("k1"), line=2)])
+    [posted] = change.load().comments  # read again: the new thread is there
+    assert posted.key == "k1" and _thread_reads(fake) == 5
+
+
 def test_the_gate_is_a_status_with_the_reviewbot_genre_sent_once(
         fake: FakeAzure, change_for: Callable[..., AzureChange]) -> None:
     report = StatusReport("reviewbot", fake.head_sha, "failure", "2 findings", "")

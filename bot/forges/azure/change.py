@@ -94,6 +94,9 @@ class AzureChange:
         self._head: str | None = None
         self._ours: dict[str, _Thread] = {}  # our finding threads by Posted.id
         self._summary: tuple[int, int, str] | None = None  # thread, comment, body
+        # The threads summary_body(keep=True) read, and the API's writes then: the next
+        # load() takes them instead of listing them again, unless a write came between.
+        self._kept: tuple[int, list[dict[str, Any]]] | None = None
         self._files: tuple[str, dict[str, tuple[int, list[str]]]] | None = None
         self._iteration: int | None = None
 
@@ -180,7 +183,8 @@ class AzureChange:
         data = self._get_pull()
         head = _commit(data.get("lastMergeSourceCommit"))
         self._head = head
-        threads = self.threads()
+        kept, self._kept = self._kept, None
+        threads = kept[1] if kept is not None and kept[0] == self._api.writes else self.threads()
         self._summary = _summary(threads)
         me = bot_identity(threads)
         self._ours = {}
@@ -212,7 +216,9 @@ class AzureChange:
 
     def summary_body(self, *, keep: bool = False) -> str | None:
         """The body of the summary thread the bot wrote, else None."""
-        self._summary = _summary(self.threads())
+        threads = self.threads()
+        self._kept = (self._api.writes, threads) if keep else None
+        self._summary = _summary(threads)
         return self._summary[2] if self._summary else None
 
     def iterations(self) -> list[dict[str, Any]]:
