@@ -16,10 +16,8 @@ from typing import Literal
 from bot.errors import ReadOnly, Uncertain
 from bot.forges.base import Change, Draft, Posted, Rejected, State
 from bot.model import ReviewResult
-from bot.publishing import summary as summary_md
-from bot.publishing.gate import Gate
 from bot.publishing.placement import Item, Placed
-from bot.publishing.policy import Policy, cap, demote, place
+from bot.publishing.policy import Policy, cap, demote
 from bot.render.dialect import Dialect
 
 RETRIES = 3  # attempts after an uncertain write before giving up
@@ -82,18 +80,6 @@ def draft(item: Item) -> Draft:
     return Draft(item.key, item.verdict.finding.path, item.body.text,
                  item.line if inline else None, item.start_line if inline else None,
                  item.old_path, item.old_line if inline else None)
-
-
-def review(forge: Change, result: ReviewResult, texts: Mapping[str, Sequence[str]], policy: Policy,
-           gate: Gate, *, settle: float = 2.0,
-           sleep: Callable[[float], None] = time.sleep) -> Synced:
-    """Place every finding, then publish with the sticky summary."""
-    items = place(result, texts, policy, dialect=forge.dialect)
-    limit = forge.dialect.body_limit - summary_md.SUMMARY_ROOM
-    return publish(forge, result, items, texts, policy,
-                   lambda placed: summary_md.render(result, placed, gate, texts, limit=limit,
-                                                    elsewhere=forge.dialect.elsewhere),
-                   settle=settle, sleep=sleep)
 
 
 def publish(forge: Change, result: ReviewResult, items: Sequence[Item],

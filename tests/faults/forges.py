@@ -6,7 +6,8 @@ after the write took effect, a timeout before and after, the rate limits with th
 headers, a comment refused for its line, the comment or thread deleted just before the write);
 and the apply flow's push refused by the remote (a pre-receive hook, the lease).
 
-Each row runs the bot's own code (the publish step `bot.publishing.sync.review`, `Change.check`, the
+Each row runs the bot's own code (the publish step `bot.publishing.sync.publish`, reached
+through the tests' shortcut `tests.publishing.shortcut.review`, `Change.check`, the
 `Repository` writes, the sweep `bot.sweep.flow.sweep`) against the validating fake with the
 fault armed, then runs it again clean (a re-run of the job), and counts what the forge then
 holds: a finding neither commented nor in the summary, a command not answered, a label or an
@@ -34,7 +35,6 @@ from bot.forges.base import Annotation, PullRef, StatusReport
 from bot.model import ReviewResult, Severity
 from bot.publishing.gate import Gate
 from bot.publishing.policy import Policy
-from bot.publishing.sync import review
 from bot.sweep import flow as sweeping
 from tests.apply.conftest import FEAT, build
 from tests.apply.conftest import git as sh
@@ -42,6 +42,7 @@ from tests.faults import applies
 from tests.faults.sites import ABSENT, KINDS, SITES, Armed, Name, Site
 from tests.forges.builders import change, finding, result, texts, verdict
 from tests.forges.loopback import Fault
+from tests.publishing.shortcut import review
 
 PUBLISH = ("review", "summary", "summary edit", "comment edit", "resolve")
 WRITES = (*PUBLISH, "check run", "reply", "reaction", "label add", "label remove",

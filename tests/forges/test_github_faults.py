@@ -10,11 +10,12 @@ from bot.forges.github.change import GitHubChange
 from bot.model import ReviewResult, Severity
 from bot.publishing.gate import Gate
 from bot.publishing.policy import Policy
-from bot.publishing.sync import Synced, review
+from bot.publishing.sync import Synced
 from tests.forges.builders import change, finding, result, texts, verdict
 from tests.forges.conftest import Sleeps
 from tests.forges.fakegithub import FakeGitHub, Fault
 from tests.forges.test_github_runs import by_fp
+from tests.publishing.shortcut import review
 
 TEXT = "".join(f"v{n} = {n}\n" for n in range(1, 21))
 

@@ -8,10 +8,11 @@ from bot.forges.github.change import GitHubChange
 from bot.model import ReviewResult, Severity
 from bot.publishing.gate import Gate
 from bot.publishing.policy import Policy
-from bot.publishing.sync import Synced, review
+from bot.publishing.sync import Synced
 from tests.forges.builders import change, finding, result, texts, verdict
 from tests.forges.conftest import Sleeps
 from tests.forges.fakegithub import FakeGitHub
+from tests.publishing.shortcut import review
 
 V1 = "import os\n\ndef f():\n    x = 1\n    y = 2\n    return 0\n\ndef g():\n    z = 3\n    return 1\n"
 # Two lines pushed on top, `x` removed (fixed), `w` added (new).
