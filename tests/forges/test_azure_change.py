@@ -17,6 +17,7 @@ from bot.render.markdown import SUMMARY_MARKER
 from tests.conftest import GitRepo
 from tests.forges.conftest import Sleeps
 from tests.forges.fakeazure import BOT, HUMAN, ORGANIZATION, PROJECT, REPOSITORY_ID, SERVER, FakeAzure
+from tests.forges.kept import kept_read_serves_one_load
 
 BASE = "a = 1\nb = 2\nc = 3\n"
 HEAD = "a = 1\nnew = 0\nb = 2\nc = 3\n"  # line 2 added
@@ -135,27 +136,13 @@ def test_the_summary_is_one_thread_edited_in_place_and_names_the_bot(
     assert fake.threads[2]["comments"][0]["author"] is BOT
 
 
-def _thread_reads(fake: FakeAzure) -> int:
-    return sum(1 for c in fake.calls if c.method == "GET" and c.path.endswith(
-        "/pullRequests/1/threads"))
-
-
 def test_a_kept_read_serves_the_next_load_only_until_a_write(
         fake: FakeAzure, change_for: Callable[..., AzureChange]) -> None:
-    """The publish step's first read is the flow's (`summary_body(keep=True)`): the pull
-    request's threads are not listed twice, unless something was written in between."""
     change = change_for()
-    change.summary(change.load(), f"one {SUMMARY_MARKER}")
-    fake.calls.clear()
-    assert change.summary_body(keep=True) == f"one {SUMMARY_MARKER}"
-    assert change.load().summary_id is not None and _thread_reads(fake) == 1
-    change.load()  # kept once only
-    assert _thread_reads(fake) == 2
-    state = change.load()
-    change.summary_body(keep=True)
-    change.post(state.head, "", [Draft("k1", "m.py", marked("k1"), line=2)])
-    [posted] = change.load().comments  # read again: the new thread is there
-    assert posted.key == "k1" and _thread_reads(fake) == 5
+    kept_read_serves_one_load(
+        change, f"one {SUMMARY_MARKER}", fake.calls,
+        lambda c: c.method == "GET" and c.path.endswith("/pullRequests/1/threads"),
+        lambda head: change.post(head, "", [Draft("k1", "m.py", marked("k1"), line=2)]))
 
 
 def test_the_gate_is_a_status_with_the_reviewbot_genre_sent_once(

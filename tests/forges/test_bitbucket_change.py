@@ -21,6 +21,7 @@ from bot.render.markdown import SUMMARY_MARKER
 from tests.conftest import GitRepo
 from tests.forges.conftest import Sleeps
 from tests.forges.fakebitbucket import API, BOT, HUMAN, NOW, REPOSITORY, FakeBitbucket
+from tests.forges.kept import kept_read_serves_one_load
 
 SETTINGS = Settings(API, "bot-token", REPOSITORY, 1)
 MARKER = "<!-- reviewbot:fp=fp-1 h=0a -->"
@@ -97,26 +98,12 @@ def test_a_summary_someone_else_wrote_is_not_ours(fake: FakeBitbucket) -> None:
     assert [from_wire(c["raw"]) for c in fake.bot_comments()] == [f"{SUMMARY_MARKER} ours"]
 
 
-def _comment_reads(fake: FakeBitbucket) -> int:
-    return sum(1 for c in fake.calls if c.method == "GET" and c.path.endswith(
-        "/pullrequests/1/comments"))
-
-
 def test_a_kept_read_serves_the_next_load_only_until_a_write(fake: FakeBitbucket) -> None:
-    """The publish step's first read is the flow's (`summary_body(keep=True)`): the pull
-    request's comments are not listed twice, unless something was written in between."""
     side = change(fake)
-    side.summary(side.load(), f"{SUMMARY_MARKER} ours")
-    fake.calls.clear()
-    assert side.summary_body(keep=True) == f"{SUMMARY_MARKER} ours"
-    assert side.load().summary_id is not None and _comment_reads(fake) == 1
-    side.load()  # kept once only
-    assert _comment_reads(fake) == 2
-    state = side.load()
-    side.summary_body(keep=True)
-    side.post(state.head, "", [Draft("fp-1", "a.py", f"one {MARKER}", 3)])
-    [posted] = side.load().comments  # read again: the new comment is there
-    assert posted.key == "fp-1" and _comment_reads(fake) == 5
+    kept_read_serves_one_load(
+        side, f"{SUMMARY_MARKER} ours", fake.calls,
+        lambda c: c.method == "GET" and c.path.endswith("/pullrequests/1/comments"),
+        lambda head: side.post(head, "", [Draft("fp-1", "a.py", f"one {MARKER}", 3)]))
 
 
 def test_a_duplicate_is_deleted_and_one_someone_answered_is_kept(fake: FakeBitbucket) -> None:

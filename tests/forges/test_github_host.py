@@ -13,6 +13,7 @@ from bot.forges.github.api import Api, Settings
 from bot.forges.github.change import GitHubChange
 from bot.render.markdown import SUMMARY_MARKER, marker
 from tests.forges.fakegithub import BOT_REST, FakeGitHub
+from tests.forges.kept import kept_read_serves_one_load
 
 SUMMARY = f"{SUMMARY_MARKER}\nthe state"
 
@@ -42,22 +43,11 @@ def test_a_look_alike_summary_is_not_read(fake: FakeGitHub) -> None:
     assert host(fake).summary_body() is None
 
 
-def _summary_reads(fake: FakeGitHub) -> int:
-    return sum(1 for c in fake.calls if c.method == "GET" and c.path.endswith(
-        f"/issues/{fake.number}/comments"))
-
 
 def test_a_kept_read_serves_the_next_load_only_until_a_write(fake: FakeGitHub) -> None:
-    """The publish step's first read is the flow's (`summary_body(keep=True)`): the issue's
-    comments are not listed twice, unless something was written in between."""
     forge = host(fake)
-    forge.summary(forge.load(), SUMMARY)
-    fake.reset_calls()
-    assert forge.summary_body(keep=True) == SUMMARY
-    assert forge.load().summary_id is not None and _summary_reads(fake) == 1
-    forge.load()  # kept once only
-    assert _summary_reads(fake) == 2
-    state = forge.load()
-    forge.summary_body(keep=True)
-    forge.post(state.head, "review", [Draft("k", "a.py", "x\n" + marker("k", "0"), line=3)])
-    assert forge.load().summary_id is not None and _summary_reads(fake) == 5  # read again
+    kept_read_serves_one_load(
+        forge, SUMMARY, fake.calls,
+        lambda c: c.method == "GET" and c.path.endswith(f"/issues/{fake.number}/comments"),
+        lambda head: forge.post(head, "review",
+                                [Draft("k", "a.py", "x\n" + marker("k", "0"), line=3)]))

@@ -183,14 +183,20 @@ def test_a_tool_upgrade_is_named_and_not_attributed(sweeper: Sweeper) -> None:
     assert "Not regressions of the code" in body
 
 
+def _regression_after_six_commits(sweeper: Sweeper) -> None:
+    """Six commits that change nothing the tools see, then carol's, which brings F821: more
+    than LINEAR_UP_TO, so attributing it is bisected."""
+    for n in range(6):
+        commit_as(sweeper.repo, f"dev{n}", {f"m{n}.py": f"V{n} = {n}\n"}, f"m{n}")
+    commit_as(sweeper.repo, "carol", {"util.py": UTIL.replace("LIMIT = 10\n", "")}, "util")
+
+
 def test_the_same_range_again_lints_no_commit_of_it(sweeper: Sweeper) -> None:
     base_repo(sweeper)
     sweeper()
     number, issue = sweeper.only()
     baseline = str(issue["body"])
-    for n in range(6):  # more than LINEAR_UP_TO: bisected
-        commit_as(sweeper.repo, f"dev{n}", {f"m{n}.py": f"V{n} = {n}\n"}, f"m{n}")
-    commit_as(sweeper.repo, "carol", {"util.py": UTIL.replace("LIMIT = 10\n", "")}, "util")
+    _regression_after_six_commits(sweeper)
     commit_as(sweeper.repo, "dave", {"NOTES.md": "x\n"}, "notes")
     first = sweeper()
     assert [r.rule for r in first.open] == ["F821"] and 1 <= first.probes <= 4
@@ -205,9 +211,7 @@ def test_the_settings_are_read_once_per_sweep_not_per_probe(
     findings (the head's settings, as the verdicts were made with)."""
     base_repo(sweeper)
     sweeper()
-    for n in range(6):
-        commit_as(sweeper.repo, f"dev{n}", {f"m{n}.py": f"V{n} = {n}\n"}, f"m{n}")
-    commit_as(sweeper.repo, "carol", {"util.py": UTIL.replace("LIMIT = 10\n", "")}, "util")
+    _regression_after_six_commits(sweeper)
     reads = calls_of(monkeypatch, config, "for_review")
     swept = sweeper()
     assert [r.rule for r in swept.open] == ["F821"] and swept.probes >= 1
@@ -297,9 +301,7 @@ def test_the_rules_are_compiled_once_per_sweep_not_per_probe(
                                       ".reviewbot.yml": "rules:\n  - rules/no-eval.yml\n",
                                       "rules/no-eval.yml": rule}, "the base")
     sweeper()
-    for n in range(6):
-        commit_as(sweeper.repo, f"dev{n}", {f"m{n}.py": f"V{n} = {n}\n"}, f"m{n}")
-    commit_as(sweeper.repo, "carol", {"util.py": UTIL.replace("LIMIT = 10\n", "")}, "util")
+    _regression_after_six_commits(sweeper)
     compiled = calls_of(monkeypatch, RulesAnalyzer, "from_settings")
     swept = sweeper()
     assert [r.rule for r in swept.open] == ["F821"] and swept.probes >= 1

@@ -20,6 +20,7 @@ from tests.conftest import GitRepo
 from tests.forges.builders import change, finding, result, texts, verdict
 from tests.forges.conftest import Sleeps
 from tests.forges.fakegitea import BOT, HUMAN, FakeGitea, Fault
+from tests.forges.kept import kept_read_serves_one_load
 from tests.publishing.shortcut import review
 
 V1 = "import os\n\ndef f():\n    x = 1\n    y = 2\n    return 0\n"
@@ -234,26 +235,13 @@ def test_a_summary_post_that_took_effect_is_found_not_repeated(
     assert len(fake.summaries()) == 1
 
 
-def _summary_reads(fake: FakeGitea) -> int:
-    return sum(1 for c in fake.calls if c.method == "GET" and c.path.endswith(
-        f"/issues/{fake.number}/comments"))
-
-
 def test_a_kept_read_serves_the_next_load_only_until_a_write(
         fake: FakeGitea, change_for: Callable[..., GiteaChange]) -> None:
-    """The publish step's first read is the flow's (`summary_body(keep=True)`): the issue's
-    comments are not listed twice, unless something was written in between."""
     forge = change_for()
-    forge.summary(forge.load(), f"{SUMMARY_MARKER}\nbody")
-    fake.calls.clear()
-    assert forge.summary_body(keep=True) == f"{SUMMARY_MARKER}\nbody"
-    assert forge.load().summary_id is not None and _summary_reads(fake) == 1
-    forge.load()  # kept once only
-    assert _summary_reads(fake) == 2
-    state = forge.load()
-    forge.summary_body(keep=True)
-    forge.post(state.head, "review", [draft("k", 2)])
-    assert forge.load().summary_id is not None and _summary_reads(fake) == 5  # read again
+    kept_read_serves_one_load(
+        forge, f"{SUMMARY_MARKER}\nbody", fake.calls,
+        lambda c: c.method == "GET" and c.path.endswith(f"/issues/{fake.number}/comments"),
+        lambda head: forge.post(head, "review", [draft("k", 2)]))
 
 
 def test_the_commit_status_is_set_once_per_verdict(
