@@ -275,6 +275,9 @@ class Client:
             forge_judge(forge, token_hint, max_wait), forge=forge, timeout=timeout,
             sleep=sleep, clock=clock, transport=http)
         self._sender: Sender = self._network
+        # Writes sent so far (a dry run's recorded ones too): a read kept for later
+        # (`Change.summary_body(keep=True)`) is stale once one went out.
+        self.writes = 0
 
     def record_writes(self, answer: Answer | None = None) -> Recording:
         """From now on writes are recorded (the returned `Recording.requests`), not sent."""
@@ -283,6 +286,7 @@ class Client:
         return recording
 
     def send(self, request: Request) -> Response:
+        self.writes += request.writes
         return self._sender.send(request)
 
 

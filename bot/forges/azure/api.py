@@ -76,9 +76,6 @@ class Api(Client):
                          clock=clock, http=http)
         self.settings = settings
         self.repo = f"/git/repositories/{segment(settings.repository)}"
-        # Writes sent so far (a dry run's recorded ones too): a read kept for later is stale
-        # once one went out.
-        self.writes = 0
 
     def pull(self, number: int) -> str:
         return f"{self.repo}/pullRequests/{number}"
@@ -88,7 +85,6 @@ class Api(Client):
     def send(self, request: Request, scope: str = "/_apis") -> Response:
         """`request`, its path under the project's `scope`: `/_apis`, or a team's
         (`/{team}/_apis`, where WIQL queries run)."""
-        self.writes += request.writes
         response = super().send(replace(request, path=scope + request.path))
         if response.status == 203 and b"<html" in response.content[:200].lower():
             # The sign-in page: the token was not taken.

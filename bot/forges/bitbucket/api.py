@@ -65,15 +65,8 @@ class Api(Client):
         self.workspace, self.slug = workspace, slug
         self.repo = f"/repositories/{segment(workspace)}/{segment(slug)}"
         self._me: dict[str, Any] | None = None
-        # Writes sent so far (a dry run's recorded ones too): a read kept for later is stale
-        # once one went out.
-        self.writes = 0
 
     # -- requests ------------------------------------------------------------------------
-
-    def send(self, request: Request) -> Response:
-        self.writes += request.writes
-        return super().send(request)
 
     def get(self, path: str, query: Query | None = None) -> Any:
         return self.send(Request("GET", path, query or {})).json()

@@ -67,15 +67,8 @@ class Api(Client):
         self._me: dict[str, Any] | None = None
         self._version: tuple[int, int, int] | None = None
         self._forgejo = False
-        # Writes sent so far (a dry run's recorded ones too): a read kept for later is stale
-        # once one went out.
-        self.writes = 0
 
     # -- requests ------------------------------------------------------------------------
-
-    def send(self, request: Request) -> Response:
-        self.writes += request.writes
-        return super().send(request)
 
     def get(self, path: str, query: Query | None = None) -> Any:
         return self.send_get(path, query).json()
