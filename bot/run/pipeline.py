@@ -166,9 +166,7 @@ def _safe_collect(analyzer: Analyzer, target: Target, resolution: Resolution) ->
 def run_review(opts: ReviewOptions, begun: Begun | None = None) -> ReviewResult:
     """The review of `opts`; `begun`: its revisions, settings and tools, when the caller has
     them."""
-    begun = begun or begin(opts)
-    gathered = gather(opts, begun)
-    return conclude(gathered)
+    return conclude(gather(opts, begun or begin(opts)))
 
 
 def conclude(gathered: Gathered) -> ReviewResult:

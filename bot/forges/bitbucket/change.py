@@ -201,16 +201,18 @@ class BitbucketChange:
         """The body of the summary comment the bot's own account wrote, else None."""
         listed = self._comments()
         self._kept = (self._api.writes, listed) if keep else None
-        self._summary = _summary_of([c for c in listed if not c.get("deleted")],
-                                    account(self._api.me()))
+        self._summary = self._find_summary(listed)
         return self._summary[1] if self._summary else None
 
     def _comments(self) -> list[dict[str, Any]]:
         """Every comment of the pull request, deleted ones too (Bitbucket keeps them listed)."""
         return self._api.list(f"{self._pull}/comments")
 
-    def _find_summary(self) -> tuple[int, str] | None:
-        return _summary_of([c for c in self._comments() if not c.get("deleted")],
+    def _find_summary(self, listed: Sequence[Mapping[str, Any]] | None = None
+                      ) -> tuple[int, str] | None:
+        """Of the comments `listed` (default: listed now), the bot's own summary."""
+        listed = self._comments() if listed is None else listed
+        return _summary_of([c for c in listed if not c.get("deleted")],
                            account(self._api.me()))
 
     def diff_lines(self) -> Mapping[str, frozenset[int]]:
